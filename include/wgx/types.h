@@ -16,6 +16,30 @@ typedef __UINT64_TYPE__ wgx_u64;
 typedef __INT64_TYPE__ wgx_s64;
 typedef __SIZE_TYPE__ wgx_size;
 
+/*
+ * Error numbers returned (negated) across the boundary.  They are the Linux
+ * errno values, spelled out because the core cannot include <errno.h>.
+ */
+enum wgx_errno {
+	WGX_EPERM = 1,
+	WGX_ENOENT = 2,
+	WGX_EAGAIN = 11,
+	WGX_ENOMEM = 12,
+	WGX_EBUSY = 16,
+	WGX_EEXIST = 17,
+	WGX_EINVAL = 22,
+	WGX_ENOSPC = 28,
+	WGX_EMSGSIZE = 90,
+	WGX_EPROTO = 71,
+	WGX_EBADMSG = 74,
+	WGX_EOVERFLOW = 75,
+	WGX_ENOKEY = 126,
+	WGX_EKEYREJECTED = 129,
+	WGX_ETIMEDOUT = 110,
+	WGX_EALREADY = 114,
+	WGX_ESTALE = 116,
+};
+
 #ifdef __cplusplus
 #define WGX_EXTERN_C_BEGIN extern "C" {
 #define WGX_EXTERN_C_END }
