@@ -1,0 +1,55 @@
+# Integration suite: the wgx net_device and its link kind.
+
+test_link_add_show_del() {
+	ip link add wgx0 type wgx
+	ip -d link show wgx0 | grep -q 'wgx'
+	expect_eq mtu 1420 "$(cat /sys/class/net/wgx0/mtu)"
+	expect_eq type 65534 "$(cat /sys/class/net/wgx0/type)" # ARPHRD_NONE
+	ip link set wgx0 up
+	ip link show wgx0 | grep -q 'UP'
+	ip link del wgx0
+	must_fail ip link show wgx0 2>/dev/null
+}
+
+test_multiqueue_per_cpu() {
+	ip link add wgx0 type wgx
+	local cpus queues
+	cpus=$(cat /sys/devices/system/cpu/possible | awk -F- '{print ($2 == "" ? 1 : $2 + 1)}')
+	queues=$(ls -d /sys/class/net/wgx0/queues/tx-* | wc -l)
+	expect_eq "tx queues" "$cpus" "$queues"
+	ip link del wgx0
+}
+
+test_mtu_bounds() {
+	ip link add wgx0 type wgx mtu 1280
+	expect_eq mtu 1280 "$(cat /sys/class/net/wgx0/mtu)"
+	must_fail ip link set wgx0 mtu 67 2>/dev/null
+	must_fail ip link set wgx0 mtu 70000 2>/dev/null
+	ip link set wgx0 mtu 9000
+	expect_eq mtu 9000 "$(cat /sys/class/net/wgx0/mtu)"
+	ip link del wgx0
+}
+
+test_unrouted_packet_gets_unreachable() {
+	ip link add wgx0 type wgx
+	ip addr add 10.99.0.1/24 dev wgx0
+	ip link set wgx0 up
+	local out
+	out=$(ping -c 1 -W 2 10.99.0.2 2>&1 || true)
+	echo "$out"
+	echo "$out" | grep -qi 'unreachable'
+	ip link del wgx0
+}
+
+test_rmmod_with_devices_present() {
+	ip link add wgx0 type wgx
+	ip link add wgx1 type wgx
+	ip netns add other
+	ip link add wgx2 type wgx
+	ip link set wgx2 netns other
+	ip link set wgx0 up
+	rmmod wgx
+	must_fail ip link show wgx0 2>/dev/null
+	must_fail ip netns exec other ip link show wgx2 2>/dev/null
+	insmod "$WGX_REPO/kmod/wgx.ko"
+}
