@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * linux/wgx.h - generic netlink API of the wgx device (family "wgx").
+ *
+ * Overview
+ * ========
+ *
+ * wgx is configured over generic netlink, family WGX_GENL_NAME, version
+ * WGX_GENL_VERSION, with two commands: WGX_CMD_GET_DEVICE (a dump) and
+ * WGX_CMD_SET_DEVICE.  The command numbers and every attribute number that
+ * WireGuard's uapi (<linux/wireguard.h>, family "wireguard") defines are
+ * identical here, with the same types and meaning, so one userspace
+ * implementation drives both families; only the family name differs.  wgx's
+ * own additions (counters) use numbers after WireGuard's last ones and are
+ * read-only.  New attributes are only ever appended; numbers never change.
+ *
+ * Conventions used below
+ * ----------------------
+ *   NLA_U8/U16/U32/U64   host byte order integers of that width
+ *   NLA_NUL_STRING       NUL-terminated string, maximum length excluding NUL
+ *   NLA_EXACT_LEN(n)     binary blob of exactly n bytes
+ *   NLA_NESTED           nested attribute set
+ *   (GET)                emitted by WGX_CMD_GET_DEVICE
+ *   (SET)                accepted by WGX_CMD_SET_DEVICE
+ *   (read-only)          emitted by GET; ignored when sent in SET, so the
+ *                        output of a GET may be sent back unchanged
+ *   Keys are WGX_NL_KEY_LEN (32) bytes: Curve25519 keys (RFC 7748) or the
+ *   symmetric preshared key of the WireGuard whitepaper, section 5.2.
+ *   Attribute type 0 (*_A_UNSPEC) is used as padding before 64-bit values
+ *   (nla_put_u64_64bit) and must be ignored by readers.
+ *   A nested list (peers, allowed IPs) holds elements of attribute type 0;
+ *   readers must not depend on the element type.
+ *
+ * Permissions: both commands require CAP_NET_ADMIN in the user namespace
+ * owning the device's network namespace (GENL_UNS_ADMIN_PERM); changing
+ * WGX_DEVICE_A_LISTEN_PORT or WGX_DEVICE_A_FWMARK additionally requires
+ * CAP_NET_ADMIN in the user namespace of the network namespace the device
+ * was created in (the one its UDP sockets live in), or -EPERM.
+ *
+ * Device lookup (both commands): exactly one of WGX_DEVICE_A_IFINDEX and
+ * WGX_DEVICE_A_IFNAME, else -EBADR; no such device in the caller's network
+ * namespace: -ENODEV; a device that is not of link kind "wgx": -EOPNOTSUPP.
+ *
+ * WGX_CMD_GET_DEVICE
+ * ------------------
+ *
+ * Only as NLM_F_REQUEST | NLM_F_DUMP, with WGX_DEVICE_A_IFINDEX or
+ * WGX_DEVICE_A_IFNAME.  The reply is a sequence of NLM_F_MULTI messages
+ * ending in NLMSG_DONE, whose payload is 0 or a negative errno.
+ * The first message carries this tree:
+ *
+ *   WGX_DEVICE_A_IFINDEX        NLA_U32      (GET)
+ *   WGX_DEVICE_A_IFNAME         NLA_NUL_STRING, max IFNAMSIZ - 1 (GET)
+ *   WGX_DEVICE_A_PRIVATE_KEY    NLA_EXACT_LEN(32), only if one is set (GET)
+ *   WGX_DEVICE_A_PUBLIC_KEY     NLA_EXACT_LEN(32), only if a private key
+ *                               is set (GET, read-only)
+ *   WGX_DEVICE_A_LISTEN_PORT    NLA_U16, the bound UDP port, 0 if the device
+ *                               is down and no port was chosen (GET)
+ *   WGX_DEVICE_A_FWMARK         NLA_U32, 0 = none (GET)
+ *   WGX_DEVICE_A_STATS          NLA_NESTED, WGX_DEVICE_STATS_A_* (GET,
+ *                               read-only, wgx extension)
+ *   WGX_DEVICE_A_PEERS          NLA_NESTED
+ *     0: NLA_NESTED, one peer:
+ *       WGX_PEER_A_PUBLIC_KEY               NLA_EXACT_LEN(32)
+ *       WGX_PEER_A_PRESHARED_KEY            NLA_EXACT_LEN(32); all zero
+ *                                           means no preshared key
+ *       WGX_PEER_A_ENDPOINT                 struct sockaddr_in (16 bytes) or
+ *                                           struct sockaddr_in6 (28 bytes),
+ *                                           network byte order port/address;
+ *                                           absent if the peer has none
+ *       WGX_PEER_A_PERSISTENT_KEEPALIVE_INTERVAL  NLA_U16, seconds, 0 = off
+ *       WGX_PEER_A_LAST_HANDSHAKE_TIME      NLA_EXACT_LEN(16), struct
+ *                                           __kernel_timespec, wall clock
+ *                                           (CLOCK_REALTIME) time of the last
+ *                                           completed handshake; 0/0 = never
+ *                                           (read-only)
+ *       WGX_PEER_A_RX_BYTES                 NLA_U64, bytes of authenticated
+ *                                           transport data received,
+ *                                           including headers (read-only)
+ *       WGX_PEER_A_TX_BYTES                 NLA_U64, bytes sent (read-only)
+ *       WGX_PEER_A_ALLOWEDIPS               NLA_NESTED
+ *         0: NLA_NESTED, one allowed IP:
+ *           WGX_ALLOWEDIP_A_FAMILY          NLA_U16, AF_INET or AF_INET6
+ *           WGX_ALLOWEDIP_A_IPADDR          4 bytes (struct in_addr) or
+ *                                           16 bytes (struct in6_addr),
+ *                                           network order, host bits zero
+ *           WGX_ALLOWEDIP_A_CIDR_MASK       NLA_U8, 0..32 or 0..128
+ *         0: ...
+ *       WGX_PEER_A_PROTOCOL_VERSION         NLA_U32, currently always 1
+ *       WGX_PEER_A_STATS                    NLA_NESTED, WGX_PEER_STATS_A_*
+ *                                           (read-only, wgx extension)
+ *     0: ...
+ *
+ * Splitting: when the peers do not fit one message, following messages
+ * carry only WGX_DEVICE_A_IFINDEX, WGX_DEVICE_A_IFNAME and
+ * WGX_DEVICE_A_PEERS with the next peers.  When one peer's allowed IPs do
+ * not fit, the same peer is repeated at the start of the next message with
+ * only WGX_PEER_A_PUBLIC_KEY and WGX_PEER_A_ALLOWEDIPS (the remaining
+ * allowed IPs); this may repeat.  Readers coalesce adjacent peers with equal
+ * public keys by concatenating their allowed IPs.  If the device's
+ * configuration changes between two messages of one dump, the later
+ * messages carry NLM_F_DUMP_INTR and the reader should restart the dump.
+ *
+ * WGX_CMD_SET_DEVICE
+ * ------------------
+ *
+ * NLM_F_REQUEST (normally with NLM_F_ACK), with WGX_DEVICE_A_IFINDEX or
+ * WGX_DEVICE_A_IFNAME and any of:
+ *
+ *   WGX_DEVICE_A_FLAGS          NLA_U32, 0 or WGX_DEVICE_F_REPLACE_PEERS:
+ *                               remove every peer before adding those below
+ *   WGX_DEVICE_A_PRIVATE_KEY    NLA_EXACT_LEN(32); all zero removes the
+ *                               private key (the device then has no
+ *                               identity and sends nothing).  The key is
+ *                               clamped (RFC 7748); a peer whose public key
+ *                               equals the new public key is removed.
+ *   WGX_DEVICE_A_LISTEN_PORT    NLA_U16, 0 = choose a free port at random
+ *   WGX_DEVICE_A_FWMARK         NLA_U32, 0 = no mark
+ *   WGX_DEVICE_A_PEERS          NLA_NESTED
+ *     0: NLA_NESTED, one peer:
+ *       WGX_PEER_A_PUBLIC_KEY               NLA_EXACT_LEN(32), required
+ *       WGX_PEER_A_FLAGS                    NLA_U32, any of
+ *           WGX_PEER_F_REMOVE_ME            the peer must not exist after
+ *                                           the operation (other peer
+ *                                           attributes are then ignored)
+ *           WGX_PEER_F_REPLACE_ALLOWEDIPS   remove all of the peer's allowed
+ *                                           IPs before adding those below
+ *           WGX_PEER_F_UPDATE_ONLY          change the peer only if it
+ *                                           already exists, never create it
+ *       WGX_PEER_A_PRESHARED_KEY            NLA_EXACT_LEN(32), all zero
+ *                                           removes the preshared key
+ *       WGX_PEER_A_ENDPOINT                 struct sockaddr_in (16 bytes,
+ *                                           sin_family AF_INET) or struct
+ *                                           sockaddr_in6 (28 bytes,
+ *                                           sin6_family AF_INET6)
+ *       WGX_PEER_A_PERSISTENT_KEEPALIVE_INTERVAL  NLA_U16, seconds, 0 = off
+ *       WGX_PEER_A_ALLOWEDIPS               NLA_NESTED
+ *         0: NLA_NESTED, one allowed IP:
+ *           WGX_ALLOWEDIP_A_FAMILY          NLA_U16, AF_INET or AF_INET6
+ *           WGX_ALLOWEDIP_A_IPADDR          4 or 16 bytes matching FAMILY
+ *           WGX_ALLOWEDIP_A_CIDR_MASK       NLA_U8, <= 32 or <= 128; host
+ *                                           bits of IPADDR are cleared
+ *           WGX_ALLOWEDIP_A_FLAGS           NLA_U32, 0 or
+ *                                           WGX_ALLOWEDIP_F_REMOVE_ME:
+ *                                           remove this prefix from the peer
+ *                                           (no-op if absent) instead of
+ *                                           adding it; an added prefix moves
+ *                                           from any other peer to this one
+ *         0: ...
+ *       WGX_PEER_A_PROTOCOL_VERSION         NLA_U32, optional; if present
+ *                                           must be 1, else -EPFNOSUPPORT
+ *     0: ...
+ *
+ * Order of application within one message: flags/REPLACE_PEERS, private
+ * key, listen port, fwmark, then each peer in message order; within a peer,
+ * REMOVE_ME, preshared key, endpoint, REPLACE_ALLOWEDIPS, allowed IPs in
+ * order, persistent keepalive.  A peer whose public key equals the device's
+ * own public key is silently skipped.  REMOVE_ME or UPDATE_ONLY on a peer
+ * that does not exist is not an error and does nothing.
+ *
+ * Atomicity and errors: the whole message (every peer and allowed IP) is
+ * parsed and validated, the UDP port is bound and new peers and allowed-IP
+ * nodes are allocated before the first change is made; any error leaves the
+ * device exactly as it was, returns NLMSG_ERROR with a negative errno and,
+ * where the socket enabled NETLINK_EXT_ACK, an extack message (and the
+ * offending attribute where there is one):
+ *   -EINVAL        malformed attribute (wrong length/type, key not 32 bytes,
+ *                  endpoint neither sockaddr_in nor sockaddr_in6, allowed IP
+ *                  missing FAMILY/IPADDR/CIDR_MASK, unknown family, address
+ *                  length not matching the family, CIDR too large, peer
+ *                  without PUBLIC_KEY), or attribute type unknown
+ *   -EOPNOTSUPP    a flag bit outside WGX_DEVICE_F_ALL, WGX_PEER_F_ALL or
+ *                  WGX_ALLOWEDIP_F_ALL
+ *   -EPFNOSUPPORT  WGX_PEER_A_PROTOCOL_VERSION other than 1
+ *   -EPERM         see Permissions
+ *   -EADDRINUSE    the listen port cannot be bound
+ *   -E2BIG         the device would exceed WGX_MAX_PEERS peers
+ *   -ENOMEM        allocation failure
+ *   -EBADR, -ENODEV, -EOPNOTSUPP  see Device lookup
+ * (WireGuard ignores a malformed endpoint; wgx refuses it.  Everything a
+ * valid WireGuard request does is identical.)
+ *
+ * Large configurations: a request may not exceed the socket's send buffer;
+ * userspace splits a large configuration into several SET_DEVICE messages
+ * sent in order.  Only the first carries WGX_DEVICE_F_REPLACE_PEERS and the
+ * device-level attributes; a peer continued in a later message repeats
+ * WGX_PEER_A_PUBLIC_KEY with the rest of its allowed IPs and without
+ * WGX_PEER_F_REPLACE_ALLOWEDIPS.  Each message is atomic on its own; the
+ * sequence is not.
+ */
+#ifndef _UAPI_LINUX_WGX_H
+#define _UAPI_LINUX_WGX_H
+
+#define WGX_GENL_NAME "wgx"
+#define WGX_GENL_VERSION 1
+
+/* Length in bytes of every key attribute (Curve25519 and preshared keys). */
+#define WGX_NL_KEY_LEN 32
+
+/* Maximum number of peers per device (same limit as WireGuard). */
+#define WGX_MAX_PEERS (1U << 20)
+
+enum wgx_cmd {
+	WGX_CMD_GET_DEVICE,	/* = WG_CMD_GET_DEVICE (0) */
+	WGX_CMD_SET_DEVICE,	/* = WG_CMD_SET_DEVICE (1) */
+	__WGX_CMD_MAX
+};
+#define WGX_CMD_MAX (__WGX_CMD_MAX - 1)
+
+/* WGX_DEVICE_A_FLAGS, SET only. */
+enum wgx_device_flag {
+	WGX_DEVICE_F_REPLACE_PEERS = 1U << 0,
+	WGX_DEVICE_F_ALL = WGX_DEVICE_F_REPLACE_PEERS
+};
+
+enum wgx_device_attribute {
+	WGX_DEVICE_A_UNSPEC,
+	WGX_DEVICE_A_IFINDEX,		/* 1, u32 */
+	WGX_DEVICE_A_IFNAME,		/* 2, string */
+	WGX_DEVICE_A_PRIVATE_KEY,	/* 3, 32 bytes */
+	WGX_DEVICE_A_PUBLIC_KEY,	/* 4, 32 bytes, read-only */
+	WGX_DEVICE_A_FLAGS,		/* 5, u32, SET only */
+	WGX_DEVICE_A_LISTEN_PORT,	/* 6, u16 */
+	WGX_DEVICE_A_FWMARK,		/* 7, u32 */
+	WGX_DEVICE_A_PEERS,		/* 8, nested */
+	/* wgx extensions; WireGuard stops at 8. */
+	WGX_DEVICE_A_STATS,		/* 9, nested WGX_DEVICE_STATS_A_*, read-only */
+	__WGX_DEVICE_A_LAST
+};
+#define WGX_DEVICE_A_MAX (__WGX_DEVICE_A_LAST - 1)
+
+/* WGX_PEER_A_FLAGS, SET only. */
+enum wgx_peer_flag {
+	WGX_PEER_F_REMOVE_ME = 1U << 0,
+	WGX_PEER_F_REPLACE_ALLOWEDIPS = 1U << 1,
+	WGX_PEER_F_UPDATE_ONLY = 1U << 2,
+	WGX_PEER_F_ALL = WGX_PEER_F_REMOVE_ME | WGX_PEER_F_REPLACE_ALLOWEDIPS |
+			 WGX_PEER_F_UPDATE_ONLY
+};
+
+enum wgx_peer_attribute {
+	WGX_PEER_A_UNSPEC,
+	WGX_PEER_A_PUBLIC_KEY,			/* 1, 32 bytes */
+	WGX_PEER_A_PRESHARED_KEY,		/* 2, 32 bytes */
+	WGX_PEER_A_FLAGS,			/* 3, u32, SET only */
+	WGX_PEER_A_ENDPOINT,			/* 4, sockaddr_in / sockaddr_in6 */
+	WGX_PEER_A_PERSISTENT_KEEPALIVE_INTERVAL, /* 5, u16 seconds */
+	WGX_PEER_A_LAST_HANDSHAKE_TIME,		/* 6, __kernel_timespec, read-only */
+	WGX_PEER_A_RX_BYTES,			/* 7, u64 bytes, read-only */
+	WGX_PEER_A_TX_BYTES,			/* 8, u64 bytes, read-only */
+	WGX_PEER_A_ALLOWEDIPS,			/* 9, nested */
+	WGX_PEER_A_PROTOCOL_VERSION,		/* 10, u32 */
+	/* wgx extensions; WireGuard stops at 10. */
+	WGX_PEER_A_STATS,			/* 11, nested WGX_PEER_STATS_A_*, read-only */
+	__WGX_PEER_A_LAST
+};
+#define WGX_PEER_A_MAX (__WGX_PEER_A_LAST - 1)
+
+/* WGX_ALLOWEDIP_A_FLAGS, SET only (same value as WGALLOWEDIP_F_REMOVE_ME). */
+enum wgx_allowedip_flag {
+	WGX_ALLOWEDIP_F_REMOVE_ME = 1U << 0,
+	WGX_ALLOWEDIP_F_ALL = WGX_ALLOWEDIP_F_REMOVE_ME
+};
+
+enum wgx_allowedip_attribute {
+	WGX_ALLOWEDIP_A_UNSPEC,
+	WGX_ALLOWEDIP_A_FAMILY,		/* 1, u16 AF_INET / AF_INET6 */
+	WGX_ALLOWEDIP_A_IPADDR,		/* 2, in_addr / in6_addr */
+	WGX_ALLOWEDIP_A_CIDR_MASK,	/* 3, u8 */
+	WGX_ALLOWEDIP_A_FLAGS,		/* 4, u32, SET only */
+	__WGX_ALLOWEDIP_A_LAST
+};
+#define WGX_ALLOWEDIP_A_MAX (__WGX_ALLOWEDIP_A_LAST - 1)
+
+/*
+ * Per-peer counters, nested in WGX_PEER_A_STATS (GET only).  Every value is
+ * NLA_U64, monotonically increasing from peer creation, never reset while
+ * the peer exists.  A kernel that does not track a counter omits it;
+ * readers treat an absent counter as unknown, not as zero, and skip
+ * numbers they do not know.  "Packets" are WireGuard messages (whitepaper
+ * section 5.4); transport data counts include keepalives.
+ */
+enum wgx_peer_stats_attribute {
+	WGX_PEER_STATS_A_UNSPEC,		/* padding */
+	WGX_PEER_STATS_A_RX_PACKETS,		/* 1, authenticated transport data packets received */
+	WGX_PEER_STATS_A_TX_PACKETS,		/* 2, transport data packets sent */
+	WGX_PEER_STATS_A_RX_DROP_AUTH,		/* 3, transport data failing AEAD
+						 *    authentication (bad tag/key) */
+	WGX_PEER_STATS_A_RX_DROP_REPLAY,	/* 4, counter already seen or left of the
+						 *    replay window (whitepaper 5.4.6) */
+	WGX_PEER_STATS_A_RX_DROP_ALLOWEDIPS,	/* 5, inner source address not among the
+						 *    peer's allowed IPs */
+	WGX_PEER_STATS_A_RX_DROP_NO_KEYPAIR,	/* 6, receiver index of an expired or
+						 *    unconfirmed keypair (REJECT_AFTER_*) */
+	WGX_PEER_STATS_A_RX_DROP_MALFORMED,	/* 7, decrypted payload not a valid IPv4/IPv6
+						 *    packet or length mismatch */
+	WGX_PEER_STATS_A_TX_DROP_STAGED_OVERFLOW, /* 8, packets dropped from the staged queue
+						   *    (waiting for a keypair) when full */
+	WGX_PEER_STATS_A_TX_DROP_NO_ENDPOINT,	/* 9, packets dropped: peer has no endpoint */
+	WGX_PEER_STATS_A_TX_DROP_ERROR,		/* 10, packets dropped by the UDP send path */
+	WGX_PEER_STATS_A_HANDSHAKE_INITIATIONS_TX, /* 11, handshake initiations sent */
+	WGX_PEER_STATS_A_HANDSHAKE_INITIATIONS_RX, /* 12, valid initiations received */
+	WGX_PEER_STATS_A_HANDSHAKE_RESPONSES_TX, /* 13, handshake responses sent */
+	WGX_PEER_STATS_A_HANDSHAKE_RESPONSES_RX, /* 14, valid responses received */
+	WGX_PEER_STATS_A_COOKIE_REPLIES_RX,	/* 15, valid cookie replies received */
+	WGX_PEER_STATS_A_HANDSHAKES_COMPLETED,	/* 16, keypairs derived (sessions started) */
+	WGX_PEER_STATS_A_HANDSHAKE_TIMEOUTS,	/* 17, initiations retransmitted after
+						 *    REKEY_TIMEOUT without a response */
+	WGX_PEER_STATS_A_HANDSHAKE_DROP_INVALID, /* 18, handshake messages naming this
+						  *    peer that failed to decrypt,
+						  *    replayed a timestamp or index */
+	WGX_PEER_STATS_A_KEEPALIVES_TX,		/* 19, keepalive packets sent */
+	WGX_PEER_STATS_A_KEEPALIVES_RX,		/* 20, keepalive packets received */
+	/* numbers 21..63 reserved for future per-peer counters */
+	__WGX_PEER_STATS_A_LAST
+};
+#define WGX_PEER_STATS_A_MAX (__WGX_PEER_STATS_A_LAST - 1)
+
+/*
+ * Per-device counters, nested in WGX_DEVICE_A_STATS (GET only); same rules
+ * as the per-peer counters.  They count events that cannot be charged to a
+ * peer.
+ */
+enum wgx_device_stats_attribute {
+	WGX_DEVICE_STATS_A_UNSPEC,		/* padding */
+	WGX_DEVICE_STATS_A_RX_HANDSHAKE_PACKETS, /* 1, handshake messages (types 1-3) received */
+	WGX_DEVICE_STATS_A_RX_DROP_MALFORMED,	/* 2, UDP payloads of unknown type or wrong size */
+	WGX_DEVICE_STATS_A_RX_DROP_MAC1,	/* 3, handshake messages with invalid MAC1 */
+	WGX_DEVICE_STATS_A_RX_DROP_MAC2,	/* 4, handshake messages without valid MAC2
+						 *    while under load (answered by cookie) */
+	WGX_DEVICE_STATS_A_RX_DROP_UNKNOWN_PEER, /* 5, initiations for an unknown static key */
+	WGX_DEVICE_STATS_A_RX_DROP_UNKNOWN_INDEX, /* 6, transport data or responses with an
+						   *    unknown receiver index */
+	WGX_DEVICE_STATS_A_RX_DROP_RATELIMITED,	/* 7, handshake messages dropped by the
+						 *    per-source rate limiter */
+	WGX_DEVICE_STATS_A_RX_DROP_HANDSHAKE_QUEUE, /* 8, handshake messages dropped because
+						     *    the handshake queue was full */
+	WGX_DEVICE_STATS_A_COOKIE_REPLIES_TX,	/* 9, cookie replies sent (under load) */
+	WGX_DEVICE_STATS_A_TX_DROP_NO_PEER,	/* 10, outgoing packets whose destination
+						 *    matches no peer's allowed IPs */
+	WGX_DEVICE_STATS_A_UNDER_LOAD_ENTERED,	/* 11, times the device entered the
+						 *    under-load state (whitepaper 5.3) */
+	/* numbers 12..63 reserved for future per-device counters */
+	__WGX_DEVICE_STATS_A_LAST
+};
+#define WGX_DEVICE_STATS_A_MAX (__WGX_DEVICE_STATS_A_LAST - 1)
+
+#endif /* _UAPI_LINUX_WGX_H */
