@@ -69,3 +69,108 @@ module_loaded() {
 module_reload() {
 	module_loaded || insmod "$WGX_REPO/kmod/wgx.ko"
 }
+
+# ---- tunnels between two namespaces ----
+# Namespace "a" always runs wgx; namespace "b" runs the peer of kind
+# wgx | wireguard (in-tree wireguard.ko, configured with wg) | wireguard-go.
+# Inner addresses: 10.0.0.1/24 + fd00::1/64 in a, .2 / ::2 in b.  The tunnel
+# interface is called wgt0 on both sides.
+
+TUN_PORT_A=51820
+TUN_PORT_B=51821
+
+# key_pair VAR — store a fresh private key in $VAR and its public key in ${VAR}_pub.
+key_pair() {
+	local priv
+	priv=$(wg genkey)
+	printf -v "$1" '%s' "$priv"
+	printf -v "${1}_pub" '%s' "$(printf '%s' "$priv" | wg pubkey)"
+}
+
+# conf_tool KIND — the configuration tool for a tunnel of KIND.
+conf_tool() {
+	if [ "$1" = wgx ]; then echo "$WGX_TOOL"; else echo wg; fi
+}
+
+# tunnel_dev NS KIND — create interface wgt0 of KIND in NS (not yet up).
+tunnel_dev() {
+	local ns=$1 kind=$2 i
+	case "$kind" in
+	wgx) n "$ns" ip link add wgt0 type wgx ;;
+	wireguard)
+		modprobe wireguard
+		n "$ns" ip link add wgt0 type wireguard
+		;;
+	wireguard-go)
+		mkdir -p /var/run/wireguard
+		n "$ns" env WG_PROCESS_FOREGROUND=1 LOG_LEVEL=error wireguard-go wgt0 >"/tmp/wireguard-go-$ns.log" 2>&1 &
+		for i in $(seq 50); do
+			n "$ns" ip link show wgt0 >/dev/null 2>&1 && [ -S /var/run/wireguard/wgt0.sock ] && break
+			sleep 0.1
+		done
+		n "$ns" ip link show wgt0 >/dev/null
+		;;
+	*) fail "unknown tunnel kind $kind" ;;
+	esac
+}
+
+# tunnel_setup KIND_B [OUTER=4|6] [PSK=0|1] [KEEPALIVE=seconds|off] — namespaces
+# a and b over veth, wgx in a, KIND_B in b, each the other's only peer.
+tunnel_setup() {
+	local kind_b=$1 outer=${2:-4} psk=${3:-0} keepalive=${4:-off}
+	local ep_a ep_b psk_args=()
+	netns_pair a b
+	key_pair KA
+	key_pair KB
+	if [ "$outer" = 6 ]; then
+		ep_a="[2001:db8::1]:$TUN_PORT_A"
+		ep_b="[2001:db8::2]:$TUN_PORT_B"
+	else
+		ep_a="192.0.2.1:$TUN_PORT_A"
+		ep_b="192.0.2.2:$TUN_PORT_B"
+	fi
+	umask 077
+	printf '%s\n' "$KA" >/tmp/ka.key
+	printf '%s\n' "$KB" >/tmp/kb.key
+	if [ "$psk" = 1 ]; then
+		wg genpsk >/tmp/psk.key
+		psk_args=(preshared-key /tmp/psk.key)
+	fi
+	tunnel_dev a wgx
+	tunnel_dev b "$kind_b"
+	n a "$WGX_TOOL" set wgt0 private-key /tmp/ka.key listen-port $TUN_PORT_A \
+		peer "$KB_pub" "${psk_args[@]}" endpoint "$ep_b" persistent-keepalive "$keepalive" \
+		allowed-ips 10.0.0.2/32,fd00::2/128
+	n b "$(conf_tool "$kind_b")" set wgt0 private-key /tmp/kb.key listen-port $TUN_PORT_B \
+		peer "$KA_pub" "${psk_args[@]}" endpoint "$ep_a" \
+		allowed-ips 10.0.0.1/32,fd00::1/128
+	n a ip addr add 10.0.0.1/24 dev wgt0
+	n b ip addr add 10.0.0.2/24 dev wgt0
+	n a ip addr add fd00::1/64 dev wgt0 nodad
+	n b ip addr add fd00::2/64 dev wgt0 nodad
+	n a ip link set wgt0 up
+	n b ip link set wgt0 up
+}
+
+# ping_ok NS ADDR — a few pings get through (the first may wait for the handshake).
+ping_ok() {
+	n "$1" ping -c 3 -i 0.2 -W 3 "$2" >/dev/null || n "$1" ping -c 2 -W 3 "$2"
+}
+
+# iperf_ok CLIENT_NS SERVER_ADDR FLOWS [-R] — a short TCP iperf3 run moves data.
+iperf_ok() {
+	local ns=$1 addr=$2 flows=$3 rev=${4:-} srv bytes
+	srv=$([ "$ns" = a ] && echo b || echo a)
+	n "$srv" iperf3 -s -1 -D -I "/tmp/iperf3-$srv.pid" >/dev/null
+	sleep 0.3
+	bytes=$(n "$ns" iperf3 -c "$addr" -P "$flows" -t 2 $rev -J | jq '.end.sum_received.bytes')
+	echo "iperf3 $ns -> $addr -P $flows $rev: $bytes bytes received"
+	[ "${bytes:-0}" -gt 100000 ]
+}
+
+# wgx_peer_field NS FIELD — one column of `wgx show wgt0 dump` for the only peer
+# (fields as wg: 1 public-key 2 psk 3 endpoint 4 allowed-ips 5 latest-handshake
+# 6 rx 7 tx 8 keepalive).
+wgx_peer_field() {
+	n "$1" "$WGX_TOOL" show wgt0 dump | sed -n 2p | cut -f "$2"
+}

@@ -1,0 +1,231 @@
+# Integration suite: real tunnels between two namespaces.  Namespace a runs
+# wgx; b runs wgx, the in-tree wireguard.ko (configured with wg) or
+# wireguard-go.  See lib.sh for the topology.
+
+# traffic_ok — ping both inner families, then TCP both ways with 1 and 8 flows.
+traffic_ok() {
+	ping_ok a 10.0.0.2
+	ping_ok a fd00::2
+	ping_ok b 10.0.0.1
+	iperf_ok a 10.0.0.2 1
+	iperf_ok a 10.0.0.2 1 -R
+	iperf_ok a fd00::2 8
+	iperf_ok a fd00::2 8 -R
+}
+
+test_wgx_wgx_outer4() {
+	tunnel_setup wgx 4 0
+	traffic_ok
+}
+
+test_wgx_wgx_outer6_psk() {
+	tunnel_setup wgx 6 1
+	traffic_ok
+}
+
+test_wireguard_outer4() {
+	tunnel_setup wireguard 4 0
+	traffic_ok
+}
+
+test_wireguard_outer6_psk() {
+	tunnel_setup wireguard 6 1
+	traffic_ok
+}
+
+test_wireguard_go_outer4_psk() {
+	tunnel_setup wireguard-go 4 1
+	traffic_ok
+}
+
+test_wireguard_go_outer6() {
+	tunnel_setup wireguard-go 6 0
+	traffic_ok
+}
+
+test_handshake_on_first_packet() {
+	tunnel_setup wireguard 4 0
+	expect_eq "latest handshake before traffic" 0 "$(wgx_peer_field a 5)"
+	ping_ok a 10.0.0.2
+	[ "$(wgx_peer_field a 5)" -gt 0 ] || fail "no handshake after the first packet"
+	[ "$(wgx_peer_field a 6)" -gt 0 ] || fail "rx bytes not counted"
+	[ "$(wgx_peer_field a 7)" -gt 0 ] || fail "tx bytes not counted"
+}
+
+test_persistent_keepalive_on_wire() {
+	tunnel_setup wireguard 4 0 1
+	ping_ok a 10.0.0.2
+	# Keepalives are transport data with an empty payload: 32 bytes of UDP payload.
+	local seen
+	seen=$(n b timeout 4 tcpdump -n -i vb -c 2 "udp and src host 192.0.2.1 and udp[4:2] = 40" 2>/dev/null | wc -l)
+	[ "$seen" -ge 2 ] || fail "expected 2 keepalives from wgx within 4 s, saw $seen"
+}
+
+test_roaming() {
+	tunnel_setup wgx 4 0
+	ping_ok b 10.0.0.1
+	# b moves to a new address and port; a learns it from b's next packet.
+	n b ip addr add 192.0.2.3/24 dev vb
+	n b ip addr del 192.0.2.2/24 dev vb
+	n b "$WGX_TOOL" set wgt0 listen-port 51999
+	ping_ok b 10.0.0.1
+	expect_eq "endpoint after roaming" "192.0.2.3:51999" "$(wgx_peer_field a 3)"
+	ping_ok a 10.0.0.2
+}
+
+test_reply_from_contacted_address() {
+	tunnel_setup wireguard 4 0
+	# a has two addresses; b contacts the second one; a's replies come from it.
+	n a ip addr add 192.0.2.10/24 dev va
+	n b wg set wgt0 peer "$KA_pub" endpoint 192.0.2.10:$TUN_PORT_A
+	n b timeout 6 tcpdump -n -i vb -c 3 "udp and src port $TUN_PORT_A" >/tmp/replies 2>/dev/null &
+	sleep 0.5
+	ping_ok b 10.0.0.1
+	wait
+	cat /tmp/replies
+	[ "$(grep -c '192.0.2.10' /tmp/replies)" -ge 1 ] || fail "no reply from 192.0.2.10"
+	if grep -q '192.0.2.1\.' /tmp/replies; then fail "reply left from 192.0.2.1"; fi
+}
+
+test_allowedips_source_enforced() {
+	tunnel_setup wireguard 4 0
+	ping_ok a 10.0.0.2
+	# b sends from an inner source that a does not allow for b: dropped and counted.
+	n b ip addr add 10.0.0.99/24 dev wgt0
+	n b wg set wgt0 peer "$KA_pub" allowed-ips 10.0.0.1/32,fd00::1/128
+	local before after
+	before=$(n a "$WGX_TOOL" show wgt0 --json | jq '.peers[0].stats.rx_drop_allowedips')
+	n b ping -c 3 -i 0.2 -W 1 -I 10.0.0.99 10.0.0.1 >/dev/null 2>&1 || true
+	after=$(n a "$WGX_TOOL" show wgt0 --json | jq '.peers[0].stats.rx_drop_allowedips')
+	[ "$after" -ge $((before + 3)) ] || fail "allowed-IPs drops: before $before, after $after"
+}
+
+test_mtu_default_and_too_big() {
+	tunnel_setup wgx 4 0
+	expect_eq mtu 1420 "$(n a cat /sys/class/net/wgt0/mtu)"
+	ping_ok a 10.0.0.2
+	# 1392 + 28 = 1420 fits; 1393 does not, and DF is set.
+	n a ping -c 1 -W 3 -M do -s 1392 10.0.0.2 >/dev/null
+	local out
+	out=$(n a ping -c 1 -W 3 -M do -s 1393 10.0.0.2 2>&1 || true)
+	echo "$out"
+	echo "$out" | grep -Eqi 'message too long|frag needed|mtu' || fail "no too-big error"
+}
+
+test_forwarded_too_big_gets_icmp() {
+	tunnel_setup wgx 4 0
+	# A third namespace c routes through a: a forwards c's big DF packet and must
+	# answer with ICMP fragmentation needed (mtu 1420).
+	ip netns add c
+	ip link add vc netns c type veth peer vac netns a
+	n c ip link set lo up
+	n c ip addr add 198.51.100.2/24 dev vc
+	n a ip addr add 198.51.100.1/24 dev vac
+	n c ip link set vc up
+	n a ip link set vac up
+	n c ip route add 10.0.0.0/24 via 198.51.100.1
+	n a sysctl -qw net.ipv4.ip_forward=1
+	n b "$(conf_tool wgx)" set wgt0 peer "$KA_pub" allowed-ips 10.0.0.1/32,fd00::1/128,198.51.100.0/24
+	n b ip route add 198.51.100.0/24 dev wgt0
+	n c ping -c 2 -W 3 10.0.0.2 >/dev/null
+	local out
+	out=$(n c ping -c 2 -W 3 -M do -s 1450 10.0.0.2 2>&1 || true)
+	echo "$out"
+	echo "$out" | grep -Eqi 'frag needed|mtu = 1420|mtu=1420' || fail "no ICMP fragmentation-needed from a"
+}
+
+test_padding_within_mtu() {
+	tunnel_setup wgx 4 0
+	n a ip link set wgt0 mtu 1413
+	n b ip link set wgt0 mtu 1413
+	n b timeout 6 tcpdump -n -i vb -c 4 "udp and src host 192.0.2.1 and greater 1400" >/tmp/big 2>/dev/null &
+	sleep 0.5
+	n a ping -c 4 -i 0.2 -W 3 -M do -s $((1413 - 28)) 10.0.0.2 >/dev/null
+	wait
+	cat /tmp/big
+	# UDP payload = 16 header + padded plaintext + 16 tag; padded must stay <= 1413.
+	local len
+	for len in $(sed -n 's/.*UDP, length \([0-9]*\).*/\1/p' /tmp/big); do
+		[ "$len" -le $((1413 + 32)) ] || fail "UDP payload $len exceeds mtu 1413 + 32"
+	done
+	[ -s /tmp/big ] || fail "no large packets captured"
+}
+
+test_private_key_change() {
+	tunnel_setup wgx 4 0
+	ping_ok a 10.0.0.2
+	# a gets a new identity; b still knows only the old one, so its traffic is refused.
+	key_pair KN
+	printf '%s\n' "$KN" >/tmp/kn.key
+	n a "$WGX_TOOL" set wgt0 private-key /tmp/kn.key
+	if n b ping -c 2 -W 2 10.0.0.1 >/dev/null 2>&1; then fail "stale peer still reaches a"; fi
+	# b learns a's new public key: a new handshake and traffic resumes.
+	n b "$WGX_TOOL" set wgt0 peer "$KA_pub" remove peer "$KN_pub" endpoint 192.0.2.1:$TUN_PORT_A \
+		allowed-ips 10.0.0.1/32,fd00::1/128
+	ping_ok b 10.0.0.1
+	ping_ok a 10.0.0.2
+}
+
+test_rekey_keeps_traffic() {
+	# Protocol timers scaled down 30x (test-only module parameter): REKEY_AFTER_TIME = 4 s.
+	rmmod wgx
+	insmod "$WGX_REPO/kmod/wgx.ko" timer_scale=30
+	tunnel_setup wireguard 4 0
+	ping_ok a 10.0.0.2
+	local first received
+	first=$(wgx_peer_field a 5)
+	received=$(n a ping -c 40 -i 0.25 -W 1 10.0.0.2 | sed -n 's/.* \([0-9]*\) received.*/\1/p')
+	echo "received $received of 40 across rekeys"
+	[ "$(wgx_peer_field a 5)" -gt "$first" ] || fail "no new handshake"
+	[ "$received" -ge 38 ] || fail "traffic lost across rekey: $received/40"
+}
+
+# load — iperf3 from a to b in the background for up to 20 s.
+load() {
+	n b iperf3 -s -D >/dev/null
+	sleep 0.3
+	n a iperf3 -c 10.0.0.2 -P 4 -t 20 >/dev/null 2>&1 &
+	sleep 2
+}
+
+test_teardown_delete_device_under_load() {
+	tunnel_setup wgx 4 0
+	ping_ok a 10.0.0.2
+	load
+	n a ip link del wgt0
+	n b ip link del wgt0
+	wait || true
+}
+
+test_teardown_remove_peers_under_load() {
+	tunnel_setup wgx 4 0
+	ping_ok a 10.0.0.2
+	load
+	n a "$WGX_TOOL" set wgt0 peer "$KB_pub" remove
+	n b "$WGX_TOOL" set wgt0 peer "$KA_pub" remove
+	wait || true
+	expect_eq "peers left" "" "$(n a "$WGX_TOOL" show wgt0 peers)"
+}
+
+test_teardown_netns_move_under_load() {
+	tunnel_setup wgx 4 0
+	ping_ok a 10.0.0.2
+	load
+	ip netns add elsewhere
+	n a ip link set wgt0 netns elsewhere
+	wait || true
+	# The sockets stay in a: the moved device still tunnels through a's veth.
+	n elsewhere ip link set wgt0 up
+	n elsewhere ip addr add 10.0.0.1/24 dev wgt0
+	n elsewhere ping -c 3 -W 3 10.0.0.2 >/dev/null
+	ip netns del elsewhere
+}
+
+test_teardown_rmmod_under_load() {
+	tunnel_setup wgx 4 0
+	ping_ok a 10.0.0.2
+	load
+	rmmod wgx
+	wait || true
+	must_fail grep -q '^wgx ' /proc/modules
+}
