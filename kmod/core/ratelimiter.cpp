@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// ratelimiter.cpp - token buckets for handshake packets, one per source
+// (IPv4 /32, IPv6 /64, plus a caller cookie), behaving like the in-tree
+// wireguard ratelimiter: tokens are nanoseconds of elapsed time, capped at
+// 5 packets' worth, and a packet costs 1/20 s.  A new source starts with a full
+// bucket minus the packet that created it.
+//
+// Memory: one allocation at create, holding a fixed pool of entries and a
+// bucket array of chain heads (next power of two >= capacity).  The hash is
+// keyed BLAKE2s-64 over the source with a random key from create, so remote
+// senders cannot aim their addresses at one chain.  When the pool is empty,
+// new sources are refused (allow() returns false) until gc() frees entries;
+// already tracked sources keep their normal rate.
+
+#include "ratelimiter.hpp"
+
+namespace wgx::rl {
+
+struct Entry {
+    u64 ip;      // IPv4 address (host order) or the first 64 bits of IPv6
+    u64 cookie;  // caller's key (namespace / device)
+    u64 last_ns; // time of the last packet
+    u64 tokens;  // ns of credit, <= RATELIMIT_TOKEN_MAX_NS
+    u32 next;    // next entry in the chain or free list, as index + 1; 0 = end
+    u8 family;   // WGX_AF_INET / WGX_AF_INET6 (u8 fits both values)
+};
+static_assert(sizeof(Entry) == 40, "documented in <wgx/core.h>");
+
+} // namespace wgx::rl
+
+struct wgx_ratelimiter {
+    wgx::rl::Entry *entries; // capacity entries
+    wgx::u32 *buckets;       // nbuckets chain heads (index + 1; 0 = empty)
+    wgx::u32 nbuckets_mask;
+    wgx::u32 free_head; // free list (index + 1; 0 = pool exhausted)
+    wgx::usize capacity;
+    wgx::usize count;
+    wgx::u8 hash_key[16];
+};
+
+using namespace wgx;
+using namespace wgx::rl;
+
+namespace {
+
+u32 bucket_of(const wgx_ratelimiter *rl, u8 family, u64 ip, u64 cookie)
+{
+    u8 in[17];
+    in[0] = family;
+    store_le64(in + 1, ip);
+    store_le64(in + 9, cookie);
+    const wgx_iov iov = {in, sizeof(in)};
+    u8 out[8];
+    wgx_platform_blake2s(out, sizeof(out), rl->hash_key, sizeof(rl->hash_key), &iov, 1);
+    return u32(load_le64(out)) & rl->nbuckets_mask;
+}
+
+/// Unlink every entry for which @pred(entry) holds; returns how many.
+template <typename Pred> usize remove_if(wgx_ratelimiter *rl, Pred pred)
+{
+    usize removed = 0;
+    for (u32 b = 0; b <= rl->nbuckets_mask; ++b) {
+        u32 *link = &rl->buckets[b];
+        while (*link) {
+            const u32 idx = *link;
+            Entry &e = rl->entries[idx - 1];
+            if (pred(e)) {
+                *link = e.next;
+                e = Entry{};
+                e.next = rl->free_head;
+                rl->free_head = idx;
+                ++removed;
+            } else {
+                link = &e.next;
+            }
+        }
+    }
+    rl->count -= removed;
+    return removed;
+}
+
+} // namespace
+
+extern "C" {
+
+struct wgx_ratelimiter *wgx_ratelimiter_create(wgx_size capacity)
+{
+    if (capacity == 0 || capacity > WGX_RATELIMIT_MAX_CAPACITY)
+        return nullptr;
+    usize nbuckets = 1;
+    while (nbuckets < capacity)
+        nbuckets <<= 1;
+    // One block: header, entries (8-byte aligned after the header), buckets.
+    const usize head = (sizeof(wgx_ratelimiter) + 7) & ~usize(7);
+    const usize size = head + capacity * sizeof(Entry) + nbuckets * sizeof(u32);
+    auto *mem = static_cast<u8 *>(wgx_platform_zalloc(size, true));
+    if (!mem)
+        return nullptr;
+    auto *rl = reinterpret_cast<wgx_ratelimiter *>(mem);
+    rl->entries = reinterpret_cast<Entry *>(mem + head);
+    rl->buckets = reinterpret_cast<u32 *>(mem + head + capacity * sizeof(Entry));
+    rl->nbuckets_mask = u32(nbuckets - 1);
+    rl->capacity = capacity;
+    for (usize i = 0; i < capacity; ++i)
+        rl->entries[i].next = i + 1 < capacity ? u32(i + 2) : 0;
+    rl->free_head = 1;
+    wgx_platform_get_random_bytes(rl->hash_key, sizeof(rl->hash_key));
+    return rl;
+}
+
+void wgx_ratelimiter_destroy(struct wgx_ratelimiter *rl)
+{
+    if (rl)
+        wgx_platform_memzero_explicit(rl->hash_key, sizeof(rl->hash_key));
+    wgx_platform_free(rl);
+}
+
+bool wgx_ratelimiter_allow(struct wgx_ratelimiter *rl, int family, const wgx_u8 *addr, wgx_u64 cookie,
+                           wgx_u64 now_ns)
+{
+    if (!rl || !addr)
+        return false;
+    u64 ip;
+    if (family == WGX_AF_INET)
+        ip = load_be32(addr);
+    else if (family == WGX_AF_INET6)
+        ip = load_be64(addr); // the /64 the source can freely vary within is one key
+    else
+        return false;
+    const u8 fam = u8(family);
+
+    u32 *head = &rl->buckets[bucket_of(rl, fam, ip, cookie)];
+    for (u32 idx = *head; idx; idx = rl->entries[idx - 1].next) {
+        Entry &e = rl->entries[idx - 1];
+        if (e.ip != ip || e.cookie != cookie || e.family != fam)
+            continue;
+        u64 tokens = e.tokens;
+        if (now_ns > e.last_ns) {
+            const u64 elapsed = now_ns - e.last_ns;
+            tokens = elapsed >= RATELIMIT_TOKEN_MAX_NS - tokens ? RATELIMIT_TOKEN_MAX_NS : tokens + elapsed;
+            e.last_ns = now_ns;
+        }
+        const bool ok = tokens >= RATELIMIT_PACKET_COST_NS;
+        e.tokens = ok ? tokens - RATELIMIT_PACKET_COST_NS : tokens;
+        return ok;
+    }
+
+    if (!rl->free_head)
+        return false; // table full: refuse new sources
+    const u32 idx = rl->free_head;
+    Entry &e = rl->entries[idx - 1];
+    rl->free_head = e.next;
+    e.ip = ip;
+    e.cookie = cookie;
+    e.family = fam;
+    e.last_ns = now_ns;
+    e.tokens = RATELIMIT_TOKEN_MAX_NS - RATELIMIT_PACKET_COST_NS;
+    e.next = *head;
+    *head = idx;
+    ++rl->count;
+    return true;
+}
+
+wgx_size wgx_ratelimiter_gc(struct wgx_ratelimiter *rl, wgx_u64 now_ns)
+{
+    if (!rl)
+        return 0;
+    return remove_if(rl, [now_ns](const Entry &e) { return now_ns > e.last_ns && now_ns - e.last_ns > RATELIMIT_IDLE_NS; });
+}
+
+wgx_size wgx_ratelimiter_forget_cookie(struct wgx_ratelimiter *rl, wgx_u64 cookie)
+{
+    if (!rl)
+        return 0;
+    return remove_if(rl, [cookie](const Entry &e) { return e.cookie == cookie; });
+}
+
+wgx_size wgx_ratelimiter_count(const struct wgx_ratelimiter *rl)
+{
+    return rl ? rl->count : 0;
+}
+
+} // extern "C"
