@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "ipc.hpp"
+
+#include <linux/netlink.h>
+
+#include <cerrno>
+
+#include "ethtool.hpp"
+#include "wgnl.hpp"
+
+namespace wgx {
+namespace {
+
+Status link_of_kind(const std::string &name, LinkInfo &link, Kind &kind)
+{
+    Status st = rtnl_get_link(name, link);
+    if (!st.is_ok()) {
+        if (st.err == ENODEV && st.msg.empty())
+            st.msg = "no interface named `" + name + "'";
+        return st;
+    }
+    kind = kind_from_string(link.kind);
+    if (kind == Kind::Unknown)
+        return Status::error(EOPNOTSUPP, "`" + name + "' is not a wgx or wireguard interface (" +
+                                             (link.kind.empty() ? std::string("no link kind")
+                                                                : "link kind `" + link.kind + "'") +
+                                             ")");
+    return Status::ok();
+}
+
+Status open_family(NlSocket &sock, Kind kind, std::uint16_t &family)
+{
+    Status st = sock.open(NETLINK_GENERIC);
+    if (!st.is_ok())
+        return st;
+    st = genl_family_id(sock, kind_family(kind), family);
+    if (!st.is_ok() && st.err == ENOENT)
+        st.msg += kind == Kind::Wgx ? " (is the wgx module loaded?)" : " (is wireguard loaded?)";
+    return st;
+}
+
+}  // namespace
+
+Status list_devices(std::vector<LinkInfo> &out)
+{
+    std::vector<LinkInfo> all;
+    Status st = rtnl_list_links(all);
+    out.clear();
+    for (LinkInfo &l : all)
+        if (kind_from_string(l.kind) != Kind::Unknown)
+            out.push_back(std::move(l));
+    return st;
+}
+
+Status get_device(const std::string &name, Device &out)
+{
+    LinkInfo link;
+    Kind kind;
+    Status st = link_of_kind(name, link, kind);
+    if (!st.is_ok())
+        return st;
+    NlSocket sock;
+    std::uint16_t family;
+    if (!(st = open_family(sock, kind, family)).is_ok())
+        return st;
+    for (int attempt = 0;; ++attempt) {
+        Device dev;
+        NlMessage req = build_get_device_request(family, name);
+        bool interrupted = false;
+        st = sock.request(
+            req, [&](const nlmsghdr *nlh) { return parse_get_device_message(nlh, dev); },
+            &interrupted);
+        if (!st.is_ok())
+            return st;
+        if (interrupted && attempt < 100)
+            continue;
+        coalesce_peers(dev);
+        dev.kind = kind;
+        if (dev.name.empty())
+            dev.name = name;
+        if (!dev.ifindex)
+            dev.ifindex = link.ifindex;
+        dev.mtu = link.mtu;
+        out = std::move(dev);
+        return Status::ok();
+    }
+}
+
+Status set_device(const Device &dev)
+{
+    LinkInfo link;
+    Kind kind;
+    Status st = link_of_kind(dev.name, link, kind);
+    if (!st.is_ok())
+        return st;
+    if (!dev.offloads.empty() && !(st = ethtool_check_offloads(dev.name, dev.offloads)).is_ok())
+        return st;
+
+    bool genl = has_genl_changes(dev) || (!dev.mtu && dev.offloads.empty());
+    std::vector<NlMessage> msgs;
+    NlSocket sock;
+    std::uint16_t family = 0;
+    if (genl) {
+        if (!(st = open_family(sock, kind, family)).is_ok())
+            return st;
+        if (!(st = build_set_device_messages(dev, family, default_set_message_size(), msgs))
+                 .is_ok())
+            return st;
+    }
+    if (dev.mtu && *dev.mtu != link.mtu) {
+        if (!(st = rtnl_set_mtu(link.ifindex, *dev.mtu)).is_ok()) {
+            st.msg = "unable to set MTU " + std::to_string(*dev.mtu) +
+                     (st.msg.empty() ? std::string() : ": " + st.msg);
+            return st;
+        }
+    }
+    for (NlMessage &m : msgs)
+        if (!(st = sock.request(m, nullptr)).is_ok())
+            return st;
+    if (!dev.offloads.empty())
+        return ethtool_apply_offloads(dev.name, dev.offloads);
+    return Status::ok();
+}
+
+}  // namespace wgx

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// ipc.hpp - the tool's view of the kernel: read and change a wgx or
+// wireguard interface, whichever its link kind is.  Combines rtnetlink
+// (kind, ifindex, MTU), the interface's generic netlink family and ethtool
+// netlink (offloads).  Needs CAP_NET_ADMIN like wg.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model.hpp"
+#include "netlink.hpp"
+#include "rtnl.hpp"
+
+namespace wgx {
+
+/** Links of kind "wgx" or "wireguard", in kernel (ifindex) order. */
+Status list_devices(std::vector<LinkInfo> &out);
+
+/**
+ * get_device - the complete state of interface @name: kind, ifindex, MTU and
+ * the GET_DEVICE dump of its family with split peers coalesced.  The dump is
+ * restarted if the kernel flags it as interrupted by a concurrent change.
+ * Errors: ENODEV (no such link), EOPNOTSUPP (not wgx/wireguard), ENOENT
+ * (family not registered), EPERM, or what the kernel returns.
+ */
+Status get_device(const std::string &name, Device &out);
+
+/**
+ * set_device - apply @dev to the interface dev.name: first everything that
+ * can be checked without changing anything (the link exists and its kind,
+ * offload names against the device's features), then the MTU (rtnetlink),
+ * the generic netlink configuration (in as many SET_DEVICE messages as
+ * needed), then the offloads.  Stops at the first error.
+ */
+Status set_device(const Device &dev);
+
+}  // namespace wgx

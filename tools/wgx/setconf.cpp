@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// `wgx setconf|addconf|syncconf IF FILE`: apply a configuration file.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "config.hpp"
+#include "ipc.hpp"
+#include "subcommands.hpp"
+
+namespace wgx {
+
+void sync_config(Device &file, const Device &runtime)
+{
+    if (file.peers.empty() || runtime.peers.empty())
+        return;
+    file.replace_peers = false;
+    std::vector<Peer> removals;
+    for (const Peer &rp : runtime.peers) {
+        auto it = std::find_if(file.peers.begin(), file.peers.end(),
+                               [&](const Peer &fp) { return fp.public_key == rp.public_key; });
+        if (it == file.peers.end()) {
+            Peer gone;
+            gone.public_key = rp.public_key;
+            gone.remove = true;
+            removals.push_back(gone);
+            continue;
+        }
+        // Every file entry for this key (a file may name a peer twice).
+        for (Peer &fp : file.peers) {
+            if (fp.public_key != rp.public_key)
+                continue;
+            if (rp.preshared_key && !key_is_zero(*rp.preshared_key) && !fp.preshared_key)
+                fp.preshared_key = Key{};
+            if (rp.persistent_keepalive.value_or(0) && !fp.persistent_keepalive)
+                fp.persistent_keepalive = 0;
+        }
+    }
+    file.peers.insert(file.peers.begin(), removals.begin(), removals.end());
+}
+
+namespace {
+
+bool read_file(const char *path, std::string &out, std::string &warning)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "Unable to open configuration file `%s': %s\n", path, strerror(errno));
+        return false;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0)
+        warning = world_accessible_warning(path, st.st_mode, S_ISREG(st.st_mode));
+    char buf[4096];
+    std::size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+        out.append(buf, n);
+    bool err = ferror(f);
+    fclose(f);
+    if (err) {
+        fprintf(stderr, "Unable to read configuration file `%s'\n", path);
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+int setconf_main(int argc, const char *argv[])
+{
+    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        printf("Usage: %s %s <interface> <configuration filename>\n", prog_name, argv[0]);
+        return 0;
+    }
+    if (argc != 3) {
+        fprintf(stderr, "Usage: %s %s <interface> <configuration filename>\n", prog_name, argv[0]);
+        return 1;
+    }
+    if (strlen(argv[1]) > kIfNameMax) {
+        fprintf(stderr, "Invalid interface name `%s': at most %zu characters\n", argv[1],
+                kIfNameMax);
+        return 1;
+    }
+    const bool append = !strcmp(argv[0], "addconf");
+    const bool sync = !strcmp(argv[0], "syncconf");
+    std::string text, warning;
+    if (!read_file(argv[2], text, warning))
+        return 1;
+    ParseOptions opts;
+    opts.append = append;
+    ParseResult r = parse_config(text, argv[2], opts);
+    std::fill(text.begin(), text.end(), '\0');
+    if (!r.ok()) {
+        for (const std::string &e : r.errors)
+            fprintf(stderr, "%s\n", e.c_str());
+        fprintf(stderr, "Configuration parsing error: nothing was changed\n");
+        return 1;
+    }
+    // Only worth a warning when the file holds secrets.
+    bool secrets = (r.device.private_key && !key_is_zero(*r.device.private_key)) ||
+                   std::any_of(r.device.peers.begin(), r.device.peers.end(),
+                               [](const Peer &p) { return p.preshared_key.has_value(); });
+    if (!warning.empty() && secrets)
+        fprintf(stderr, "%s\n", warning.c_str());
+    for (const std::string &w : r.warnings)
+        fprintf(stderr, "%s\n", w.c_str());
+    r.device.name = argv[1];
+    if (sync) {
+        Device runtime;
+        Status st = get_device(argv[1], runtime);
+        if (!st.is_ok()) {
+            fprintf(stderr, "Unable to retrieve current interface configuration of %s: %s\n",
+                    argv[1], st.text().c_str());
+            return 1;
+        }
+        sync_config(r.device, runtime);
+    }
+    Status st = set_device(r.device);
+    if (!st.is_ok()) {
+        fprintf(stderr, "Unable to modify interface %s: %s\n", argv[1], st.text().c_str());
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace wgx

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// `wgx showconf IF`: the running configuration in config-file grammar.
+#include <cstdio>
+#include <cstring>
+
+#include "encoding.hpp"
+#include "format.hpp"
+#include "ipc.hpp"
+#include "subcommands.hpp"
+
+namespace wgx {
+
+std::string format_showconf(const Device &dev)
+{
+    std::string s = "[Interface]\n";
+    if (dev.listen_port.value_or(0))
+        s += "ListenPort = " + std::to_string(*dev.listen_port) + "\n";
+    if (dev.fwmark.value_or(0)) {
+        char buf[32];
+        snprintf(buf, sizeof(buf), "FwMark = 0x%x\n", *dev.fwmark);
+        s += buf;
+    }
+    if (dev.private_key && !key_is_zero(*dev.private_key))
+        s += "PrivateKey = " + key_to_base64(*dev.private_key) + "\n";
+    if (dev.kind == Kind::Wgx && dev.mtu)
+        s += "MTU = " + std::to_string(*dev.mtu) + "\n";
+    s += "\n";
+    for (std::size_t i = 0; i < dev.peers.size(); ++i) {
+        const Peer &p = dev.peers[i];
+        s += "[Peer]\nPublicKey = " + key_to_base64(p.public_key) + "\n";
+        if (p.preshared_key && !key_is_zero(*p.preshared_key))
+            s += "PresharedKey = " + key_to_base64(*p.preshared_key) + "\n";
+        if (!p.allowed_ips.empty()) {
+            s += "AllowedIPs = ";
+            for (std::size_t j = 0; j < p.allowed_ips.size(); ++j)
+                s += format_allowed_ip(p.allowed_ips[j]) +
+                     (j + 1 < p.allowed_ips.size() ? ", " : "\n");
+        }
+        if (p.endpoint && p.endpoint->size())
+            s += "Endpoint = " + format_endpoint(*p.endpoint) + "\n";
+        if (p.persistent_keepalive.value_or(0))
+            s += "PersistentKeepalive = " + std::to_string(*p.persistent_keepalive) + "\n";
+        if (i + 1 < dev.peers.size())
+            s += "\n";
+    }
+    return s;
+}
+
+int showconf_main(int argc, const char *argv[])
+{
+    if (argc != 2 || argv[1][0] == '-') {
+        FILE *f = argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) ? stdout : stderr;
+        fprintf(f, "Usage: %s %s <interface>\n", prog_name, argv[0]);
+        return f == stdout ? 0 : 1;
+    }
+    Device d;
+    Status st = get_device(argv[1], d);
+    if (!st.is_ok()) {
+        fprintf(stderr, "Unable to access interface %s: %s\n", argv[1], st.text().c_str());
+        return 1;
+    }
+    fputs(format_showconf(d).c_str(), stdout);
+    return 0;
+}
+
+}  // namespace wgx

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// The subcommand dispatcher behind tools/wgx/main.cpp.
+#include <cstdio>
+#include <cstring>
+
+#include "subcommands.hpp"
+
+namespace wgx {
+
+const char *prog_name = "wgx";
+
+namespace {
+
+struct Subcommand {
+    const char *name;
+    int (*fn)(int, const char **);
+    const char *description;
+};
+
+constexpr Subcommand kSubcommands[] = {
+    {"show", show_main, "Shows the current configuration and device information"},
+    {"showconf", showconf_main,
+     "Shows the current configuration of a given wgx or WireGuard interface, for use with "
+     "`setconf'"},
+    {"set", set_main,
+     "Change the current configuration, add peers, remove peers, or change peers"},
+    {"setconf", setconf_main, "Applies a configuration file to a wgx or WireGuard interface"},
+    {"addconf", setconf_main, "Appends a configuration file to a wgx or WireGuard interface"},
+    {"syncconf", setconf_main,
+     "Synchronizes a configuration file to a wgx or WireGuard interface"},
+    {"genkey", genkey_main, "Generates a new private key and writes it to stdout"},
+    {"genpsk", genkey_main, "Generates a new preshared key and writes it to stdout"},
+    {"pubkey", pubkey_main, "Reads a private key from stdin and writes a public key to stdout"},
+};
+
+void usage(FILE *f)
+{
+    fprintf(f, "Usage: %s <cmd> [<args>]\n\n", prog_name);
+    fprintf(f, "Available subcommands:\n");
+    for (const Subcommand &s : kSubcommands)
+        fprintf(f, "  %s: %s\n", s.name, s.description);
+    fprintf(f, "You may pass `--help' to any of these subcommands to view usage.\n");
+    fprintf(f,
+            "wgx extensions to wg(8): `set <interface> mtu <bytes>', `set <interface> offload "
+            "{gso|gro|tx-checksum|rx-checksum} {on|off}', `MTU =' in [Interface], `show --json'.\n");
+}
+
+}  // namespace
+
+int run_cli(int argc, const char *argv[])
+{
+    if (argc > 0 && argv[0] && *argv[0]) {
+        const char *slash = strrchr(argv[0], '/');
+        prog_name = slash ? slash + 1 : argv[0];
+    }
+    if (argc == 2 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version") ||
+                      !strcmp(argv[1], "version"))) {
+        printf("wgx v0.1 - wg(8)-compatible configuration tool for wgx and WireGuard\n");
+        return 0;
+    }
+    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+                      !strcmp(argv[1], "help"))) {
+        usage(stdout);
+        return 0;
+    }
+    if (argc <= 1) {
+        const char *show_argv[] = {"show", nullptr};
+        return show_main(1, show_argv);
+    }
+    for (const Subcommand &s : kSubcommands)
+        if (!strcmp(argv[1], s.name))
+            return s.fn(argc - 1, argv + 1);
+    fprintf(stderr, "Invalid subcommand: `%s'\n", argv[1]);
+    usage(stderr);
+    return 1;
+}
+
+}  // namespace wgx
