@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+// Config-file parser: golden round trips, odd real-world input, every
+// malformed-input class with its exact file:line message, setconf/addconf
+// semantics.
+#include "../../../tools/wgx/format.hpp"
+#include "tool_test_util.hpp"
+
+namespace wgx {
+namespace {
+
+using test::fake_resolve;
+using test::key;
+using test::read_golden;
+using test::test_options;
+
+std::vector<std::string> split_lines(const std::string &s)
+{
+    std::vector<std::string> out;
+    std::size_t pos = 0;
+    while (pos < s.size()) {
+        std::size_t nl = s.find('\n', pos);
+        out.push_back(s.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos));
+        if (nl == std::string::npos)
+            break;
+        pos = nl + 1;
+    }
+    return out;
+}
+
+TEST(ToolConfig, CanonicalFileRoundTripsByteForByte)
+{
+    const std::string text = read_golden("basic.conf");
+    ParseResult r = parse_config(text, "basic.conf", test_options());
+    ASSERT_TRUE(r.ok()) << r.errors[0];
+    EXPECT_TRUE(r.warnings.empty());
+    EXPECT_EQ(format_showconf(r.device), text);
+
+    // And the printed text parses back to the same model.
+    ParseResult again = parse_config(format_showconf(r.device), "again", test_options());
+    ASSERT_TRUE(again.ok());
+    ASSERT_EQ(again.device.peers.size(), 3u);
+    for (std::size_t i = 0; i < 3; ++i) {
+        const Peer &a = r.device.peers[i], &b = again.device.peers[i];
+        EXPECT_EQ(a.public_key, b.public_key);
+        EXPECT_EQ(a.preshared_key, b.preshared_key);
+        EXPECT_EQ(a.endpoint, b.endpoint);
+        EXPECT_EQ(a.persistent_keepalive, b.persistent_keepalive);
+        EXPECT_EQ(a.allowed_ips, b.allowed_ips);
+    }
+}
+
+TEST(ToolConfig, ParsedValuesOfCanonicalFile)
+{
+    ParseResult r = parse_config(read_golden("basic.conf"), "basic.conf", test_options());
+    ASSERT_TRUE(r.ok());
+    const Device &d = r.device;
+    EXPECT_EQ(d.private_key, key(test::kPriv1));
+    EXPECT_EQ(d.listen_port, 51820);
+    EXPECT_EQ(d.fwmark, 0x1234u);
+    EXPECT_FALSE(d.mtu);
+    EXPECT_TRUE(d.replace_peers);
+    ASSERT_EQ(d.peers.size(), 3u);
+    const Peer &p = d.peers[0];
+    EXPECT_EQ(p.public_key, key(test::kPub2));
+    EXPECT_EQ(p.preshared_key, key(test::kPsk));
+    EXPECT_EQ(p.endpoint, test::endpoint("192.0.2.1", 51820));
+    EXPECT_EQ(p.persistent_keepalive, 25);
+    EXPECT_TRUE(p.replace_allowed_ips);
+    ASSERT_EQ(p.allowed_ips.size(), 2u);
+    EXPECT_EQ(p.allowed_ips[0], test::prefix("10.0.0.2", 32));
+    EXPECT_EQ(p.allowed_ips[1], test::prefix("fd00::2", 128));
+    EXPECT_EQ(d.peers[1].endpoint, test::endpoint("2001:db8::1", 51821));
+    EXPECT_FALSE(d.peers[2].endpoint);
+    EXPECT_TRUE(d.peers[2].allowed_ips.empty());
+    EXPECT_TRUE(d.peers[2].replace_allowed_ips);
+}
+
+TEST(ToolConfig, OddRealWorldFile)
+{
+    // BOM, CRLF, tabs, mixed case sections and keys, trailing comments,
+    // blank and whitespace-only lines, IPv6 endpoint in brackets, AllowedIPs
+    // repeated over three lines, "Allowed IPs" with a space, hostname endpoint.
+    ParseResult r = parse_config(read_golden("odd.conf"), "odd.conf", test_options());
+    ASSERT_TRUE(r.ok()) << r.errors[0];
+    r.device.kind = Kind::Wgx;
+    EXPECT_EQ(format_showconf(r.device), read_golden("odd.showconf"));
+    EXPECT_EQ(r.device.mtu, 1380u);
+    EXPECT_EQ(r.device.peers[0].persistent_keepalive, 0);  // "off"
+
+    // For an in-tree WireGuard interface MTU is not printed (wg would refuse it).
+    r.device.kind = Kind::WireGuard;
+    std::string wg = format_showconf(r.device);
+    EXPECT_EQ(wg.find("MTU"), std::string::npos);
+    std::string expect = read_golden("odd.showconf");
+    expect.erase(expect.find("MTU = 1380\n"), strlen("MTU = 1380\n"));
+    EXPECT_EQ(wg, expect);
+}
+
+TEST(ToolConfig, EveryMalformedClassReportedWithFileLine)
+{
+    ParseResult r = parse_config(read_golden("malformed.conf"), "malformed.conf", test_options());
+    EXPECT_FALSE(r.ok());
+    std::vector<std::string> expected = split_lines(read_golden("malformed.errors"));
+    ASSERT_EQ(r.errors.size(), expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i)
+        EXPECT_EQ(r.errors[i], expected[i]);
+    // A file with errors yields nothing to apply.
+    EXPECT_TRUE(r.device.peers.empty());
+    EXPECT_FALSE(r.device.private_key);
+    EXPECT_FALSE(r.device.replace_peers);
+}
+
+TEST(ToolConfig, OneBadLineAmongGoodOnesAppliesNothing)
+{
+    std::string text = read_golden("basic.conf") + "PersistentKeepalive = often\n";
+    ParseResult r = parse_config(text, "x.conf", test_options());
+    ASSERT_EQ(r.errors.size(), 1u);
+    EXPECT_EQ(r.errors[0], "x.conf:20: invalid PersistentKeepalive `often': expected \"off\" or "
+                           "an interval in seconds 0-65535");
+    EXPECT_TRUE(r.device.peers.empty());
+    EXPECT_FALSE(r.device.private_key);
+}
+
+TEST(ToolConfig, SetconfResetsUnspecifiedAddconfDoesNot)
+{
+    const std::string text = "[Peer]\nPublicKey = " + std::string(test::kPub2) + "\n";
+    ParseResult set = parse_config(text, "f", test_options(false));
+    ASSERT_TRUE(set.ok());
+    EXPECT_TRUE(set.device.replace_peers);
+    ASSERT_TRUE(set.device.private_key);
+    EXPECT_TRUE(key_is_zero(*set.device.private_key));  // removes the key
+    EXPECT_EQ(set.device.listen_port, 0);
+    EXPECT_EQ(set.device.fwmark, 0u);
+
+    ParseResult add = parse_config(text, "f", test_options(true));
+    ASSERT_TRUE(add.ok());
+    EXPECT_FALSE(add.device.replace_peers);
+    EXPECT_FALSE(add.device.private_key);
+    EXPECT_FALSE(add.device.listen_port);
+    EXPECT_FALSE(add.device.fwmark);
+    ASSERT_EQ(add.device.peers.size(), 1u);
+    EXPECT_TRUE(add.device.peers[0].replace_allowed_ips);
+}
+
+TEST(ToolConfig, OffValuesAndNumberForms)
+{
+    auto iface = [](const std::string &body) {
+        return parse_config("[Interface]\n" + body + "\n", "f", test_options(true));
+    };
+    EXPECT_EQ(iface("FwMark = off").device.fwmark, 0u);
+    EXPECT_EQ(iface("FwMark = OFF").device.fwmark, 0u);
+    EXPECT_EQ(iface("FwMark = 0").device.fwmark, 0u);
+    EXPECT_EQ(iface("FwMark = 4294967295").device.fwmark, 0xffffffffu);
+    EXPECT_EQ(iface("FwMark = 0xffffffff").device.fwmark, 0xffffffffu);
+    EXPECT_EQ(iface("FwMark = 0XaB").device.fwmark, 0xabu);
+    EXPECT_EQ(iface("FwMark = 010").device.fwmark, 10u);  // decimal, not octal, like wg
+    EXPECT_EQ(iface("FwMark = 1 2").device.fwmark, 12u);  // whitespace is removed, like wg
+    for (const char *bad : {"0x", "x10", "+1", "-1", "4294967296", "0x1g", "1.5", "on"})
+        EXPECT_FALSE(iface(std::string("FwMark = ") + bad).ok()) << bad;
+
+    EXPECT_EQ(iface("ListenPort = off").device.listen_port, 0);
+    EXPECT_EQ(iface("ListenPort = 0").device.listen_port, 0);
+    EXPECT_EQ(iface("ListenPort = 65535").device.listen_port, 65535);
+    for (const char *bad : {"65536", "-1", "1x", "99999999999999999999"})
+        EXPECT_FALSE(iface(std::string("ListenPort = ") + bad).ok()) << bad;
+
+    EXPECT_EQ(iface("MTU = 68").device.mtu, 68u);
+    EXPECT_EQ(iface("mtu = 9000").device.mtu, 9000u);
+    for (const char *bad : {"0", "67", "65536", "off", "1500b"})
+        EXPECT_FALSE(iface(std::string("MTU = ") + bad).ok()) << bad;
+
+    auto peer = [](const std::string &body) {
+        return parse_config("[Peer]\nPublicKey = " + std::string(test::kPub2) + "\n" + body + "\n",
+                            "f", test_options(true));
+    };
+    EXPECT_EQ(peer("PersistentKeepalive = off").device.peers[0].persistent_keepalive, 0);
+    EXPECT_EQ(peer("PersistentKeepalive = 0").device.peers[0].persistent_keepalive, 0);
+    EXPECT_EQ(peer("PersistentKeepalive = 65535").device.peers[0].persistent_keepalive, 65535);
+    EXPECT_FALSE(peer("PersistentKeepalive = 65536").ok());
+    EXPECT_FALSE(peer("PersistentKeepalive = 0x10").ok());
+}
+
+TEST(ToolConfig, AllowedIpsForms)
+{
+    auto peer = [](const std::string &body) {
+        return parse_config("[Peer]\nPublicKey = " + std::string(test::kPub2) + "\n" + body + "\n",
+                            "f", test_options(true));
+    };
+    ParseResult r = peer("AllowedIPs = 10.0.0.1, fd00::1, 0.0.0.0/0, ::/0, ::ffff:10.0.0.1/128");
+    ASSERT_TRUE(r.ok());
+    const auto &ips = r.device.peers[0].allowed_ips;
+    ASSERT_EQ(ips.size(), 5u);
+    EXPECT_EQ(ips[0], test::prefix("10.0.0.1", 32));  // no prefix: host route
+    EXPECT_EQ(ips[1], test::prefix("fd00::1", 128));
+    EXPECT_EQ(ips[2], test::prefix("0.0.0.0", 0));
+    EXPECT_EQ(ips[3], test::prefix("::", 0));
+    EXPECT_EQ(ips[4], test::prefix("::ffff:10.0.0.1", 128));
+    EXPECT_TRUE(r.warnings.empty());
+
+    // Empty value: the peer's allowed IPs are replaced by nothing.
+    r = peer("AllowedIPs =");
+    ASSERT_TRUE(r.ok());
+    EXPECT_TRUE(r.device.peers[0].allowed_ips.empty());
+    EXPECT_TRUE(r.device.peers[0].replace_allowed_ips);
+
+    // Host bits: accepted with a warning naming file:line (the kernel masks them).
+    r = peer("AllowedIPs = 10.0.0.1/24");
+    ASSERT_TRUE(r.ok());
+    ASSERT_EQ(r.warnings.size(), 1u);
+    EXPECT_EQ(r.warnings[0],
+              "f:3: warning: AllowedIPs entry `10.0.0.1/24' has host bits set beyond its prefix");
+
+    // +/- prefixes: incremental change, no replace; '-' removes.
+    r = peer("AllowedIPs = +10.0.0.0/24, -10.9.0.0/16");
+    ASSERT_TRUE(r.ok());
+    EXPECT_FALSE(r.device.peers[0].replace_allowed_ips);
+    ASSERT_EQ(r.device.peers[0].allowed_ips.size(), 2u);
+    EXPECT_FALSE(r.device.peers[0].allowed_ips[0].remove);
+    EXPECT_TRUE(r.device.peers[0].allowed_ips[1].remove);
+
+    for (const char *bad : {"10.0.0.1/33", "10.0.0.1/x", "10.0.0/24", "fd00::/129", "fd00:::1",
+                            "10.0.0.1//24", "/24", "+", "10.0.0.1/ 24x", "1.2.3.4.5"})
+        EXPECT_FALSE(peer(std::string("AllowedIPs = ") + bad).ok()) << bad;
+}
+
+TEST(ToolConfig, EndpointForms)
+{
+    auto ep = [](const std::string &v) {
+        return parse_config("[Peer]\nPublicKey = " + std::string(test::kPub2) +
+                                "\nEndpoint = " + v + "\n",
+                            "f", test_options(true));
+    };
+    EXPECT_EQ(ep("192.0.2.1:51820").device.peers[0].endpoint, test::endpoint("192.0.2.1", 51820));
+    EXPECT_EQ(ep("[2001:db8::1]:1").device.peers[0].endpoint, test::endpoint("2001:db8::1", 1));
+    // Unbracketed IPv6: split at the last colon, as wg does.
+    EXPECT_EQ(ep("2001:db8::1:51820").device.peers[0].endpoint,
+              test::endpoint("2001:db8::1", 51820));
+    EXPECT_EQ(ep("vpn.example.com:51820").device.peers[0].endpoint,
+              test::endpoint("192.0.2.7", 51820));
+    EXPECT_EQ(ep("[v6.example.com]:51820").device.peers[0].endpoint,
+              test::endpoint("2001:db8::7", 51820));
+    for (const char *bad : {"192.0.2.1", "192.0.2.1:", ":51820", "[2001:db8::1]", "[2001:db8::1]51820",
+                            "[2001:db8::1]:", "[]:51820", "[2001:db8::1"}) {
+        ParseResult r = ep(bad);
+        ASSERT_EQ(r.errors.size(), 1u) << bad;
+        EXPECT_EQ(r.errors[0], std::string("f:3: invalid Endpoint `") + bad +
+                                   "': expected HOST:PORT, IPV4:PORT or [IPV6]:PORT");
+    }
+    ParseResult r = ep("unknown.example.net:51820");
+    ASSERT_EQ(r.errors.size(), 1u);
+    EXPECT_EQ(r.errors[0],
+              "f:3: unable to resolve Endpoint `unknown.example.net:51820': Name or service not known");
+}
+
+TEST(ToolConfig, CommentsEverywhereAndNoTrailingNewline)
+{
+    std::string text = "#only a comment\n[Interface]#c\nListenPort=1#c\n#\n[Peer]\n"
+                       "PublicKey = " + std::string(test::kPub3) + "#no newline at end";
+    ParseResult r = parse_config(text, "f", test_options());
+    ASSERT_TRUE(r.ok()) << r.errors[0];
+    EXPECT_EQ(r.device.listen_port, 1);
+    ASSERT_EQ(r.device.peers.size(), 1u);
+    EXPECT_EQ(r.device.peers[0].public_key, key(test::kPub3));
+
+    // An empty file is valid: setconf with it removes every peer and the key.
+    r = parse_config("", "empty", test_options());
+    ASSERT_TRUE(r.ok());
+    EXPECT_TRUE(r.device.replace_peers);
+    EXPECT_TRUE(r.device.peers.empty());
+}
+
+TEST(ToolConfig, KeyErrorsNameTheValue)
+{
+    std::string k = test::kPub2;
+    std::string lowbits = k.substr(0, 42) + "J=";
+    ParseResult r =
+        parse_config("[Peer]\nPublicKey = " + lowbits + "\n", "k.conf", test_options());
+    ASSERT_EQ(r.errors.size(), 2u);  // the bad key, then the peer without a key
+    EXPECT_EQ(r.errors[0], "k.conf:1: [Peer] section without a PublicKey: expected PublicKey = "
+                           "<base64 key>");
+    EXPECT_EQ(r.errors[1], "k.conf:2: invalid PublicKey `" + lowbits +
+                               "': expected a base64 key of 44 characters ending in '=' (as "
+                               "printed by `wgx genkey')");
+}
+
+}  // namespace
+}  // namespace wgx

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+// `wgx set` argument parsing: wg's grammar plus mtu/offload, key files.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "tool_test_util.hpp"
+
+namespace wgx {
+namespace {
+
+using test::key;
+
+class TempFile {
+  public:
+    TempFile(const std::string &content, mode_t mode = 0600)
+    {
+        char tmpl[] = "/tmp/wgx-unit-XXXXXX";
+        int fd = mkstemp(tmpl);
+        EXPECT_GE(fd, 0);
+        path_ = tmpl;
+        EXPECT_EQ(write(fd, content.data(), content.size()), (ssize_t)content.size());
+        fchmod(fd, mode);
+        close(fd);
+    }
+    ~TempFile() { unlink(path_.c_str()); }
+    const std::string &path() const { return path_; }
+
+  private:
+    std::string path_;
+};
+
+ParseResult parse(std::vector<std::string> args)
+{
+    return parse_set_args(args, test::test_options());
+}
+
+TEST(ToolSetArgs, FullCommandLine)
+{
+    TempFile priv(std::string(test::kPriv1) + "\n");
+    TempFile psk(test::kPsk);
+    ParseResult r = parse({"listen-port", "51820", "fwmark", "0x10", "private-key", priv.path(),
+                           "mtu", "1380", "offload", "gso", "off", "offload", "rx-checksum", "on",
+                           "peer", test::kPub2, "preshared-key", psk.path(), "endpoint",
+                           "[2001:db8::1]:51820", "persistent-keepalive", "25", "allowed-ips",
+                           "10.0.0.2/32, fd00::2/128", "peer", test::kPub3, "remove"});
+    ASSERT_TRUE(r.ok()) << r.errors[0];
+    EXPECT_TRUE(r.warnings.empty());
+    const Device &d = r.device;
+    EXPECT_EQ(d.listen_port, 51820);
+    EXPECT_EQ(d.fwmark, 0x10u);
+    EXPECT_EQ(d.private_key, key(test::kPriv1));
+    EXPECT_EQ(d.mtu, 1380u);
+    ASSERT_EQ(d.offloads.size(), 2u);
+    EXPECT_EQ(d.offloads[0], (OffloadSetting{"gso", false}));
+    EXPECT_EQ(d.offloads[1], (OffloadSetting{"rx-checksum", true}));
+    EXPECT_FALSE(d.replace_peers);
+    ASSERT_EQ(d.peers.size(), 2u);
+    const Peer &p = d.peers[0];
+    EXPECT_EQ(p.public_key, key(test::kPub2));
+    EXPECT_EQ(p.preshared_key, key(test::kPsk));
+    EXPECT_EQ(p.endpoint, test::endpoint("2001:db8::1", 51820));
+    EXPECT_EQ(p.persistent_keepalive, 25);
+    EXPECT_TRUE(p.replace_allowed_ips);
+    ASSERT_EQ(p.allowed_ips.size(), 2u);
+    EXPECT_FALSE(p.remove);
+    EXPECT_TRUE(d.peers[1].remove);
+    EXPECT_FALSE(d.peers[1].replace_allowed_ips);
+}
+
+TEST(ToolSetArgs, OnlyWhatIsGivenIsSet)
+{
+    ParseResult r = parse({"peer", test::kPub2, "persistent-keepalive", "off"});
+    ASSERT_TRUE(r.ok());
+    EXPECT_FALSE(r.device.private_key);
+    EXPECT_FALSE(r.device.listen_port);
+    EXPECT_FALSE(r.device.fwmark);
+    EXPECT_FALSE(r.device.mtu);
+    const Peer &p = r.device.peers[0];
+    EXPECT_EQ(p.persistent_keepalive, 0);
+    EXPECT_FALSE(p.endpoint);
+    EXPECT_FALSE(p.preshared_key);
+    EXPECT_FALSE(p.replace_allowed_ips);  // allowed-ips not given: keep them
+    EXPECT_TRUE(parse({}).ok());	       // `wgx set wg0` alone is a valid no-op
+}
+
+TEST(ToolSetArgs, AllowedIpsEmptyAndIncremental)
+{
+    ParseResult r = parse({"peer", test::kPub2, "allowed-ips", ""});
+    ASSERT_TRUE(r.ok());
+    EXPECT_TRUE(r.device.peers[0].replace_allowed_ips);
+    EXPECT_TRUE(r.device.peers[0].allowed_ips.empty());
+
+    r = parse({"peer", test::kPub2, "allowed-ips", "+10.0.0.3/32,-10.0.0.4/32"});
+    ASSERT_TRUE(r.ok());
+    EXPECT_FALSE(r.device.peers[0].replace_allowed_ips);
+    ASSERT_EQ(r.device.peers[0].allowed_ips.size(), 2u);
+    EXPECT_FALSE(r.device.peers[0].allowed_ips[0].remove);
+    EXPECT_TRUE(r.device.peers[0].allowed_ips[1].remove);
+}
+
+TEST(ToolSetArgs, ErrorsNameArgumentAndExpectation)
+{
+    struct Case {
+        std::vector<std::string> args;
+        std::string message;
+    };
+    const std::string pk = test::kPub2;
+    const std::vector<Case> cases = {
+        {{"listen-port", "x"},
+         "invalid listen-port `x': expected a port number 0-65535, a UDP service name or \"off\""},
+        {{"listen-port"}, "`listen-port' needs a value"},
+        {{"fwmark", "0xgg"},
+         "invalid fwmark `0xgg': expected \"off\" or a number 0-0xffffffff (decimal or "
+         "0x-prefixed hexadecimal)"},
+        {{"mtu", "20"}, "invalid mtu `20': expected an MTU in bytes 68-65535"},
+        {{"offload", "tso", "on"},
+         "invalid offload `tso': expected gso, gro, tx-checksum or rx-checksum"},
+        {{"offload", "gso", "yes"}, "invalid offload gso setting `yes': expected on or off"},
+        {{"offload", "gso"}, "`offload gso' needs a value: expected on or off"},
+        {{"peer", "nope"},
+         "invalid peer public key `nope': expected a base64 key of 44 characters ending in '='"},
+        {{"peer"}, "`peer' needs a value"},
+        {{"remove"}, "`remove' is a peer setting: expected `peer <base64 public key>' before it"},
+        {{"endpoint", "1.2.3.4:5"},
+         "`endpoint' is a peer setting: expected `peer <base64 public key>' before it"},
+        {{"peer", pk, "listen-port", "1"},
+         "`listen-port' is an interface setting and must come before the first `peer'"},
+        {{"peer", pk, "mtu", "1400"},
+         "`mtu' is an interface setting and must come before the first `peer'"},
+        {{"peer", pk, "endpoint", "1.2.3.4"},
+         "invalid endpoint `1.2.3.4': expected HOST:PORT, IPV4:PORT or [IPV6]:PORT"},
+        {{"peer", pk, "endpoint", "bad.example.org:1"},
+         "unable to resolve endpoint `bad.example.org:1': Name or service not known"},
+        {{"peer", pk, "persistent-keepalive", "70000"},
+         "invalid persistent-keepalive `70000': expected \"off\" or an interval in seconds 0-65535"},
+        {{"peer", pk, "allowed-ips", "10.0.0.1/32,10.0.0.0/40"},
+         "invalid allowed-ips entry `10.0.0.0/40': expected ADDRESS[/PREFIX] with an IPv4 "
+         "address and prefix 0-32 or an IPv6 address and prefix 0-128"},
+        {{"bogus"},
+         "invalid argument `bogus': expected listen-port, fwmark, private-key, mtu, offload or peer"},
+        {{"peer", pk, "bogus"},
+         "invalid argument `bogus': expected a peer setting (remove, preshared-key, endpoint, "
+         "persistent-keepalive, allowed-ips) or `peer'"},
+        {{"private-key", "/nonexistent/key"},
+         "private-key: unable to open key file `/nonexistent/key': No such file or directory"},
+    };
+    for (const Case &c : cases) {
+        ParseResult r = parse(c.args);
+        ASSERT_EQ(r.errors.size(), 1u) << c.message;
+        EXPECT_EQ(r.errors[0], c.message);
+        EXPECT_TRUE(r.device.peers.empty());
+    }
+}
+
+TEST(ToolSetArgs, KeyFiles)
+{
+    std::vector<std::string> warnings;
+    std::string err;
+    Key k;
+
+    TempFile good(std::string(test::kPriv1) + " \n\t\n");
+    ASSERT_TRUE(read_key_file(good.path(), k, err, warnings)) << err;
+    EXPECT_EQ(k, key(test::kPriv1));
+    EXPECT_TRUE(warnings.empty());
+
+    // An empty file (or /dev/null) is the all-zero key: "remove".
+    TempFile empty("");
+    ASSERT_TRUE(read_key_file(empty.path(), k, err, warnings));
+    EXPECT_TRUE(key_is_zero(k));
+    ASSERT_TRUE(read_key_file("/dev/null", k, err, warnings));
+    EXPECT_TRUE(key_is_zero(k));
+    EXPECT_TRUE(warnings.empty());  // /dev/null is not a regular file
+
+    TempFile trailing(std::string(test::kPriv1) + "x");
+    EXPECT_FALSE(read_key_file(trailing.path(), k, err, warnings));
+    EXPECT_EQ(err, "key file `" + trailing.path() +
+                       "' has a trailing character `x' after the key: expected only whitespace");
+    EXPECT_TRUE(key_is_zero(k));
+
+    TempFile shortkey("abc\n");
+    EXPECT_FALSE(read_key_file(shortkey.path(), k, err, warnings));
+    EXPECT_EQ(err, "key file `" + shortkey.path() +
+                       "' is too short: expected a 44-character base64 key");
+
+    TempFile badchars(std::string(43, '-') + "=");
+    EXPECT_FALSE(read_key_file(badchars.path(), k, err, warnings));
+    EXPECT_EQ(err, "key file `" + badchars.path() +
+                       "' does not hold a valid key: expected 44 base64 characters ending in '='");
+
+    TempFile world(std::string(test::kPriv1) + "\n", 0644);
+    ASSERT_TRUE(read_key_file(world.path(), k, err, warnings));
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_EQ(warnings[0], "Warning: `" + world.path() + "' is world accessible");
+
+    // set passes key-file warnings through.
+    ParseResult r = parse({"private-key", world.path()});
+    ASSERT_TRUE(r.ok());
+    ASSERT_EQ(r.warnings.size(), 1u);
+}
+
+TEST(ToolSetArgs, WorldAccessibleWarningRule)
+{
+    EXPECT_EQ(world_accessible_warning("k", 0100600, true), "");
+    EXPECT_EQ(world_accessible_warning("k", 0100640, true), "");
+    EXPECT_EQ(world_accessible_warning("k", 0100604, true), "Warning: `k' is world accessible");
+    EXPECT_EQ(world_accessible_warning("k", 0100601, true), "Warning: `k' is world accessible");
+    EXPECT_EQ(world_accessible_warning("k", 0020666, false), "");
+}
+
+}  // namespace
+}  // namespace wgx
