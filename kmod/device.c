@@ -3,53 +3,92 @@
  * device.c - the wgx net_device and its rtnl_link_ops ("ip link add wgx0 type wgx").
  *
  * The device is a layer-3 point-to-point interface without ARP, like
- * WireGuard's.  It is multi-queue: one tx queue per possible CPU, so that the
- * stack's XPS keeps each flow on the queue (and the worker) of one CPU.
+ * WireGuard's.  It is multi-queue: one tx queue per possible CPU, with the
+ * XPS map sending CPU i's packets to queue i, whose encryption worker runs on
+ * CPU i (queueing.h).  It keeps a qdisc, so a full worker ring stops its
+ * queue instead of dropping.
  */
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/if_arp.h>
-#include <linux/icmp.h>
-#include <linux/icmpv6.h>
-#include <linux/ip.h>
 #include <linux/ipv6.h>
-#include <net/icmp.h>
-#include <net/rtnetlink.h>
+#include <net/ip.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
 #include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <net/rtnetlink.h>
 
 #include "device.h"
+#include "peer.h"
+#include "peerlookup.h"
+#include "queueing.h"
+#include "send.h"
+#include "socket.h"
+#include "timers.h"
+
+/* Every wgx device, for the namespace exit hook.  Under rtnl. */
+static LIST_HEAD(wgx_device_list);
+
+/* Sources tracked by each device's handshake ratelimiter. */
+#define WGX_RATELIMITER_CAPACITY 4096
+
+u64 wgx_device_stats_read(struct wgx_device *wgx, enum wgx_device_stat stat)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(wgx->stats, cpu)->v[stat]);
+	return sum;
+}
 
 static int wgx_open(struct net_device *dev)
 {
+	struct wgx_device *wgx = netdev_priv(dev);
+	struct wgx_peer *peer;
+	int ret;
+
+	mutex_lock(&wgx->device_update_lock);
+	if (!rcu_access_pointer(wgx->creating_net)) {
+		/* The namespace holding our sockets is gone. */
+		ret = -ENONET;
+		goto out;
+	}
+	ret = wgx_socket_init(wgx, wgx->incoming_port);
+	if (ret < 0)
+		goto out;
 	netif_tx_start_all_queues(dev);
-	return 0;
+	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
+		if (peer->persistent_keepalive_interval)
+			wgx_send_keepalive(peer);
+	}
+out:
+	mutex_unlock(&wgx->device_update_lock);
+	return ret;
 }
 
 static int wgx_stop(struct net_device *dev)
 {
-	netif_tx_stop_all_queues(dev);
-	return 0;
-}
+	struct wgx_device *wgx = netdev_priv(dev);
+	struct wgx_peer *peer;
 
-/*
- * Tell the sender its packet had nowhere to go, as WireGuard does when no peer
- * owns the destination: ICMP host unreachable (v4) / address unreachable (v6).
- */
-static void wgx_xmit_unreachable(struct sk_buff *skb)
-{
-	if (skb->protocol == htons(ETH_P_IP))
-		icmp_ndo_send(skb, ICMP_DEST_UNREACH, ICMP_HOST_UNREACH, 0);
-	else if (skb->protocol == htons(ETH_P_IPV6))
-		icmpv6_ndo_send(skb, ICMPV6_DEST_UNREACH, ICMPV6_ADDR_UNREACH, 0);
+	netif_tx_stop_all_queues(dev);
+	mutex_lock(&wgx->device_update_lock);
+	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
+		wgx_timers_peer_stop(peer);
+		wgx_peer_clear_keypairs(peer);
+		wgx_peer_clear_handshake(peer);
+		wgx_peer_purge_staged(peer);
+	}
+	wgx_socket_reinit(wgx, NULL, NULL);
+	mutex_unlock(&wgx->device_update_lock);
+	return 0;
 }
 
 static netdev_tx_t wgx_xmit(struct sk_buff *skb, struct net_device *dev)
 {
-	/* No peer owns any destination yet: the datapath adds peer lookup here. */
-	wgx_xmit_unreachable(skb);
-	DEV_STATS_INC(dev, tx_errors);
-	kfree_skb(skb);
-	return NETDEV_TX_OK;
+	return wgx_send_xmit(skb, dev);
 }
 
 static const struct net_device_ops wgx_netdev_ops = {
@@ -59,12 +98,96 @@ static const struct net_device_ops wgx_netdev_ops = {
 	.ndo_get_stats64	= dev_get_tstats64,
 };
 
+int wgx_device_set_private_key(struct wgx_device *wgx, const u8 *private_key)
+{
+	u8 public_key[WGX_KEY_LEN];
+	struct wgx_peer *peer;
+	bool has_key;
+	int ret;
+
+	lockdep_assert_held(&wgx->device_update_lock);
+	down_write(&wgx->identity_lock);
+	ret = wgx_noise_identity_set_private_key(wgx->identity, private_key);
+	has_key = wgx_noise_identity_get_keys(wgx->identity, public_key, NULL);
+	spin_lock_bh(&wgx->cookie_lock);
+	wgx_cookie_checker_set_identity(wgx->cookie_checker, wgx->identity);
+	spin_unlock_bh(&wgx->cookie_lock);
+	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
+		spin_lock_bh(&peer->handshake_lock);
+		wgx_noise_handshake_precompute(peer->handshake);
+		spin_unlock_bh(&peer->handshake_lock);
+	}
+	up_write(&wgx->identity_lock);
+
+	/* A device is never its own peer. */
+	if (has_key) {
+		peer = wgx_pubkey_hashtable_lookup(wgx->peer_hashtable, public_key);
+		if (peer) {
+			wgx_peer_put(peer);
+			wgx_peer_remove(peer);
+		}
+	}
+	/* Sessions of the old identity end now: peers must handshake anew. */
+	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
+		wgx_peer_clear_keypairs(peer);
+		wgx_peer_clear_handshake(peer);
+	}
+	memzero_explicit(public_key, sizeof(public_key));
+	return ret ? -EINVAL : 0;
+}
+
+int wgx_device_set_listen_port(struct wgx_device *wgx, u16 port)
+{
+	int ret = 0;
+
+	lockdep_assert_held(&wgx->device_update_lock);
+	if (port == wgx->incoming_port && rcu_access_pointer(wgx->sock4))
+		return 0;
+	if (netif_running(wgx->dev))
+		ret = wgx_socket_init(wgx, port);
+	if (!ret)
+		wgx->incoming_port = port ? port : wgx->incoming_port;
+	return ret;
+}
+
+static void wgx_ratelimiter_gc_worker(struct work_struct *work)
+{
+	struct wgx_device *wgx = container_of(work, struct wgx_device, ratelimiter_gc.work);
+
+	spin_lock_bh(&wgx->ratelimiter_lock);
+	wgx_ratelimiter_gc(wgx->ratelimiter, wgx_timers_clock_ns());
+	spin_unlock_bh(&wgx->ratelimiter_lock);
+	queue_delayed_work(system_power_efficient_wq, &wgx->ratelimiter_gc, HZ);
+}
+
 static void wgx_destruct(struct net_device *dev)
 {
 	struct wgx_device *wgx = netdev_priv(dev);
 
-	put_net(wgx->creating_net);
+	rtnl_lock();
+	list_del(&wgx->device_list);
+	rtnl_unlock();
+
+	mutex_lock(&wgx->device_update_lock);
+	rcu_assign_pointer(wgx->creating_net, NULL);
+	wgx_socket_reinit(wgx, NULL, NULL);
+	wgx_peer_remove_all(wgx);
+	mutex_unlock(&wgx->device_update_lock);
+
+	cancel_delayed_work_sync(&wgx->ratelimiter_gc);
+	wgx_queueing_uninit(wgx);
+	/* Keypair and peer frees are RCU callbacks that use the index table. */
+	rcu_barrier();
+	wgx_ratelimiter_destroy(wgx->ratelimiter);
+	wgx_allowedips_destroy(wgx->allowedips);
+	wgx_cookie_checker_destroy(wgx->cookie_checker);
+	wgx_noise_identity_destroy(wgx->identity);
+	kvfree(wgx->index_hashtable);
+	kvfree(wgx->peer_hashtable);
+	gro_cells_destroy(&wgx->gro_cells);
+	free_percpu(wgx->stats);
 	free_percpu(dev->tstats);
+	netdev_dbg(dev, "destroyed\n");
 }
 
 static void wgx_setup(struct net_device *dev)
@@ -77,18 +200,17 @@ static void wgx_setup(struct net_device *dev)
 	dev->header_ops = NULL;
 	dev->hard_header_len = 0;
 	dev->addr_len = 0;
-	dev->needed_headroom = sizeof(struct ipv6hdr) + WGX_MESSAGE_OVERHEAD - 16;
-	dev->needed_tailroom = 16 + 15; /* Poly1305 tag + padding to 16 */
+	dev->needed_headroom = WGX_SEND_HEADROOM;
+	dev->needed_tailroom = WGX_AEAD_TAG_LEN + WGX_MSG_PADDING_MULTIPLE;
 	dev->type = ARPHRD_NONE;
 	dev->flags = IFF_POINTOPOINT | IFF_NOARP;
-	dev->priv_flags |= IFF_NO_QUEUE;
-	dev->features |= NETIF_F_LLTX;
 	dev->features |= WGX_FEATURES;
 	dev->hw_features |= WGX_FEATURES;
 	dev->hw_enc_features |= WGX_FEATURES;
 	dev->mtu = WGX_DEFAULT_MTU;
 	dev->min_mtu = IPV4_MIN_MTU;
 	dev->max_mtu = IP_MAX_MTU - sizeof(struct ipv6hdr) - WGX_MESSAGE_OVERHEAD;
+	dev->tx_queue_len = 1000;
 	dev->needs_free_netdev = true;
 	dev->priv_destructor = wgx_destruct;
 	netif_keep_dst(dev);
@@ -97,32 +219,90 @@ static void wgx_setup(struct net_device *dev)
 	wgx->dev = dev;
 }
 
+/* Map CPU i to tx queue i, the queue whose worker runs on CPU i. */
+static void wgx_set_xps(struct net_device *dev)
+{
+	struct wgx_device *wgx = netdev_priv(dev);
+	unsigned int i;
+
+	for (i = 0; i < dev->real_num_tx_queues; ++i)
+		netif_set_xps_queue(dev, cpumask_of(wgx->txqs[i].cpu), i);
+}
+
 static int wgx_newlink(struct net *src_net, struct net_device *dev, struct nlattr *tb[],
 		       struct nlattr *data[], struct netlink_ext_ack *extack)
 {
 	struct wgx_device *wgx = netdev_priv(dev);
-	int ret;
+	int ret = -ENOMEM;
 
-	wgx->creating_net = get_net(src_net);
+	rcu_assign_pointer(wgx->creating_net, src_net);
 	mutex_init(&wgx->device_update_lock);
+	init_rwsem(&wgx->identity_lock);
+	spin_lock_init(&wgx->cookie_lock);
+	spin_lock_init(&wgx->ratelimiter_lock);
+	INIT_LIST_HEAD(&wgx->peer_list);
+	INIT_DELAYED_WORK(&wgx->ratelimiter_gc, wgx_ratelimiter_gc_worker);
 
 	dev->tstats = netdev_alloc_pcpu_stats(struct pcpu_sw_netstats);
-	if (!dev->tstats) {
-		ret = -ENOMEM;
-		goto err_put_net;
-	}
+	if (!dev->tstats)
+		goto err;
+	wgx->stats = alloc_percpu(struct wgx_device_stats);
+	if (!wgx->stats)
+		goto err_tstats;
+	wgx->identity = wgx_noise_identity_create(true);
+	if (!wgx->identity)
+		goto err_stats;
+	wgx->cookie_checker = wgx_cookie_checker_create(true);
+	if (!wgx->cookie_checker)
+		goto err_identity;
+	wgx->allowedips = wgx_allowedips_create();
+	if (!wgx->allowedips)
+		goto err_cookie;
+	wgx->peer_hashtable = wgx_pubkey_hashtable_alloc();
+	if (!wgx->peer_hashtable)
+		goto err_allowedips;
+	wgx->index_hashtable = wgx_index_hashtable_alloc();
+	if (!wgx->index_hashtable)
+		goto err_peer_hashtable;
+	wgx->ratelimiter = wgx_ratelimiter_create(WGX_RATELIMITER_CAPACITY);
+	if (!wgx->ratelimiter)
+		goto err_index_hashtable;
+	ret = gro_cells_init(&wgx->gro_cells, dev);
+	if (ret < 0)
+		goto err_ratelimiter;
+	ret = wgx_queueing_init(wgx);
+	if (ret < 0)
+		goto err_gro;
 
 	ret = register_netdevice(dev);
 	if (ret < 0)
-		goto err_free_tstats;
+		goto err_queueing;
+	wgx_set_xps(dev);
+	list_add(&wgx->device_list, &wgx_device_list);
+	queue_delayed_work(system_power_efficient_wq, &wgx->ratelimiter_gc, HZ);
 	return 0;
 
-err_free_tstats:
+err_queueing:
+	wgx_queueing_uninit(wgx);
+err_gro:
+	gro_cells_destroy(&wgx->gro_cells);
+err_ratelimiter:
+	wgx_ratelimiter_destroy(wgx->ratelimiter);
+err_index_hashtable:
+	kvfree(wgx->index_hashtable);
+err_peer_hashtable:
+	kvfree(wgx->peer_hashtable);
+err_allowedips:
+	wgx_allowedips_destroy(wgx->allowedips);
+err_cookie:
+	wgx_cookie_checker_destroy(wgx->cookie_checker);
+err_identity:
+	wgx_noise_identity_destroy(wgx->identity);
+err_stats:
+	free_percpu(wgx->stats);
+err_tstats:
 	free_percpu(dev->tstats);
-	dev->tstats = NULL;
-err_put_net:
-	put_net(wgx->creating_net);
-	wgx->creating_net = NULL;
+err:
 	return ret;
 }
 
@@ -141,13 +321,53 @@ static struct rtnl_link_ops wgx_link_ops __read_mostly = {
 	.get_num_rx_queues	= wgx_get_num_queues,
 };
 
+bool wgx_device_is_wgx(const struct net_device *dev)
+{
+	return dev->rtnl_link_ops == &wgx_link_ops;
+}
+
+/*
+ * The namespace that holds a device's sockets is going away while the device
+ * lives on in another one: close the sockets; the device stays down until it
+ * is deleted (there is no namespace left to bind in).
+ */
+static void __net_exit wgx_netns_pre_exit(struct net *net)
+{
+	struct wgx_device *wgx;
+
+	rtnl_lock();
+	list_for_each_entry(wgx, &wgx_device_list, device_list) {
+		if (rcu_access_pointer(wgx->creating_net) != net)
+			continue;
+		netif_carrier_off(wgx->dev);
+		mutex_lock(&wgx->device_update_lock);
+		rcu_assign_pointer(wgx->creating_net, NULL);
+		wgx_socket_reinit(wgx, NULL, NULL);
+		mutex_unlock(&wgx->device_update_lock);
+	}
+	rtnl_unlock();
+}
+
+static struct pernet_operations wgx_netns_ops = {
+	.pre_exit = wgx_netns_pre_exit,
+};
+
 int __init wgx_device_init(void)
 {
-	return rtnl_link_register(&wgx_link_ops);
+	int ret;
+
+	ret = register_pernet_device(&wgx_netns_ops);
+	if (ret)
+		return ret;
+	ret = rtnl_link_register(&wgx_link_ops);
+	if (ret)
+		unregister_pernet_device(&wgx_netns_ops);
+	return ret;
 }
 
 /* Deletes every remaining wgx device in every namespace, then the link kind. */
 void wgx_device_exit(void)
 {
 	rtnl_link_unregister(&wgx_link_ops);
+	unregister_pernet_device(&wgx_netns_ops);
 }

@@ -1,32 +1,140 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * device.h - the wgx network device: rtnl link kind "wgx".
+ * device.h - the wgx network device: rtnl link kind "wgx", and the state a
+ * device owns (identity, peers, lookup tables, sockets, queues).
+ *
+ * Locks, in the order they nest:
+ *   device_update_lock (mutex): configuration (netlink SET_DEVICE), peer
+ *       creation/removal, socket replacement, open/stop.
+ *   identity_lock (rwsem): the static identity; written by private key
+ *       changes, read by handshake processing (process context).
+ *   peer->handshake_lock (spinlock, BH): one peer's core handshake state.
+ *   cookie_lock (spinlock, BH): the cookie checker.
+ *   peer->keypairs_lock, peer->timers_lock, peer->endpoint_lock, the index
+ *       table lock, ratelimiter_lock: leaves, BH-safe.
+ * Readers of peers, keypairs, allowed IPs and sockets use RCU (BH flavour).
  */
 #ifndef WGX_DEVICE_H
 #define WGX_DEVICE_H
 
-#include <linux/netdevice.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/ptr_ring.h>
+#include <linux/rwsem.h>
+#include <linux/workqueue.h>
+#include <net/gro_cells.h>
 
-/* Outer headers the tunnel adds: IPv4 (20) or IPv6 (40), UDP (8), the transport data
- * header (16) and the Poly1305 tag (16).  Whitepaper section 5.4.6. */
+#include <wgx/core.h>
+
+#include "queueing.h"
+
+/* Outer headers the tunnel adds beyond the IP header: UDP (8), the transport
+ * data header (16) and the Poly1305 tag (16).  Whitepaper section 5.4.6. */
 #define WGX_MESSAGE_OVERHEAD	(8 + 16 + 16)
 /* Default MTU (bytes): 1500 minus the IPv6 worst case, as WireGuard uses. */
 #define WGX_DEFAULT_MTU		(ETH_DATA_LEN - 40 - WGX_MESSAGE_OVERHEAD)
+/* Maximum number of peers per device. */
+#define WGX_MAX_PEERS_PER_DEVICE (1U << 20)
+
+/** Per-device counters; mirror enum wgx_device_stats_attribute (minus one). */
+enum wgx_device_stat {
+	WGX_DEVICE_STAT_RX_HANDSHAKE_PACKETS = 0,
+	WGX_DEVICE_STAT_RX_DROP_MALFORMED,
+	WGX_DEVICE_STAT_RX_DROP_MAC1,
+	WGX_DEVICE_STAT_RX_DROP_MAC2,
+	WGX_DEVICE_STAT_RX_DROP_UNKNOWN_PEER,
+	WGX_DEVICE_STAT_RX_DROP_UNKNOWN_INDEX,
+	WGX_DEVICE_STAT_RX_DROP_RATELIMITED,
+	WGX_DEVICE_STAT_RX_DROP_HANDSHAKE_QUEUE,
+	WGX_DEVICE_STAT_COOKIE_REPLIES_TX,
+	WGX_DEVICE_STAT_TX_DROP_NO_PEER,
+	WGX_DEVICE_STAT_UNDER_LOAD_ENTERED,
+	WGX_DEVICE_STAT_COUNT
+};
+
+struct wgx_device_stats {
+	u64 v[WGX_DEVICE_STAT_COUNT];
+};
+
+/** Handshake work item of one CPU. */
+struct wgx_handshake_worker {
+	struct work_struct work;
+	struct wgx_device *wgx;
+};
 
 /**
  * struct wgx_device - private area of a wgx net_device.
- * @dev: the net_device this area belongs to.
  * @creating_net: namespace that created the device; its UDP sockets live there
- *                even after the device moves to another namespace.
- * @device_update_lock: serializes configuration changes (netlink SET_DEVICE,
- *                      open/stop); may sleep.
+ *                even after the device moves.  No reference is held: the pernet
+ *                pre_exit hook clears it (and closes the sockets) when it dies.
+ * @sock4/@sock6: UDP sockets (RCU), replaced under device_update_lock.
+ * @incoming_port: bound UDP port (host order), 0 before the first bind.
+ * @fwmark: mark of outgoing UDP packets (0 = none).
+ * @identity: static keys (core), under identity_lock.
+ * @cookie_checker: MAC1/MAC2 and cookie replies (core), under cookie_lock.
+ * @allowedips: cryptokey routing table (core); lookups under RCU, writes under
+ *              device_update_lock.
+ * @peer_list/@num_peers: all peers, under device_update_lock.
  */
 struct wgx_device {
 	struct net_device *dev;
-	struct net *creating_net;
+	struct net __rcu *creating_net;
+	struct list_head device_list;
 	struct mutex device_update_lock;
+
+	struct sock __rcu *sock4;
+	struct sock __rcu *sock6;
+	u16 incoming_port;
+	u32 fwmark;
+
+	struct rw_semaphore identity_lock;
+	struct wgx_noise_identity *identity;
+	spinlock_t cookie_lock;
+	struct wgx_cookie_checker *cookie_checker;
+
+	struct wgx_allowedips *allowedips;
+	struct list_head peer_list;
+	unsigned int num_peers;
+	u64 peer_ids;
+	struct wgx_pubkey_hashtable *peer_hashtable;
+	struct wgx_index_hashtable *index_hashtable;
+
+	struct gro_cells gro_cells;
+	struct wgx_txq *txqs;
+	struct workqueue_struct *tx_wq;
+	struct workqueue_struct *handshake_wq;
+	struct ptr_ring handshake_ring;
+	atomic_t handshake_ring_len;
+	struct wgx_handshake_worker __percpu *handshake_workers;
+	int handshake_cpu;
+	unsigned long last_under_load;
+
+	spinlock_t ratelimiter_lock;
+	struct wgx_ratelimiter *ratelimiter;
+	struct delayed_work ratelimiter_gc;
+
+	struct wgx_device_stats __percpu *stats;
 };
+
+static inline void wgx_device_stats_inc(struct wgx_device *wgx, enum wgx_device_stat stat)
+{
+	this_cpu_inc(wgx->stats->v[stat]);
+}
+
+/** wgx_device_stats_read - sum of counter @stat over all CPUs. */
+u64 wgx_device_stats_read(struct wgx_device *wgx, enum wgx_device_stat stat);
+
+/** wgx_device_set_private_key - install (or clear with NULL) the static private key and
+ * redo everything that depends on it.  Process context, device_update_lock held. */
+int wgx_device_set_private_key(struct wgx_device *wgx, const u8 *private_key);
+
+/** wgx_device_set_listen_port - rebind the sockets to @port when the device is up.
+ * Process context, device_update_lock held. */
+int wgx_device_set_listen_port(struct wgx_device *wgx, u16 port);
+
+/** wgx_device_is_wgx - true when @dev is a wgx device (netlink checks the kind this way). */
+bool wgx_device_is_wgx(const struct net_device *dev);
 
 int wgx_device_init(void);
 void wgx_device_exit(void);

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * peer.c - peer and keypair lifecycle.  See peer.h for the rules.
+ */
+#include <linux/slab.h>
+#include <linux/rcupdate.h>
+
+#include "device.h"
+#include "peer.h"
+#include "queueing.h"
+#include "send.h"
+#include "timers.h"
+
+static atomic64_t wgx_keypair_ids = ATOMIC64_INIT(0);
+
+struct wgx_peer *wgx_peer_create(struct wgx_device *wgx, const u8 *public_key, const u8 *psk)
+{
+	struct wgx_peer *peer;
+	int ret = -ENOMEM;
+
+	lockdep_assert_held(&wgx->device_update_lock);
+	if (wgx->num_peers >= WGX_MAX_PEERS_PER_DEVICE)
+		return ERR_PTR(-E2BIG);
+
+	peer = kzalloc(sizeof(*peer), GFP_KERNEL);
+	if (unlikely(!peer))
+		return ERR_PTR(-ENOMEM);
+	peer->stats = alloc_percpu(struct wgx_peer_stats);
+	if (unlikely(!peer->stats))
+		goto err_free;
+	if (dst_cache_init(&peer->endpoint_cache, GFP_KERNEL))
+		goto err_stats;
+	down_read(&wgx->identity_lock);
+	peer->handshake = wgx_noise_handshake_create(wgx->identity, public_key, psk, true);
+	up_read(&wgx->identity_lock);
+	if (unlikely(!peer->handshake))
+		goto err_dst_cache;
+
+	peer->wgx = wgx;
+	memcpy(peer->public_key, public_key, WGX_KEY_LEN);
+	peer->internal_id = ++wgx->peer_ids;
+	spin_lock_init(&peer->handshake_lock);
+	peer->handshake_entry.peer = peer;
+	peer->handshake_entry.type = WGX_INDEX_HANDSHAKE;
+	INIT_HLIST_NODE(&peer->handshake_entry.index_hash);
+	INIT_WORK(&peer->initiation_work, wgx_send_initiation_worker);
+	INIT_WORK(&peer->zero_keys_work, wgx_peer_zero_keys_worker);
+	spin_lock_init(&peer->keypairs_lock);
+	rwlock_init(&peer->endpoint_lock);
+	skb_queue_head_init(&peer->staged);
+	wgx_timers_peer_init(peer);
+	kref_init(&peer->refcount);
+	INIT_LIST_HEAD(&peer->peer_list);
+
+	wgx_pubkey_hashtable_add(wgx->peer_hashtable, peer);
+	list_add_tail(&peer->peer_list, &wgx->peer_list);
+	++wgx->num_peers;
+	netdev_dbg(wgx->dev, "peer %llu created\n", peer->internal_id);
+	return peer;
+
+err_dst_cache:
+	dst_cache_destroy(&peer->endpoint_cache);
+err_stats:
+	free_percpu(peer->stats);
+err_free:
+	kfree(peer);
+	return ERR_PTR(ret);
+}
+
+struct wgx_peer *wgx_peer_get_maybe_zero(struct wgx_peer *peer)
+{
+	RCU_LOCKDEP_WARN(!rcu_read_lock_bh_held() && !rcu_read_lock_held(),
+			 "taking a peer reference without RCU");
+	if (unlikely(!peer || !kref_get_unless_zero(&peer->refcount)))
+		return NULL;
+	return peer;
+}
+
+struct wgx_peer *wgx_peer_get(struct wgx_peer *peer)
+{
+	kref_get(&peer->refcount);
+	return peer;
+}
+
+static void wgx_peer_free_rcu(struct rcu_head *rcu)
+{
+	struct wgx_peer *peer = container_of(rcu, struct wgx_peer, rcu);
+
+	dst_cache_destroy(&peer->endpoint_cache);
+	wgx_noise_handshake_destroy(peer->handshake);
+	free_percpu(peer->stats);
+	kfree_sensitive(peer);
+}
+
+static void wgx_peer_release(struct kref *refcount)
+{
+	struct wgx_peer *peer = container_of(refcount, struct wgx_peer, refcount);
+
+	/* Nothing can find the peer any more; readers that still hold a pointer
+	 * obtained it under RCU, so free after a grace period. */
+	call_rcu(&peer->rcu, wgx_peer_free_rcu);
+}
+
+void wgx_peer_put(struct wgx_peer *peer)
+{
+	if (unlikely(!peer))
+		return;
+	kref_put(&peer->refcount, wgx_peer_release);
+}
+
+u64 wgx_peer_stats_read(struct wgx_peer *peer, enum wgx_peer_stat stat)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(peer->stats, cpu)->v[stat]);
+	return sum;
+}
+
+void wgx_peer_purge_staged(struct wgx_peer *peer)
+{
+	struct sk_buff *skb;
+
+	/* Staged packets hold no references (see wgx_send_stage()). */
+	while ((skb = skb_dequeue(&peer->staged)) != NULL) {
+		DEV_STATS_INC(peer->wgx->dev, tx_dropped);
+		kfree_skb(skb);
+	}
+}
+
+/* ---- keypairs ---- */
+
+struct wgx_keypair *wgx_keypair_create(struct wgx_peer *peer, const struct wgx_keypair_keys *keys)
+{
+	struct wgx_keypair *keypair = kzalloc(sizeof(*keypair), GFP_KERNEL);
+
+	if (unlikely(!keypair))
+		return NULL;
+	if (keys)
+		keypair->keys = *keys;
+	keypair->entry.peer = peer;
+	keypair->entry.type = WGX_INDEX_KEYPAIR;
+	INIT_HLIST_NODE(&keypair->entry.index_hash);
+	spin_lock_init(&keypair->replay_lock);
+	wgx_replay_init(&keypair->replay);
+	keypair->internal_id = atomic64_inc_return(&wgx_keypair_ids);
+	kref_init(&keypair->refcount);
+	return keypair;
+}
+
+struct wgx_keypair *wgx_keypair_get(struct wgx_keypair *keypair)
+{
+	if (unlikely(!keypair || !kref_get_unless_zero(&keypair->refcount)))
+		return NULL;
+	return keypair;
+}
+
+static void wgx_keypair_free_rcu(struct rcu_head *rcu)
+{
+	kfree_sensitive(container_of(rcu, struct wgx_keypair, rcu));
+}
+
+static void wgx_keypair_release(struct kref *kref)
+{
+	struct wgx_keypair *keypair = container_of(kref, struct wgx_keypair, refcount);
+
+	wgx_index_hashtable_remove(keypair->entry.peer->wgx->index_hashtable, &keypair->entry);
+	call_rcu(&keypair->rcu, wgx_keypair_free_rcu);
+}
+
+void wgx_keypair_put(struct wgx_keypair *keypair, bool unreference_now)
+{
+	if (unlikely(!keypair))
+		return;
+	/* Stop matching received packets at once, even if senders still hold it. */
+	if (unreference_now)
+		wgx_index_hashtable_remove(keypair->entry.peer->wgx->index_hashtable, &keypair->entry);
+	kref_put(&keypair->refcount, wgx_keypair_release);
+}
+
+#define wgx_keypair_deref(peer, slot) \
+	rcu_dereference_protected((peer)->slot, lockdep_is_held(&(peer)->keypairs_lock))
+
+void wgx_peer_keypair_install(struct wgx_peer *peer, struct wgx_keypair *keypair)
+{
+	struct wgx_keypair *previous, *current_kp, *next;
+
+	spin_lock_bh(&peer->keypairs_lock);
+	previous = wgx_keypair_deref(peer, keypair_previous);
+	current_kp = wgx_keypair_deref(peer, keypair_current);
+	next = wgx_keypair_deref(peer, keypair_next);
+
+	if (keypair->keys.initiator) {
+		/* The initiator uses the new keys at once (whitepaper 5.4.5). */
+		if (next) {
+			/* An unconfirmed responder keypair: it becomes previous, so
+			 * packets the peer sent with it still decrypt. */
+			RCU_INIT_POINTER(peer->keypair_next, NULL);
+			rcu_assign_pointer(peer->keypair_previous, next);
+			wgx_keypair_put(current_kp, true);
+		} else {
+			rcu_assign_pointer(peer->keypair_previous, current_kp);
+		}
+		wgx_keypair_put(previous, true);
+		rcu_assign_pointer(peer->keypair_current, keypair);
+	} else {
+		/* The responder waits for the initiator's first data packet. */
+		rcu_assign_pointer(peer->keypair_next, keypair);
+		wgx_keypair_put(next, true);
+		RCU_INIT_POINTER(peer->keypair_previous, NULL);
+		wgx_keypair_put(previous, true);
+	}
+	spin_unlock_bh(&peer->keypairs_lock);
+}
+
+bool wgx_peer_keypair_received_with(struct wgx_peer *peer, struct wgx_keypair *keypair)
+{
+	struct wgx_keypair *previous;
+	bool confirmed = false;
+
+	if (likely(keypair != rcu_access_pointer(peer->keypair_next)))
+		return false;
+	spin_lock_bh(&peer->keypairs_lock);
+	if (keypair == wgx_keypair_deref(peer, keypair_next)) {
+		previous = wgx_keypair_deref(peer, keypair_previous);
+		rcu_assign_pointer(peer->keypair_previous, wgx_keypair_deref(peer, keypair_current));
+		wgx_keypair_put(previous, true);
+		rcu_assign_pointer(peer->keypair_current, keypair);
+		RCU_INIT_POINTER(peer->keypair_next, NULL);
+		confirmed = true;
+	}
+	spin_unlock_bh(&peer->keypairs_lock);
+	return confirmed;
+}
+
+void wgx_peer_clear_keypairs(struct wgx_peer *peer)
+{
+	struct wgx_keypair *kp[3];
+	int i;
+
+	spin_lock_bh(&peer->keypairs_lock);
+	kp[0] = wgx_keypair_deref(peer, keypair_previous);
+	kp[1] = wgx_keypair_deref(peer, keypair_current);
+	kp[2] = wgx_keypair_deref(peer, keypair_next);
+	RCU_INIT_POINTER(peer->keypair_previous, NULL);
+	RCU_INIT_POINTER(peer->keypair_current, NULL);
+	RCU_INIT_POINTER(peer->keypair_next, NULL);
+	for (i = 0; i < 3; ++i) {
+		if (kp[i]) {
+			WRITE_ONCE(kp[i]->sending_valid, false);
+			WRITE_ONCE(kp[i]->receiving_valid, false);
+		}
+		wgx_keypair_put(kp[i], true);
+	}
+	spin_unlock_bh(&peer->keypairs_lock);
+}
+
+void wgx_peer_clear_handshake(struct wgx_peer *peer)
+{
+	spin_lock_bh(&peer->handshake_lock);
+	wgx_index_hashtable_remove(peer->wgx->index_hashtable, &peer->handshake_entry);
+	wgx_noise_handshake_clear(peer->handshake);
+	spin_unlock_bh(&peer->handshake_lock);
+}
+
+void wgx_peer_zero_keys_worker(struct work_struct *work)
+{
+	struct wgx_peer *peer = container_of(work, struct wgx_peer, zero_keys_work);
+
+	netdev_dbg(peer->wgx->dev, "peer %llu: zeroing keys after 3 x REJECT_AFTER_TIME\n",
+		   peer->internal_id);
+	wgx_peer_clear_keypairs(peer);
+	wgx_peer_clear_handshake(peer);
+	wgx_peer_put(peer);
+}
+
+void wgx_peer_schedule_zero_keys(struct wgx_peer *peer)
+{
+	wgx_peer_get(peer);
+	if (!queue_work(peer->wgx->handshake_wq, &peer->zero_keys_work))
+		wgx_peer_put(peer);
+}
+
+/* ---- removal ---- */
+
+/* Step 1 of removal: make the peer unreachable for new lookups. */
+static void wgx_peer_unpublish(struct wgx_peer *peer)
+{
+	struct wgx_device *wgx = peer->wgx;
+
+	wgx_allowedips_remove_by_peer(wgx->allowedips, peer);
+	wgx_pubkey_hashtable_remove(wgx->peer_hashtable, peer);
+	WRITE_ONCE(peer->is_dead, true);
+	list_del_init(&peer->peer_list);
+	--wgx->num_peers;
+}
+
+/* Step 2, after a grace period: stop everything the peer still runs, drop the list's reference. */
+static void wgx_peer_shutdown(struct wgx_peer *peer)
+{
+	wgx_peer_clear_keypairs(peer);
+	wgx_peer_clear_handshake(peer);
+	wgx_timers_peer_stop(peer);
+	if (cancel_work_sync(&peer->initiation_work))
+		wgx_peer_put(peer);
+	if (cancel_work_sync(&peer->zero_keys_work))
+		wgx_peer_put(peer);
+	wgx_peer_purge_staged(peer);
+	netdev_dbg(peer->wgx->dev, "peer %llu removed\n", peer->internal_id);
+	wgx_peer_put(peer);
+}
+
+void wgx_peer_remove(struct wgx_peer *peer)
+{
+	if (unlikely(!peer))
+		return;
+	lockdep_assert_held(&peer->wgx->device_update_lock);
+	wgx_peer_unpublish(peer);
+	/* Every RCU reader that found the peer before is done now. */
+	synchronize_net();
+	wgx_peer_shutdown(peer);
+}
+
+void wgx_peer_remove_all(struct wgx_device *wgx)
+{
+	struct wgx_peer *peer, *tmp;
+	LIST_HEAD(dead);
+
+	lockdep_assert_held(&wgx->device_update_lock);
+	list_for_each_entry_safe(peer, tmp, &wgx->peer_list, peer_list) {
+		wgx_peer_unpublish(peer);
+		list_add_tail(&peer->peer_list, &dead);
+	}
+	/* One grace period for all of them. */
+	synchronize_net();
+	list_for_each_entry_safe(peer, tmp, &dead, peer_list) {
+		list_del_init(&peer->peer_list);
+		wgx_peer_shutdown(peer);
+	}
+}

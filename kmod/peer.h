@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * peer.h - peers and keypairs: lifecycle, reference counting and RCU.
+ *
+ * Lifetime rules:
+ *  - A peer is created and removed under the device's device_update_lock.
+ *    Removal unpublishes it (allowed IPs, pubkey table, index table, peer
+ *    list), marks it dead, stops its timers and work, waits for an RCU grace
+ *    period and drops the list's reference; the memory goes when the last
+ *    reference does (kref; freed after another grace period).
+ *  - Packets in flight hold a peer reference (skb cb) and a keypair reference.
+ *  - Keypairs (current/previous/next) are RCU pointers changed under
+ *    keypairs_lock; a keypair holds a reference to its peer and is freed
+ *    after a grace period when its last reference goes.
+ *  - The handshake state (core) is guarded by handshake_lock (a spinlock, BH):
+ *    the core never sleeps.  Take identity_lock (read) before it.
+ */
+#ifndef WGX_PEER_H
+#define WGX_PEER_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/skbuff.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include <net/dst_cache.h>
+
+#include <wgx/core.h>
+#include <uapi/linux/wgx.h>
+
+#include "peerlookup.h"
+#include "socket.h"
+
+struct wgx_device;
+
+/**
+ * struct wgx_keypair - one session's keys (whitepaper 5.4.5) and its state.
+ * @entry: our receiver index in the device's index table.
+ * @keys: keys, indices, role and birth time from the core (secret).
+ * @sending_counter: next nonce to send; atomic, shared by all tx queues.
+ * @replay_lock: serializes @replay (receive on many CPUs).
+ * @sending_valid/@receiving_valid: cleared when the keypair expires or is zeroed.
+ */
+struct wgx_keypair {
+	struct wgx_index_entry entry;
+	struct wgx_keypair_keys keys;
+	atomic64_t sending_counter;
+	spinlock_t replay_lock;
+	struct wgx_replay replay;
+	bool sending_valid;
+	bool receiving_valid;
+	u64 internal_id;
+	struct kref refcount;
+	struct rcu_head rcu;
+};
+
+/** Per-peer counters; the first WGX_PEER_STATS_A_MAX mirror enum wgx_peer_stats_attribute. */
+enum wgx_peer_stat {
+	WGX_PEER_STAT_RX_BYTES = 0,	/* UDP payload bytes received, authenticated */
+	WGX_PEER_STAT_TX_BYTES,		/* UDP payload bytes sent */
+	WGX_PEER_STAT_RX_PACKETS,
+	WGX_PEER_STAT_TX_PACKETS,
+	WGX_PEER_STAT_RX_DROP_AUTH,
+	WGX_PEER_STAT_RX_DROP_REPLAY,
+	WGX_PEER_STAT_RX_DROP_ALLOWEDIPS,
+	WGX_PEER_STAT_RX_DROP_NO_KEYPAIR,
+	WGX_PEER_STAT_RX_DROP_MALFORMED,
+	WGX_PEER_STAT_TX_DROP_STAGED_OVERFLOW,
+	WGX_PEER_STAT_TX_DROP_NO_ENDPOINT,
+	WGX_PEER_STAT_TX_DROP_ERROR,
+	WGX_PEER_STAT_HANDSHAKE_INITIATIONS_TX,
+	WGX_PEER_STAT_HANDSHAKE_INITIATIONS_RX,
+	WGX_PEER_STAT_HANDSHAKE_RESPONSES_TX,
+	WGX_PEER_STAT_HANDSHAKE_RESPONSES_RX,
+	WGX_PEER_STAT_COOKIE_REPLIES_RX,
+	WGX_PEER_STAT_HANDSHAKES_COMPLETED,
+	WGX_PEER_STAT_HANDSHAKE_TIMEOUTS,
+	WGX_PEER_STAT_HANDSHAKE_DROP_INVALID,
+	WGX_PEER_STAT_KEEPALIVES_TX,
+	WGX_PEER_STAT_KEEPALIVES_RX,
+	WGX_PEER_STAT_COUNT
+};
+
+struct wgx_peer_stats {
+	u64 v[WGX_PEER_STAT_COUNT];
+};
+
+/**
+ * struct wgx_peer - a remote WireGuard peer.
+ * @public_key: its static public key (32 bytes, immutable).
+ * @handshake: core handshake state, under @handshake_lock.
+ * @handshake_entry: index of the initiation/response in progress.
+ * @endpoint: where it is (see socket.h), under @endpoint_lock.
+ * @staged: packets waiting for a keypair (bounded by WGX_STAGED_MAX, oldest dropped).
+ * @timer_state/@timers: core timer state machine and its kernel timers, under @timers_lock.
+ * @stats: per-CPU counters (enum wgx_peer_stat), summed on read.
+ * @walltime_last_handshake: real time of the last completed handshake (netlink).
+ */
+struct wgx_peer {
+	struct wgx_device *wgx;
+	u8 public_key[WGX_KEY_LEN];
+	u64 internal_id;
+	struct list_head peer_list;
+	struct hlist_node pubkey_hash;
+
+	spinlock_t handshake_lock;
+	struct wgx_noise_handshake *handshake;
+	struct wgx_index_entry handshake_entry;
+	struct work_struct initiation_work;
+	atomic_t initiation_is_retry;
+
+	spinlock_t keypairs_lock;
+	struct wgx_keypair __rcu *keypair_current;
+	struct wgx_keypair __rcu *keypair_previous;
+	struct wgx_keypair __rcu *keypair_next;
+
+	rwlock_t endpoint_lock;
+	struct wgx_endpoint endpoint;
+	struct dst_cache endpoint_cache;
+
+	struct sk_buff_head staged;
+	struct work_struct zero_keys_work;
+
+	spinlock_t timers_lock;
+	struct wgx_timers timer_state;
+	struct timer_list timers[WGX_TIMER_COUNT];
+	u16 persistent_keepalive_interval;
+
+	struct wgx_peer_stats __percpu *stats;
+	struct timespec64 walltime_last_handshake;
+
+	bool is_dead;
+	struct kref refcount;
+	struct rcu_head rcu;
+};
+
+/**
+ * wgx_peer_create - a new peer with static public key @public_key (32 bytes) and
+ * optional preshared key @psk (NULL = none), published in the device's peer
+ * list and pubkey table.  Context: process, device_update_lock held.
+ * Returns the peer (the list owns its reference) or ERR_PTR(-ENOMEM / -E2BIG).
+ */
+struct wgx_peer *wgx_peer_create(struct wgx_device *wgx, const u8 *public_key, const u8 *psk);
+/** wgx_peer_remove - unpublish, stop and release a peer.  Process, device_update_lock held; sleeps. */
+void wgx_peer_remove(struct wgx_peer *peer);
+/** wgx_peer_remove_all - remove every peer of @wgx (batched grace periods). */
+void wgx_peer_remove_all(struct wgx_device *wgx);
+
+/** wgx_peer_get_maybe_zero - take a reference unless @peer is NULL or dying.  RCU read side. */
+struct wgx_peer *wgx_peer_get_maybe_zero(struct wgx_peer *peer);
+struct wgx_peer *wgx_peer_get(struct wgx_peer *peer);
+void wgx_peer_put(struct wgx_peer *peer);
+
+/** wgx_peer_stats_add - add @n to counter @stat.  Any context. */
+static inline void wgx_peer_stats_add(struct wgx_peer *peer, enum wgx_peer_stat stat, u64 n)
+{
+	this_cpu_add(peer->stats->v[stat], n);
+}
+
+static inline void wgx_peer_stats_inc(struct wgx_peer *peer, enum wgx_peer_stat stat)
+{
+	wgx_peer_stats_add(peer, stat, 1);
+}
+
+/** wgx_peer_count_tx - account one datagram of @len bytes sent to @peer. */
+static inline void wgx_peer_count_tx(struct wgx_peer *peer, size_t len)
+{
+	wgx_peer_stats_add(peer, WGX_PEER_STAT_TX_BYTES, len);
+}
+
+/** wgx_peer_stats_read - sum of counter @stat over all CPUs. */
+u64 wgx_peer_stats_read(struct wgx_peer *peer, enum wgx_peer_stat stat);
+
+/** wgx_peer_purge_staged - drop every staged packet (handshake gave up). */
+void wgx_peer_purge_staged(struct wgx_peer *peer);
+/** wgx_peer_zero_keys_worker - work function of zero_keys_work (holds a peer reference). */
+void wgx_peer_zero_keys_worker(struct work_struct *work);
+/** wgx_peer_schedule_zero_keys - zero keypairs and handshake soon, in process context. */
+void wgx_peer_schedule_zero_keys(struct wgx_peer *peer);
+/** wgx_peer_clear_keypairs - expire and drop every keypair now (key change, removal). */
+void wgx_peer_clear_keypairs(struct wgx_peer *peer);
+/** wgx_peer_clear_handshake - forget a handshake in progress and its index. */
+void wgx_peer_clear_handshake(struct wgx_peer *peer);
+
+/**
+ * wgx_peer_keypair_install - install a freshly derived keypair (whitepaper 5.4.5,
+ * 6.1): the initiator makes it current at once (previous <- current); the
+ * responder keeps it as next until the first transport data confirms it.
+ * Takes keypairs_lock.  @keypair's reference moves to the peer.
+ */
+void wgx_peer_keypair_install(struct wgx_peer *peer, struct wgx_keypair *keypair);
+/**
+ * wgx_peer_keypair_received_with - transport data arrived with @keypair: if it
+ * is the peer's next keypair, it becomes current (responder confirmation).
+ * Returns true when that happened.  Any context.
+ */
+bool wgx_peer_keypair_received_with(struct wgx_peer *peer, struct wgx_keypair *keypair);
+
+/** wgx_keypair_create - a keypair around @keys for @peer (takes a peer ref); NULL on ENOMEM. */
+struct wgx_keypair *wgx_keypair_create(struct wgx_peer *peer, const struct wgx_keypair_keys *keys);
+struct wgx_keypair *wgx_keypair_get(struct wgx_keypair *keypair);
+void wgx_keypair_put(struct wgx_keypair *keypair, bool unreference_now);
+
+#endif /* WGX_PEER_H */

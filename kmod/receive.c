@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * receive.c - the receive path.
+ *
+ * Transport data is handled entirely in the UDP socket's encap_rcv, i.e. in
+ * the softirq of the CPU that RSS/RPS chose for the outer flow: look up the
+ * keypair by receiver index (RCU), decrypt in place with scatter-gather
+ * ChaCha20-Poly1305, check the counter against the keypair's replay window
+ * under its short spinlock, check the inner source against the peer's
+ * allowed IPs, and deliver through this CPU's GRO cell.  No packet changes
+ * CPU on the way in.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <linux/scatterlist.h>
+#include <linux/timekeeping.h>
+#include <net/gro_cells.h>
+#include <net/inet_ecn.h>
+#include <net/ip_tunnels.h>
+#include <crypto/chacha20poly1305.h>
+
+#include "device.h"
+#include "peer.h"
+#include "queueing.h"
+#include "receive.h"
+#include "send.h"
+#include "socket.h"
+#include "timers.h"
+
+/*
+ * Strip the outer IP and UDP headers, leaving skb->data at the WireGuard
+ * message with at least its header linear.  Returns the message type, or 0
+ * for anything that is not a well-formed message.
+ */
+static int wgx_receive_prepare(struct sk_buff *skb)
+{
+	unsigned int data_offset, data_len, linear;
+	struct udphdr *udp;
+	int type;
+
+	if (unlikely(skb->protocol != htons(ETH_P_IP) && skb->protocol != htons(ETH_P_IPV6)))
+		return 0;
+	if (unlikely(skb_transport_header(skb) < skb->head ||
+		     skb_transport_header(skb) + sizeof(struct udphdr) > skb_tail_pointer(skb)))
+		return 0;
+	udp = udp_hdr(skb);
+	data_offset = (u8 *)udp - skb->data;
+	if (unlikely(data_offset > U16_MAX || data_offset + sizeof(struct udphdr) > skb->len))
+		return 0;
+	data_len = ntohs(udp->len);
+	if (unlikely(data_len < sizeof(struct udphdr) || data_len > skb->len - data_offset))
+		return 0;
+	data_len -= sizeof(struct udphdr);
+	data_offset += sizeof(struct udphdr);
+	if (unlikely(data_len < sizeof(struct wgx_msg_header) ||
+		     !pskb_may_pull(skb, data_offset + sizeof(struct wgx_msg_header)) ||
+		     pskb_trim(skb, data_offset + data_len) < 0))
+		return 0;
+	skb_pull(skb, data_offset);
+	if (unlikely(skb->len != data_len))
+		return 0;
+
+	/* Handshake messages are parsed whole; transport data only by header. */
+	switch (skb->data[0]) {
+	case WGX_MSG_INITIATION:
+	case WGX_MSG_RESPONSE:
+	case WGX_MSG_COOKIE_REPLY:
+		linear = data_len;
+		break;
+	case WGX_MSG_TRANSPORT:
+		linear = WGX_MSG_TRANSPORT_HEADER_LEN;
+		break;
+	default:
+		return 0;
+	}
+	if (unlikely(data_len < linear || !pskb_may_pull(skb, linear)))
+		return 0;
+	type = wgx_msg_classify(skb->data, skb->len);
+	return type;
+}
+
+/* Source address and port of a received datagram: the cookie's "source" (whitepaper 5.4.7). */
+static size_t wgx_receive_cookie_source(const struct sk_buff *skb, u8 src[WGX_COOKIE_SOURCE_MAX_LEN])
+{
+	if (skb->protocol == htons(ETH_P_IP)) {
+		memcpy(src, &ip_hdr(skb)->saddr, 4);
+		memcpy(src + 4, &udp_hdr(skb)->source, 2);
+		return 6;
+	}
+	memcpy(src, &ipv6_hdr(skb)->saddr, 16);
+	memcpy(src + 16, &udp_hdr(skb)->source, 2);
+	return 18;
+}
+
+/* ---- transport data ---- */
+
+static bool wgx_receive_decrypt(struct sk_buff *skb, struct wgx_keypair *keypair, u64 *nonce)
+{
+	struct scatterlist sg[MAX_SKB_FRAGS + 8];
+	struct sk_buff *trailer;
+	unsigned int offset;
+	int num_frags;
+
+	*nonce = le64_to_cpu(((struct wgx_msg_transport *)skb->data)->counter);
+	if (unlikely(*nonce >= WGX_TRANSPORT_REJECT_AFTER_MESSAGES))
+		return false;
+
+	/* Keep the outer headers inside the skb while skb_cow_data may copy it:
+	 * the endpoint and ECN bits are read from them afterwards. */
+	offset = -skb_network_offset(skb);
+	skb_push(skb, offset);
+	num_frags = skb_cow_data(skb, 0, &trailer);
+	offset += WGX_MSG_TRANSPORT_HEADER_LEN;
+	skb_pull(skb, offset);
+	if (unlikely(num_frags < 0 || num_frags > ARRAY_SIZE(sg)))
+		return false;
+
+	sg_init_table(sg, num_frags);
+	if (skb_to_sgvec(skb, sg, 0, skb->len) <= 0)
+		return false;
+	if (!chacha20poly1305_decrypt_sg_inplace(sg, skb->len, NULL, 0, *nonce,
+						 keypair->keys.receiving_key))
+		return false;
+
+	/* Drop the tag, keeping the outer headers valid across the trim. */
+	skb_push(skb, offset);
+	if (pskb_trim(skb, skb->len - WGX_AEAD_TAG_LEN))
+		return false;
+	skb_pull(skb, offset);
+	return true;
+}
+
+static bool wgx_receive_replay_ok(struct wgx_keypair *keypair, u64 nonce)
+{
+	bool ok;
+
+	spin_lock_bh(&keypair->replay_lock);
+	ok = wgx_replay_check(&keypair->replay, nonce);
+	spin_unlock_bh(&keypair->replay_lock);
+	return ok;
+}
+
+/* Timer events of an authenticated transport message; cheap when nothing changes. */
+static void wgx_receive_timer_events(struct wgx_peer *peer, struct wgx_keypair *keypair,
+				     bool keepalive)
+{
+	struct wgx_timers *t = &peer->timer_state;
+
+	if (READ_ONCE(t->persistent_keepalive_s))
+		wgx_timers_any_authenticated_packet_traversal(peer);
+	if (READ_ONCE(t->deadline[WGX_TIMER_NEW_HANDSHAKE]))
+		wgx_timers_any_authenticated_packet_received(peer);
+	if (!keepalive && (!READ_ONCE(t->deadline[WGX_TIMER_SEND_KEEPALIVE]) ||
+			   !READ_ONCE(t->need_another_keepalive)))
+		wgx_timers_data_received(peer);
+	if (unlikely(wgx_timers_core_want_rekey_on_receive(t, keypair->keys.birth_ns,
+						      keypair->keys.initiator,
+						      wgx_timers_clock_ns())))
+		wgx_send_handshake_initiation(peer, false);
+}
+
+/* Inner packet length from its IP header, or 0 when it is not a sane IP packet. */
+static unsigned int wgx_receive_inner_len(struct sk_buff *skb, __be16 *protocol)
+{
+	if (skb->len >= sizeof(struct iphdr) && ip_hdr(skb)->version == 4) {
+		unsigned int len = ntohs(ip_hdr(skb)->tot_len);
+
+		*protocol = htons(ETH_P_IP);
+		if (unlikely(len < ip_hdr(skb)->ihl * 4 || ip_hdr(skb)->ihl < 5))
+			return 0;
+		return len;
+	}
+	if (skb->len >= sizeof(struct ipv6hdr) && ipv6_hdr(skb)->version == 6) {
+		*protocol = htons(ETH_P_IPV6);
+		return ntohs(ipv6_hdr(skb)->payload_len) + sizeof(struct ipv6hdr);
+	}
+	return 0;
+}
+
+static void wgx_receive_deliver(struct wgx_device *wgx, struct wgx_peer *peer,
+				struct sk_buff *skb, u8 outer_ds)
+{
+	struct net_device *dev = wgx->dev;
+	unsigned int len, inner_len;
+	struct wgx_peer *routed;
+	__be16 protocol = 0;
+
+	/* The plaintext is now the inner packet: make it look like one. */
+	skb->ip_summed = CHECKSUM_UNNECESSARY;
+	skb->csum_level = ~0;
+	skb->dev = dev;
+	skb->mark = 0;
+	skb->pkt_type = PACKET_HOST;
+	skb->encapsulation = 0;
+	skb_scrub_packet(skb, true);
+	skb_reset_network_header(skb);
+	skb_reset_mac_header(skb);
+
+	if (unlikely(!pskb_may_pull(skb, min_t(unsigned int, skb->len, sizeof(struct ipv6hdr)))))
+		goto malformed;
+	inner_len = wgx_receive_inner_len(skb, &protocol);
+	if (unlikely(!inner_len || inner_len > skb->len || pskb_trim(skb, inner_len)))
+		goto malformed;
+	skb->protocol = protocol;
+	if (unlikely(!pskb_network_may_pull(skb, protocol == htons(ETH_P_IP) ?
+						 sizeof(struct iphdr) : sizeof(struct ipv6hdr))))
+		goto malformed;
+
+	/* Cryptokey routing: the source must be one of the sender's allowed IPs. */
+	routed = protocol == htons(ETH_P_IP) ?
+		 wgx_allowedips_lookup(wgx->allowedips, WGX_AF_INET, (const u8 *)&ip_hdr(skb)->saddr) :
+		 wgx_allowedips_lookup(wgx->allowedips, WGX_AF_INET6,
+				       (const u8 *)&ipv6_hdr(skb)->saddr);
+	if (unlikely(routed != peer)) {
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_RX_DROP_ALLOWEDIPS);
+		DEV_STATS_INC(dev, rx_errors);
+		DEV_STATS_INC(dev, rx_frame_errors);
+		net_dbg_ratelimited("%s: peer %llu sent a packet from a source outside its allowed IPs\n",
+				    dev->name, peer->internal_id);
+		goto drop;
+	}
+	if (protocol == htons(ETH_P_IP))
+		INET_ECN_decapsulate(skb, outer_ds, ip_hdr(skb)->tos);
+	else
+		INET_ECN_decapsulate(skb, outer_ds, ipv6_get_dsfield(ipv6_hdr(skb)));
+	skb_probe_transport_header(skb);
+
+	len = skb->len;
+	if (likely(gro_cells_receive(&wgx->gro_cells, skb) == NET_RX_SUCCESS)) {
+		dev_sw_netstats_rx_add(dev, len);
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_RX_PACKETS);
+	} else {
+		DEV_STATS_INC(dev, rx_dropped);
+	}
+	return;
+
+malformed:
+	wgx_peer_stats_inc(peer, WGX_PEER_STAT_RX_DROP_MALFORMED);
+	DEV_STATS_INC(dev, rx_errors);
+	DEV_STATS_INC(dev, rx_length_errors);
+drop:
+	kfree_skb(skb);
+}
+
+static void wgx_receive_data(struct wgx_device *wgx, struct sk_buff *skb)
+{
+	struct wgx_index_entry *entry;
+	struct wgx_keypair *keypair = NULL;
+	struct wgx_peer *peer = NULL;
+	unsigned int message_len = skb->len;
+	u8 outer_ds;
+	u64 nonce;
+	__le32 index;
+
+	index = ((struct wgx_msg_transport *)skb->data)->receiver_index;
+	outer_ds = skb->protocol == htons(ETH_P_IP) ? ip_hdr(skb)->tos :
+						      ipv6_get_dsfield(ipv6_hdr(skb));
+
+	rcu_read_lock_bh();
+	entry = wgx_index_hashtable_lookup(wgx->index_hashtable, WGX_INDEX_KEYPAIR, index, &peer);
+	if (entry)
+		keypair = wgx_keypair_get(container_of(entry, struct wgx_keypair, entry));
+	rcu_read_unlock_bh();
+	if (unlikely(!keypair)) {
+		wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_DROP_UNKNOWN_INDEX);
+		goto drop;
+	}
+	if (unlikely(!READ_ONCE(keypair->receiving_valid) ||
+		     !wgx_timers_core_keypair_usable(&peer->timer_state, keypair->keys.birth_ns, 0,
+						wgx_timers_clock_ns()))) {
+		WRITE_ONCE(keypair->receiving_valid, false);
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_RX_DROP_NO_KEYPAIR);
+		goto drop;
+	}
+	if (unlikely(!wgx_receive_decrypt(skb, keypair, &nonce))) {
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_RX_DROP_AUTH);
+		DEV_STATS_INC(wgx->dev, rx_errors);
+		DEV_STATS_INC(wgx->dev, rx_crc_errors);
+		goto drop;
+	}
+	if (unlikely(!wgx_receive_replay_ok(keypair, nonce))) {
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_RX_DROP_REPLAY);
+		DEV_STATS_INC(wgx->dev, rx_errors);
+		net_dbg_ratelimited("%s: peer %llu: counter %llu replayed or too old\n",
+				    wgx->dev->name, peer->internal_id, nonce);
+		goto drop;
+	}
+
+	/* Authenticated: the peer is where this came from (roaming). */
+	wgx_socket_set_peer_endpoint_from_skb(peer, skb);
+	wgx_peer_stats_add(peer, WGX_PEER_STAT_RX_BYTES, message_len);
+	if (unlikely(wgx_peer_keypair_received_with(peer, keypair))) {
+		wgx_timers_handshake_complete(peer);
+		wgx_send_staged(peer);
+	}
+	wgx_receive_timer_events(peer, keypair, skb->len == 0);
+
+	if (skb->len == 0) {
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_KEEPALIVES_RX);
+		consume_skb(skb);
+	} else {
+		wgx_receive_deliver(wgx, peer, skb, outer_ds);
+	}
+	wgx_keypair_put(keypair, false);
+	wgx_peer_put(peer);
+	return;
+
+drop:
+	DEV_STATS_INC(wgx->dev, rx_dropped);
+	kfree_skb(skb);
+	wgx_keypair_put(keypair, false);
+	wgx_peer_put(peer);
+}
+
+int wgx_receive(struct sock *sk, struct sk_buff *skb)
+{
+	struct wgx_device *wgx = rcu_dereference_sk_user_data(sk);
+	int type;
+
+	if (unlikely(!wgx))
+		goto drop;
+	skb_mark_not_on_list(skb);
+	type = wgx_receive_prepare(skb);
+	switch (type) {
+	case WGX_MSG_TRANSPORT:
+		wgx_receive_data(wgx, skb);
+		return 0;
+	case WGX_MSG_INITIATION:
+	case WGX_MSG_RESPONSE:
+	case WGX_MSG_COOKIE_REPLY:
+		wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_HANDSHAKE_PACKETS);
+		if (unlikely(!wgx_queueing_handshake_enqueue(wgx, skb))) {
+			wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_DROP_HANDSHAKE_QUEUE);
+			net_dbg_ratelimited("%s: handshake queue full, dropping\n", wgx->dev->name);
+			goto drop;
+		}
+		return 0;
+	default:
+		wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_DROP_MALFORMED);
+		DEV_STATS_INC(wgx->dev, rx_errors);
+		DEV_STATS_INC(wgx->dev, rx_length_errors);
+		goto drop;
+	}
+drop:
+	kfree_skb(skb);
+	return 0;
+}
+
+/* ---- handshakes (process context) ---- */
+
+static void wgx_receive_initiation(struct wgx_device *wgx, struct sk_buff *skb)
+{
+	struct wgx_noise_initiation_scratch scratch;
+	u8 msg[WGX_MSG_RESPONSE_LEN];
+	struct wgx_keypair *keypair;
+	struct wgx_peer *peer;
+	__le32 index;
+	u64 now = wgx_timers_clock_ns();
+	int ret;
+
+	down_read(&wgx->identity_lock);
+	ret = wgx_noise_consume_initiation_begin(wgx->identity, skb->data, skb->len, &scratch);
+	if (ret) {
+		up_read(&wgx->identity_lock);
+		net_dbg_ratelimited("%s: invalid initiation: %d\n", wgx->dev->name, ret);
+		return;
+	}
+	peer = wgx_pubkey_hashtable_lookup(wgx->peer_hashtable, scratch.remote_static);
+	if (!peer) {
+		wgx_noise_initiation_scratch_wipe(&scratch);
+		up_read(&wgx->identity_lock);
+		wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_DROP_UNKNOWN_PEER);
+		return;
+	}
+	keypair = wgx_keypair_create(peer, NULL);
+	if (!keypair) {
+		wgx_noise_initiation_scratch_wipe(&scratch);
+		up_read(&wgx->identity_lock);
+		wgx_peer_put(peer);
+		return;
+	}
+
+	spin_lock_bh(&peer->handshake_lock);
+	ret = wgx_noise_consume_initiation_finish(peer->handshake, &scratch, now);
+	if (!ret) {
+		index = wgx_index_hashtable_insert(wgx->index_hashtable, &peer->handshake_entry);
+		ret = wgx_noise_create_response(peer->handshake, msg, le32_to_cpu(index), now);
+		if (!ret)
+			ret = wgx_noise_begin_session(peer->handshake, &keypair->keys, now);
+		if (!ret)
+			wgx_index_hashtable_replace(wgx->index_hashtable, &peer->handshake_entry,
+						    &keypair->entry);
+		else
+			wgx_index_hashtable_remove(wgx->index_hashtable, &peer->handshake_entry);
+	}
+	spin_unlock_bh(&peer->handshake_lock);
+	up_read(&wgx->identity_lock);
+
+	if (ret) {
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_DROP_INVALID);
+		net_dbg_ratelimited("%s: peer %llu: initiation refused: %d\n", wgx->dev->name,
+				    peer->internal_id, ret);
+		wgx_keypair_put(keypair, true);
+		goto out;
+	}
+	wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_INITIATIONS_RX);
+	wgx_socket_set_peer_endpoint_from_skb(peer, skb);
+	wgx_timers_any_authenticated_packet_received(peer);
+	wgx_timers_any_authenticated_packet_traversal(peer);
+
+	WRITE_ONCE(keypair->sending_valid, true);
+	WRITE_ONCE(keypair->receiving_valid, true);
+	wgx_peer_keypair_install(peer, keypair);
+	wgx_timers_session_derived(peer);
+
+	wgx_timers_any_authenticated_packet_sent(peer);
+	if (!wgx_socket_send_buffer_to_peer(peer, msg, sizeof(msg), 0))
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_RESPONSES_TX);
+out:
+	memzero_explicit(msg, sizeof(msg));
+	wgx_peer_put(peer);
+}
+
+static void wgx_receive_response(struct wgx_device *wgx, struct sk_buff *skb)
+{
+	struct wgx_index_entry *entry;
+	struct wgx_keypair *keypair;
+	struct wgx_peer *peer = NULL;
+	u64 now = wgx_timers_clock_ns();
+	u32 index;
+	int ret = -ESTALE;
+
+	if (!wgx_msg_receiver_index(skb->data, skb->len, &index))
+		return;
+	entry = wgx_index_hashtable_lookup(wgx->index_hashtable, WGX_INDEX_HANDSHAKE,
+					   cpu_to_le32(index), &peer);
+	if (!entry) {
+		wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_DROP_UNKNOWN_INDEX);
+		return;
+	}
+	keypair = wgx_keypair_create(peer, NULL);
+	if (!keypair)
+		goto out;
+
+	down_read(&wgx->identity_lock);
+	spin_lock_bh(&peer->handshake_lock);
+	/* The index may have been re-used for a newer initiation meanwhile:
+	 * the core checks the receiver index against the one it sent. */
+	ret = wgx_noise_consume_response(peer->handshake, skb->data, skb->len, now);
+	if (!ret)
+		ret = wgx_noise_begin_session(peer->handshake, &keypair->keys, now);
+	if (!ret && !wgx_index_hashtable_replace(wgx->index_hashtable, &peer->handshake_entry,
+						 &keypair->entry))
+		ret = -ESTALE;
+	spin_unlock_bh(&peer->handshake_lock);
+	up_read(&wgx->identity_lock);
+
+	if (ret) {
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_DROP_INVALID);
+		net_dbg_ratelimited("%s: peer %llu: response refused: %d\n", wgx->dev->name,
+				    peer->internal_id, ret);
+		wgx_keypair_put(keypair, true);
+		goto out;
+	}
+	wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_RESPONSES_RX);
+	wgx_socket_set_peer_endpoint_from_skb(peer, skb);
+	wgx_timers_any_authenticated_packet_received(peer);
+	wgx_timers_any_authenticated_packet_traversal(peer);
+
+	WRITE_ONCE(keypair->sending_valid, true);
+	WRITE_ONCE(keypair->receiving_valid, true);
+	wgx_peer_keypair_install(peer, keypair);
+	wgx_timers_session_derived(peer);
+	wgx_timers_handshake_complete(peer);
+	/* Confirm the session to the responder: staged data, or a keepalive. */
+	wgx_send_keepalive(peer);
+out:
+	wgx_peer_put(peer);
+}
+
+static void wgx_receive_cookie_reply(struct wgx_device *wgx, struct sk_buff *skb)
+{
+	struct wgx_index_entry *entry;
+	struct wgx_peer *peer = NULL;
+	u32 index;
+	int ret;
+
+	if (!wgx_msg_receiver_index(skb->data, skb->len, &index))
+		return;
+	entry = wgx_index_hashtable_lookup(wgx->index_hashtable,
+					   WGX_INDEX_HANDSHAKE | WGX_INDEX_KEYPAIR,
+					   cpu_to_le32(index), &peer);
+	if (!entry) {
+		wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_DROP_UNKNOWN_INDEX);
+		return;
+	}
+	down_read(&wgx->identity_lock);
+	spin_lock_bh(&peer->handshake_lock);
+	ret = wgx_cookie_consume_reply(peer->handshake, skb->data, skb->len,
+				       wgx_timers_clock_ns());
+	spin_unlock_bh(&peer->handshake_lock);
+	up_read(&wgx->identity_lock);
+	if (ret)
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_DROP_INVALID);
+	else
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_COOKIE_REPLIES_RX);
+	wgx_peer_put(peer);
+}
+
+void wgx_receive_handshake(struct wgx_device *wgx, struct sk_buff *skb)
+{
+	u8 src[WGX_COOKIE_SOURCE_MAX_LEN];
+	u8 reply[WGX_MSG_COOKIE_REPLY_LEN];
+	enum wgx_cookie_verdict verdict = WGX_COOKIE_ACCEPT;
+	u64 now = wgx_timers_clock_ns();
+	bool under_load, allowed;
+	size_t src_len;
+	int type = skb->data[0];
+	int ret;
+
+	src_len = wgx_receive_cookie_source(skb, src);
+	if (type != WGX_MSG_COOKIE_REPLY) {
+		under_load = wgx_queueing_under_load(wgx);
+		spin_lock_bh(&wgx->cookie_lock);
+		verdict = wgx_cookie_checker_validate(wgx->cookie_checker, skb->data, skb->len, src,
+						      src_len, under_load, now);
+		if (verdict == WGX_COOKIE_SEND_REPLY)
+			ret = wgx_cookie_checker_create_reply(wgx->cookie_checker, reply, skb->data,
+							      skb->len, src, src_len, now);
+		spin_unlock_bh(&wgx->cookie_lock);
+
+		switch (verdict) {
+		case WGX_COOKIE_DROP:
+			wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_DROP_MAC1);
+			goto out;
+		case WGX_COOKIE_SEND_REPLY:
+			wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_DROP_MAC2);
+			if (!ret && !wgx_socket_send_buffer_as_reply_to_skb(wgx, skb, reply,
+									    sizeof(reply)))
+				wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_COOKIE_REPLIES_TX);
+			goto out;
+		case WGX_COOKIE_ACCEPT_RATELIMIT:
+			spin_lock_bh(&wgx->ratelimiter_lock);
+			allowed = wgx_ratelimiter_allow(wgx->ratelimiter,
+							skb->protocol == htons(ETH_P_IP) ?
+							WGX_AF_INET : WGX_AF_INET6,
+							src, 0, now);
+			spin_unlock_bh(&wgx->ratelimiter_lock);
+			if (!allowed) {
+				wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_DROP_RATELIMITED);
+				goto out;
+			}
+			break;
+		case WGX_COOKIE_ACCEPT:
+			break;
+		}
+	}
+
+	switch (type) {
+	case WGX_MSG_INITIATION:
+		wgx_receive_initiation(wgx, skb);
+		break;
+	case WGX_MSG_RESPONSE:
+		wgx_receive_response(wgx, skb);
+		break;
+	case WGX_MSG_COOKIE_REPLY:
+		wgx_receive_cookie_reply(wgx, skb);
+		break;
+	}
+out:
+	memzero_explicit(reply, sizeof(reply));
+	consume_skb(skb);
+}

@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * send.c - the transmit path.
+ *
+ * ndo_start_xmit (wgx_send_xmit) runs with the tx queue's lock held, on the
+ * CPU XPS chose: it finds the peer by the inner destination (allowed IPs,
+ * RCU), segments GSO packets in software before encryption, and puts the
+ * segments on this queue's ring.  The queue's worker (queueing.c) then, per
+ * packet and in ring order, takes a nonce from the keypair's atomic counter,
+ * pads, encrypts in place with scatter-gather ChaCha20-Poly1305 and sends.
+ * A flow stays on one queue, so its packets keep their order; different
+ * flows of one peer encrypt in parallel on different CPUs, and the receiver's
+ * 8128-counter replay window absorbs the interleaving of their nonces.
+ */
+#include <linux/icmp.h>
+#include <linux/icmpv6.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/scatterlist.h>
+#include <linux/timekeeping.h>
+#include <net/icmp.h>
+#include <net/ip_tunnels.h>
+#include <net/dst.h>
+#include <net/dst_metadata.h>
+#include <crypto/chacha20poly1305.h>
+
+#include "device.h"
+#include "peer.h"
+#include "queueing.h"
+#include "send.h"
+#include "socket.h"
+#include "timers.h"
+
+void wgx_skb_cb_release(struct sk_buff *skb)
+{
+	struct wgx_skb_cb *cb = WGX_SKB_CB(skb);
+
+	wgx_keypair_put(cb->keypair, false);
+	cb->keypair = NULL;
+	wgx_peer_put(cb->peer);
+	cb->peer = NULL;
+}
+
+/* The peer that owns the inner destination of @skb, with a reference, or NULL. */
+static struct wgx_peer *wgx_send_lookup_peer(struct wgx_device *wgx, struct sk_buff *skb)
+{
+	struct wgx_peer *peer = NULL;
+
+	rcu_read_lock_bh();
+	if (skb->protocol == htons(ETH_P_IP) && pskb_network_may_pull(skb, sizeof(struct iphdr)))
+		peer = wgx_allowedips_lookup(wgx->allowedips, WGX_AF_INET,
+					     (const u8 *)&ip_hdr(skb)->daddr);
+	else if (skb->protocol == htons(ETH_P_IPV6) &&
+		 pskb_network_may_pull(skb, sizeof(struct ipv6hdr)))
+		peer = wgx_allowedips_lookup(wgx->allowedips, WGX_AF_INET6,
+					     (const u8 *)&ipv6_hdr(skb)->daddr);
+	peer = wgx_peer_get_maybe_zero(peer);
+	rcu_read_unlock_bh();
+	return peer;
+}
+
+static void wgx_send_unreachable(struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		icmp_ndo_send(skb, ICMP_DEST_UNREACH, ICMP_HOST_UNREACH, 0);
+	else if (skb->protocol == htons(ETH_P_IPV6))
+		icmpv6_ndo_send(skb, ICMPV6_DEST_UNREACH, ICMPV6_ADDR_UNREACH, 0);
+}
+
+/* Stop the queue when its ring might not take a whole GSO burst; see queueing.h. */
+static bool wgx_send_txq_full(struct wgx_txq *txq, struct netdev_queue *q)
+{
+	if (likely(atomic_read(&txq->len) <= WGX_TXQ_RING_SIZE - WGX_TXQ_BURST))
+		return false;
+	netif_tx_stop_queue(q);
+	/* Pairs with the barrier in the worker: either it sees the stop, or we see its progress. */
+	smp_mb__after_atomic();
+	if (atomic_read(&txq->len) <= WGX_TXQ_RING_SIZE - WGX_TXQ_BURST) {
+		netif_tx_start_queue(q);
+		return false;
+	}
+	return true;
+}
+
+netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	struct wgx_device *wgx = netdev_priv(dev);
+	u16 qidx = skb_get_queue_mapping(skb);
+	struct wgx_txq *txq = &wgx->txqs[qidx];
+	struct netdev_queue *q = netdev_get_tx_queue(dev, qidx);
+	struct sk_buff *segs, *next;
+	struct wgx_peer *peer;
+	u32 mtu;
+
+	if (unlikely(wgx_send_txq_full(txq, q)))
+		return NETDEV_TX_BUSY;
+
+	peer = wgx_send_lookup_peer(wgx, skb);
+	if (unlikely(!peer)) {
+		wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_TX_DROP_NO_PEER);
+		net_dbg_ratelimited("%s: no peer for the destination of a packet\n", dev->name);
+		goto err_unreachable;
+	}
+	if (unlikely(!READ_ONCE(peer->endpoint.addr.sa_family))) {
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_TX_DROP_NO_ENDPOINT);
+		net_dbg_ratelimited("%s: peer %llu has no endpoint\n", dev->name, peer->internal_id);
+		goto err_peer;
+	}
+
+	mtu = skb_valid_dst(skb) ? dst_mtu(skb_dst(skb)) : dev->mtu;
+	if (skb_is_gso(skb)) {
+		segs = skb_gso_segment(skb, 0);
+		if (IS_ERR_OR_NULL(segs)) {
+			DEV_STATS_INC(dev, tx_errors);
+			wgx_peer_put(peer);
+			kfree_skb(skb);
+			return NETDEV_TX_OK;
+		}
+		consume_skb(skb);
+		skb = segs;
+	}
+
+	skb_list_walk_safe(skb, skb, next) {
+		struct wgx_skb_cb *cb;
+
+		skb_mark_not_on_list(skb);
+		skb = skb_share_check(skb, GFP_ATOMIC);
+		if (unlikely(!skb)) {
+			DEV_STATS_INC(dev, tx_dropped);
+			continue;
+		}
+		cb = WGX_SKB_CB(skb);
+		memset(cb, 0, sizeof(*cb));
+		cb->ds = ip_tunnel_ecn_encap(0, ip_hdr(skb), skb);
+		cb->mtu = mtu;
+		/* The inner route means nothing on the outer path. */
+		skb_dst_drop(skb);
+		cb->peer = wgx_peer_get(peer);
+		if (unlikely(!wgx_queueing_tx_enqueue(txq, skb))) {
+			wgx_skb_cb_release(skb);
+			DEV_STATS_INC(dev, tx_dropped);
+			kfree_skb(skb);
+		}
+	}
+	wgx_peer_put(peer);
+	return NETDEV_TX_OK;
+
+err_peer:
+	wgx_peer_put(peer);
+err_unreachable:
+	wgx_send_unreachable(skb);
+	DEV_STATS_INC(dev, tx_errors);
+	kfree_skb(skb);
+	return NETDEV_TX_OK;
+}
+
+/* Pad and encrypt @skb in place as transport data with @keypair and @nonce. */
+static bool wgx_send_encrypt_skb(struct sk_buff *skb, struct wgx_keypair *keypair, u64 nonce,
+				 u32 mtu)
+{
+	struct scatterlist sg[MAX_SKB_FRAGS + 8];
+	unsigned int plaintext_len, padding_len, trailer_len;
+	struct sk_buff *trailer;
+	int num_frags;
+	u8 *header;
+
+	/* Hash the inner flow now: after encryption nobody can. */
+	skb_get_hash(skb);
+
+	plaintext_len = wgx_transport_padded_len(skb->len, mtu);
+	padding_len = plaintext_len - skb->len;
+	trailer_len = padding_len + WGX_AEAD_TAG_LEN;
+
+	num_frags = skb_cow_data(skb, trailer_len, &trailer);
+	if (unlikely(num_frags < 0 || num_frags > ARRAY_SIZE(sg)))
+		return false;
+	memset(skb_tail_pointer(trailer), 0, padding_len);
+
+	if (unlikely(skb_cow_head(skb, WGX_SEND_HEADROOM) < 0))
+		return false;
+	/* Finish a pending inner checksum before padding and encryption. */
+	if (unlikely(skb->ip_summed == CHECKSUM_PARTIAL && skb_checksum_help(skb)))
+		return false;
+
+	skb_set_inner_network_header(skb, 0);
+	header = skb_push(skb, WGX_MSG_TRANSPORT_HEADER_LEN);
+	if (unlikely(wgx_transport_write_header(header, keypair->keys.remote_index, nonce)))
+		return false;
+	pskb_put(skb, trailer, trailer_len);
+
+	sg_init_table(sg, num_frags);
+	if (skb_to_sgvec(skb, sg, WGX_MSG_TRANSPORT_HEADER_LEN,
+			 plaintext_len + WGX_AEAD_TAG_LEN) <= 0)
+		return false;
+	return chacha20poly1305_encrypt_sg_inplace(sg, plaintext_len, NULL, 0, nonce,
+						  keypair->keys.sending_key);
+}
+
+/* Keep @skb until a keypair exists; the oldest staged packet goes when full. */
+static void wgx_send_stage(struct wgx_peer *peer, struct sk_buff *skb)
+{
+	struct sk_buff *old = NULL;
+
+	/* Staged packets hold no references: the peer's queue lives as long as it. */
+	wgx_skb_cb_release(skb);
+	spin_lock_bh(&peer->staged.lock);
+	if (skb_queue_len(&peer->staged) >= WGX_STAGED_MAX)
+		old = __skb_dequeue(&peer->staged);
+	__skb_queue_tail(&peer->staged, skb);
+	spin_unlock_bh(&peer->staged.lock);
+	if (old) {
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_TX_DROP_STAGED_OVERFLOW);
+		DEV_STATS_INC(peer->wgx->dev, tx_dropped);
+		kfree_skb(old);
+	}
+}
+
+/* The current keypair if it may send, with a reference, else NULL. */
+static struct wgx_keypair *wgx_send_get_keypair(struct wgx_peer *peer)
+{
+	struct wgx_keypair *keypair;
+
+	rcu_read_lock_bh();
+	keypair = wgx_keypair_get(rcu_dereference_bh(peer->keypair_current));
+	rcu_read_unlock_bh();
+	if (keypair && unlikely(!READ_ONCE(keypair->sending_valid))) {
+		wgx_keypair_put(keypair, false);
+		keypair = NULL;
+	}
+	return keypair;
+}
+
+/* Timer events for a sent transport message; cheap when nothing changes. */
+static void wgx_send_timer_events(struct wgx_peer *peer, bool keepalive)
+{
+	struct wgx_timers *t = &peer->timer_state;
+
+	if (READ_ONCE(t->persistent_keepalive_s))
+		wgx_timers_any_authenticated_packet_traversal(peer);
+	if (READ_ONCE(t->deadline[WGX_TIMER_SEND_KEEPALIVE]))
+		wgx_timers_any_authenticated_packet_sent(peer);
+	if (!keepalive && !READ_ONCE(t->deadline[WGX_TIMER_NEW_HANDSHAKE]))
+		wgx_timers_data_sent(peer);
+}
+
+void wgx_send_encrypt_and_send(struct sk_buff *skb)
+{
+	struct wgx_skb_cb *cb = WGX_SKB_CB(skb);
+	struct wgx_peer *peer = cb->peer;
+	struct wgx_keypair *keypair;
+	bool keepalive = skb->len == 0;
+	u64 now, nonce;
+	int ret;
+
+	if (unlikely(READ_ONCE(peer->is_dead)))
+		goto drop;
+
+	keypair = wgx_send_get_keypair(peer);
+	if (unlikely(!keypair))
+		goto stage;
+	now = wgx_timers_clock_ns();
+	nonce = atomic64_inc_return(&keypair->sending_counter) - 1;
+	if (unlikely(!wgx_timers_core_keypair_usable(&peer->timer_state, keypair->keys.birth_ns, nonce,
+						now))) {
+		WRITE_ONCE(keypair->sending_valid, false);
+		wgx_keypair_put(keypair, false);
+		goto stage;
+	}
+	cb->keypair = keypair;
+
+	if (unlikely(!wgx_send_encrypt_skb(skb, keypair, nonce, cb->mtu))) {
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_TX_DROP_ERROR);
+		goto drop;
+	}
+	ret = wgx_socket_send_skb_to_peer(peer, skb, cb->ds);
+	if (unlikely(ret)) {
+		wgx_peer_stats_inc(peer, ret == -EHOSTUNREACH ? WGX_PEER_STAT_TX_DROP_NO_ENDPOINT :
+								 WGX_PEER_STAT_TX_DROP_ERROR);
+		DEV_STATS_INC(peer->wgx->dev, tx_errors);
+	} else {
+		wgx_peer_stats_inc(peer, keepalive ? WGX_PEER_STAT_KEEPALIVES_TX :
+						     WGX_PEER_STAT_TX_PACKETS);
+		wgx_send_timer_events(peer, keepalive);
+		if (unlikely(wgx_timers_core_want_rekey_on_send(&peer->timer_state, keypair->keys.birth_ns,
+							   nonce, keypair->keys.initiator, now)))
+			wgx_send_handshake_initiation(peer, false);
+	}
+	/* @skb is gone; release what its cb held. */
+	wgx_keypair_put(keypair, false);
+	wgx_peer_put(peer);
+	return;
+
+stage:
+	wgx_send_stage(peer, skb);
+	wgx_send_handshake_initiation(peer, false);
+	return;
+drop:
+	wgx_skb_cb_release(skb);
+	DEV_STATS_INC(peer->wgx->dev, tx_dropped);
+	kfree_skb(skb);
+}
+
+static struct wgx_txq *wgx_send_local_txq(struct wgx_device *wgx, struct sk_buff *skb)
+{
+	u16 q = skb_get_queue_mapping(skb);
+
+	if (q >= wgx->dev->real_num_tx_queues)
+		q = raw_smp_processor_id() % wgx->dev->real_num_tx_queues;
+	return &wgx->txqs[q];
+}
+
+void wgx_send_staged(struct wgx_peer *peer)
+{
+	struct sk_buff_head list;
+	struct sk_buff *skb;
+
+	__skb_queue_head_init(&list);
+	spin_lock_bh(&peer->staged.lock);
+	skb_queue_splice_init(&peer->staged, &list);
+	spin_unlock_bh(&peer->staged.lock);
+
+	while ((skb = __skb_dequeue(&list)) != NULL) {
+		WGX_SKB_CB(skb)->peer = wgx_peer_get(peer);
+		WGX_SKB_CB(skb)->keypair = NULL;
+		if (unlikely(!wgx_queueing_tx_enqueue(wgx_send_local_txq(peer->wgx, skb), skb))) {
+			wgx_skb_cb_release(skb);
+			DEV_STATS_INC(peer->wgx->dev, tx_dropped);
+			kfree_skb(skb);
+		}
+	}
+}
+
+void wgx_send_keepalive(struct wgx_peer *peer)
+{
+	struct sk_buff *skb;
+
+	if (!skb_queue_empty_lockless(&peer->staged)) {
+		wgx_send_staged(peer);
+		return;
+	}
+	skb = alloc_skb(WGX_SEND_HEADROOM + LL_MAX_HEADER + WGX_AEAD_TAG_LEN, GFP_ATOMIC);
+	if (unlikely(!skb))
+		return;
+	skb_reserve(skb, WGX_SEND_HEADROOM + LL_MAX_HEADER);
+	skb->dev = peer->wgx->dev;
+	skb->protocol = 0;
+	skb_set_queue_mapping(skb, raw_smp_processor_id() % peer->wgx->dev->real_num_tx_queues);
+	memset(WGX_SKB_CB(skb), 0, sizeof(struct wgx_skb_cb));
+	WGX_SKB_CB(skb)->peer = wgx_peer_get(peer);
+	WGX_SKB_CB(skb)->mtu = peer->wgx->dev->mtu;
+	if (unlikely(!wgx_queueing_tx_enqueue(wgx_send_local_txq(peer->wgx, skb), skb))) {
+		wgx_skb_cb_release(skb);
+		kfree_skb(skb);
+	}
+}
+
+void wgx_send_handshake_initiation(struct wgx_peer *peer, bool is_retry)
+{
+	if (unlikely(READ_ONCE(peer->is_dead)))
+		return;
+	if (is_retry)
+		atomic_set(&peer->initiation_is_retry, 1);
+	wgx_peer_get(peer);
+	if (!queue_work(peer->wgx->handshake_wq, &peer->initiation_work))
+		wgx_peer_put(peer);
+}
+
+void wgx_send_initiation_worker(struct work_struct *work)
+{
+	struct wgx_peer *peer = container_of(work, struct wgx_peer, initiation_work);
+	struct wgx_device *wgx = peer->wgx;
+	bool is_retry = atomic_xchg(&peer->initiation_is_retry, 0);
+	u8 msg[WGX_MSG_INITIATION_LEN];
+	struct timespec64 wall;
+	__le32 index;
+	int ret;
+
+	if (unlikely(READ_ONCE(peer->is_dead)) || !wgx_timers_initiation_begin(peer, is_retry))
+		goto out;
+
+	ktime_get_real_ts64(&wall);
+	down_read(&wgx->identity_lock);
+	spin_lock_bh(&peer->handshake_lock);
+	index = wgx_index_hashtable_insert(wgx->index_hashtable, &peer->handshake_entry);
+	ret = wgx_noise_create_initiation(peer->handshake, msg, le32_to_cpu(index),
+					  wgx_timers_clock_ns(), wall.tv_sec, wall.tv_nsec);
+	if (ret)
+		wgx_index_hashtable_remove(wgx->index_hashtable, &peer->handshake_entry);
+	spin_unlock_bh(&peer->handshake_lock);
+	up_read(&wgx->identity_lock);
+	if (ret) {
+		net_dbg_ratelimited("%s: peer %llu: cannot create initiation: %d\n",
+				    wgx->dev->name, peer->internal_id, ret);
+		goto out;
+	}
+
+	wgx_timers_any_authenticated_packet_traversal(peer);
+	wgx_timers_any_authenticated_packet_sent(peer);
+	if (!wgx_socket_send_buffer_to_peer(peer, msg, sizeof(msg), 0))
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_INITIATIONS_TX);
+	wgx_timers_handshake_initiated(peer);
+out:
+	memzero_explicit(msg, sizeof(msg));
+	wgx_peer_put(peer);
+}
