@@ -254,9 +254,10 @@ void wgx_noise_handshake_get_remote_static(const struct wgx_noise_handshake *hs,
 /** Current state. */
 enum wgx_handshake_state wgx_noise_handshake_state(const struct wgx_noise_handshake *hs);
 /**
- * Our index of the handshake in progress (valid in the CREATED_INITIATION and
- * CREATED_RESPONSE states; 0 otherwise) - the glue removes it from its index
- * table when the handshake is cleared or replaced.
+ * Our index of the handshake in progress: the one passed to the create call,
+ * in the CREATED_INITIATION, CREATED_RESPONSE and CONSUMED_RESPONSE states; 0
+ * otherwise.  The glue removes it from its index table (or hands it to the
+ * keypair) before the handshake is cleared or replaced.
  */
 wgx_u32 wgx_noise_handshake_local_index(const struct wgx_noise_handshake *hs);
 
@@ -273,9 +274,10 @@ void wgx_noise_handshake_clear(struct wgx_noise_handshake *hs);
  * with a cookie younger than 120 - 5 s), with @local_index as sender index
  * (allocated by the glue).  @now_ns: monotonic ns; @wall_sec/@wall_nsec: real
  * time for the TAI64N timestamp (5.1; nanoseconds rounded down to 2^24 ns).
- * On success the handshake is CREATED_INITIATION (any previous one is
- * replaced).  Returns 0, -WGX_ENOKEY or -WGX_EKEYREJECTED; on error @msg is
- * zeroed and the handshake unchanged.
+ * On success the handshake is CREATED_INITIATION; a handshake in progress is
+ * replaced, so the glue drops its old index (wgx_noise_handshake_local_index())
+ * first.  Returns 0, -WGX_ENOKEY or -WGX_EKEYREJECTED; on error @msg is zeroed
+ * and the handshake unchanged.
  */
 int wgx_noise_create_initiation(struct wgx_noise_handshake *hs, wgx_u8 *msg, wgx_u32 local_index,
 				wgx_u64 now_ns, wgx_u64 wall_sec, wgx_u32 wall_nsec);
@@ -315,8 +317,8 @@ int wgx_noise_consume_initiation_begin(const struct wgx_noise_identity *id, cons
  * newer than the last accepted one (-WGX_EALREADY) and reject initiations less
  * than 1/WGX_INITIATIONS_PER_SECOND s after the last accepted one
  * (-WGX_EBUSY).  On success the handshake is CONSUMED_INITIATION (replacing
- * any handshake in progress) and the glue answers with
- * wgx_noise_create_response().  @scratch->remote_static must be @hs's peer
+ * any handshake in progress: drop its index first, as for create_initiation)
+ * and the glue answers with wgx_noise_create_response().  @scratch->remote_static must be @hs's peer
  * (-WGX_EINVAL otherwise).  Wipes @scratch always.  Returns 0, -WGX_EINVAL,
  * -WGX_ENOKEY, -WGX_EBADMSG, -WGX_EALREADY or -WGX_EBUSY; on error @hs is unchanged.
  */

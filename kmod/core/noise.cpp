@@ -350,7 +350,8 @@ wgx_handshake_state wgx_noise_handshake_state(const wgx_noise_handshake *hs)
 
 u32 wgx_noise_handshake_local_index(const wgx_noise_handshake *hs)
 {
-    if (!hs || (hs->state != WGX_HANDSHAKE_CREATED_INITIATION && hs->state != WGX_HANDSHAKE_CREATED_RESPONSE))
+    if (!hs || (hs->state != WGX_HANDSHAKE_CREATED_INITIATION && hs->state != WGX_HANDSHAKE_CREATED_RESPONSE &&
+                hs->state != WGX_HANDSHAKE_CONSUMED_RESPONSE))
         return 0;
     return hs->local_index;
 }

@@ -178,6 +178,8 @@ TEST(Noise, FullHandshakeWithoutPsk)
     EXPECT_EQ(wgx_noise_handshake_local_index(p.b_hs), LOCAL_B);
     ASSERT_EQ(p.consume_response(resp, T0 + 2), 0);
     EXPECT_EQ(wgx_noise_handshake_state(p.a_hs), WGX_HANDSHAKE_CONSUMED_RESPONSE);
+    EXPECT_EQ(wgx_noise_handshake_local_index(p.a_hs), LOCAL_A); // still in the glue's table until begin_session
+    EXPECT_EQ(wgx_noise_handshake_local_index(p.b_hs), LOCAL_B);
 
     wgx_keypair_keys ka, kb;
     ASSERT_EQ(wgx_noise_begin_session(p.a_hs, &ka, T0 + 3), 0);
