@@ -8,11 +8,13 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <list>
 #include <map>
 #include <random>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -527,6 +529,63 @@ TEST(AllowedIps, DenseTableExhaustive)
         Addr a = v6({0x2001, 0xdb8, uint16_t(rng() % 1100), uint16_t(rng()), uint16_t(rng())});
         ASSERT_EQ(t.lookup(WGX_AF_INET6, a), ref.lookup(WGX_AF_INET6, a)) << i;
     }
+}
+
+// Lock-free readers concurrent with one writer.  The host platform frees at
+// once (no RCU), so the writer here only inserts and moves prefixes, which
+// never free a node (removal under readers needs the kernel's RCU-deferred frees).
+// Readers check that (1) the /0 route means every lookup finds some valid peer,
+// and (2) fixed /32 host routes keep resolving to their own peer while the
+// writer keeps restructuring the trie above them (new branch points, new
+// covering prefixes, peers moving).  Built with -fsanitize=thread this also
+// checks the release/acquire publication contract.
+TEST(AllowedIps, ConcurrentReadersDuringInsertsAndMoves)
+{
+    Table t;
+    ASSERT_EQ(t.insert(WGX_AF_INET, v4(0, 0, 0, 0), 0, P(1)), 0);
+    std::vector<Addr> hosts;
+    std::mt19937_64 rng(9);
+    for (unsigned i = 0; i < 64; ++i) {
+        const Addr a = v4(10, uint8_t(rng() % 4), uint8_t(rng()), uint8_t(rng() | 1)); // odd last byte
+        if (std::find(hosts.begin(), hosts.end(), a) != hosts.end())
+            continue;
+        hosts.push_back(a);
+        ASSERT_EQ(t.insert(WGX_AF_INET, a, 32, P(1000 + hosts.size() - 1)), 0);
+    }
+    std::atomic<bool> stop{false};
+    std::atomic<uint64_t> reads{0};
+    std::atomic<int> bad{0};
+    auto reader = [&](uint64_t seed) {
+        std::mt19937_64 r(seed);
+        uint64_t n = 0;
+        while (!stop.load(std::memory_order_relaxed)) {
+            const size_t h = r() % hosts.size();
+            if (t.lookup(WGX_AF_INET, hosts[h]) != P(1000 + h))
+                bad.fetch_add(1);
+            const Addr a = v4(10, uint8_t(r() % 4), uint8_t(r()), uint8_t(r()));
+            const uintptr_t p = reinterpret_cast<uintptr_t>(t.lookup(WGX_AF_INET, a));
+            if (p < 16 || p > 16 * 1100 || p % 16)
+                bad.fetch_add(1);
+            ++n;
+        }
+        reads.fetch_add(n);
+    };
+    std::thread r1(reader, 1), r2(reader, 2);
+    for (unsigned i = 0; i < 20000; ++i) {
+        // Even last bytes or shorter prefixes: never the same as a fixed host route.
+        const unsigned cidr = unsigned(rng() % 32);
+        const Addr a = v4(10, uint8_t(rng() % 4), uint8_t(rng()), uint8_t(rng() & 0xfe));
+        ASSERT_EQ(t.insert(WGX_AF_INET, a, cidr, P(2 + rng() % 900)), 0);
+        if (i % 64 == 0)
+            std::this_thread::yield();
+    }
+    stop = true;
+    r1.join();
+    r2.join();
+    EXPECT_EQ(bad.load(), 0);
+    EXPECT_GT(reads.load(), 0u);
+    for (size_t h = 0; h < hosts.size(); ++h)
+        EXPECT_EQ(t.lookup(WGX_AF_INET, hosts[h]), P(1000 + h));
 }
 
 } // namespace
