@@ -5,6 +5,7 @@
 #include <linux/module.h>
 #include <linux/init.h>
 #include <linux/moduleparam.h>
+#include <net/genetlink.h>
 #include <net/rtnetlink.h>
 
 #include "device.h"
@@ -42,6 +43,8 @@ static void __exit wgx_mod_exit(void)
 {
 	wgx_genetlink_uninit();
 	wgx_device_exit();
+	/* Deferred frees of the core (wgx_platform_free_deferred) must run before the code goes. */
+	rcu_barrier();
 }
 
 module_init(wgx_mod_init);

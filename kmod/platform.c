@@ -10,7 +10,7 @@
  *            get_random_bytes() + curve25519_clamp_secret() (the library's
  *            curve25519_generate_secret() may wait for the CRNG, i.e. sleep)
  *   BLAKE2s  blake2s_init{,_key}(), blake2s_update(), blake2s_final()
- *   memory   kzalloc()/kfree(), call_rcu() for deferred frees
+ *   memory   kvzalloc()/kzalloc()/kvfree(), call_rcu() for deferred frees
  *
  * Nothing here sleeps except wgx_platform_zalloc() with @may_sleep.  Objects
  * freed with wgx_platform_free_deferred() are released from RCU callbacks:
@@ -132,12 +132,13 @@ int wgx_platform_memneq(const void *a, const void *b, wgx_size len)
 
 void *wgx_platform_zalloc(wgx_size size, bool may_sleep)
 {
-	return kzalloc(size, may_sleep ? GFP_KERNEL : GFP_ATOMIC);
+	/* Large tables (ratelimiter) may come from vmalloc when sleeping is allowed. */
+	return may_sleep ? kvzalloc(size, GFP_KERNEL) : kzalloc(size, GFP_ATOMIC);
 }
 
 void wgx_platform_free(void *p)
 {
-	kfree(p);
+	kvfree(p);
 }
 
 /*
@@ -154,7 +155,7 @@ static void wgx_platform_rcu_free(struct rcu_head *rcu)
 {
 	struct wgx_platform_rcu *r = container_of(rcu, struct wgx_platform_rcu, rcu);
 
-	kfree(r->object);
+	kvfree(r->object);
 }
 
 void wgx_platform_free_deferred(void *p, struct wgx_rcu_head *head)
