@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Kbuild rule for the C++ core: kmod/core/%.cpp -> kmod/core/%.o.
+# Kbuild rule for the C++ core: core/%.cpp -> core/%.o (included from kmod/Kbuild).
 #
 # Flags are derived from the kernel's own KBUILD_CFLAGS (code model, red zone,
 # retpolines/return thunks, stack protector, no SSE, ...) with the C-only
@@ -33,12 +33,11 @@ wgx-core-subset := -std=gnu++20 -ffreestanding -fno-exceptions -fno-rtti \
 
 wgx-cxxflags = $(filter-out $(wgx-cxx-filter),$(KBUILD_CFLAGS) $(KBUILD_CFLAGS_MODULE)) \
 	$(wgx-core-subset) -Wall -Wextra -Wno-missing-field-initializers -Werror \
-	-I$(src)/include -I$(src)/kmod/core -DWGX_KERNEL \
-	-DKBUILD_MODNAME='"wgx"' -D__KBUILD_MODNAME=kmod_wgx
+	-I$(src)/../include -I$(src)/core -DWGX_KERNEL
 
 quiet_cmd_cxx_o_cpp = C++ $(quiet_modtag) $@
       cmd_cxx_o_cpp = $(WGX_CXX) -Wp,-MMD,$(depfile) $(wgx-cxxflags) -c -o $@ $< \
 		$(cmd_objtool)
 
-$(obj)/kmod/core/%.o: $(src)/kmod/core/%.cpp FORCE
+$(obj)/core/%.o: $(src)/core/%.cpp FORCE
 	$(call if_changed_dep,cxx_o_cpp)
