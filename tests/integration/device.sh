@@ -21,7 +21,7 @@ test_multiqueue_per_cpu() {
 }
 
 test_mtu_bounds() {
-	ip link add wgx0 type wgx mtu 1280
+	ip link add wgx0 mtu 1280 type wgx
 	expect_eq mtu 1280 "$(cat /sys/class/net/wgx0/mtu)"
 	must_fail ip link set wgx0 mtu 67 2>/dev/null
 	must_fail ip link set wgx0 mtu 70000 2>/dev/null
