@@ -8,6 +8,7 @@
 #include <net/genetlink.h>
 #include <net/rtnetlink.h>
 
+#include "bench.h"
 #include "device.h"
 #include "netlink.h"
 #include "timers.h"
@@ -31,9 +32,14 @@ static int __init wgx_mod_init(void)
 	ret = wgx_genetlink_init();
 	if (ret < 0)
 		goto err_device;
+	ret = wgx_bench_init();
+	if (ret < 0)
+		goto err_genetlink;
 	pr_info("wgx: WireGuard-compatible tunnel loaded\n");
 	return 0;
 
+err_genetlink:
+	wgx_genetlink_uninit();
 err_device:
 	wgx_device_exit();
 	return ret;
@@ -41,6 +47,7 @@ err_device:
 
 static void __exit wgx_mod_exit(void)
 {
+	wgx_bench_uninit();
 	wgx_genetlink_uninit();
 	wgx_device_exit();
 	/* Deferred frees of the core (wgx_platform_free_deferred) must run before the code goes. */
