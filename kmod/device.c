@@ -60,7 +60,7 @@ static int wgx_open(struct net_device *dev)
 		goto out;
 	netif_tx_start_all_queues(dev);
 	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
-		if (peer->persistent_keepalive_interval)
+		if (READ_ONCE(peer->timer_state.persistent_keepalive_s))
 			wgx_send_keepalive(peer);
 	}
 out:

@@ -128,7 +128,6 @@ struct wgx_peer {
 	spinlock_t timers_lock;
 	struct wgx_timers timer_state;
 	struct timer_list timers[WGX_TIMER_COUNT];
-	u16 persistent_keepalive_interval;
 
 	struct wgx_peer_stats __percpu *stats;
 	struct timespec64 walltime_last_handshake;
