@@ -161,6 +161,8 @@ Status NlSocket::request(NlMessage &msg, const Callback &cb, bool *dump_interrup
     req->nlmsg_seq = ++seq_;
     req->nlmsg_pid = 0;
     const bool dump = req->nlmsg_flags & NLM_F_DUMP;
+    if (!dump)
+        req->nlmsg_flags |= NLM_F_ACK;  // the ACK is what ends the reply
     if (mnl_socket_sendto(nl_, req, req->nlmsg_len) < 0)
         return Status::error(errno, "unable to send netlink request");
     if (dump_interrupted)
