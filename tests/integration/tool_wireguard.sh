@@ -374,16 +374,22 @@ test_live_tunnel_counters_match_wg() {
 	ip netns exec "${TW}2" ip link set vtw2 up
 	ip netns exec "${TW}2" ip link add wg0 type wireguard
 	wgx_tw set wg0 private-key "$TWDIR/k1" listen-port 51820 \
-		peer "$(p 2)" endpoint 192.0.2.2:51821 allowed-ips 10.0.0.2/32 persistent-keepalive 1
+		peer "$(p 2)" endpoint 192.0.2.2:51821 allowed-ips 10.0.0.2/32 persistent-keepalive 25
 	ip netns exec "${TW}2" "$WGX_TOOL" set wg0 private-key "$TWDIR/k2" listen-port 51821 \
 		peer "$(p 1)" endpoint 192.0.2.1:51820 allowed-ips 10.0.0.1/32
 	tw ip addr add 10.0.0.1/24 dev wg0
 	ip netns exec "${TW}2" ip addr add 10.0.0.2/24 dev wg0
 	tw ip link set wg0 up
 	ip netns exec "${TW}2" ip link set wg0 up
-	tw ping -c 3 -i 0.3 -W 3 10.0.0.2 >/dev/null || fail "no traffic through the tunnel"
+	# Wait for the underlay first: a handshake sent before veth carrier is lost
+	# and only retried after REKEY_TIMEOUT.
+	for _ in 1 2 3 4 5; do
+		tw ping -c 1 -W 1 192.0.2.2 >/dev/null 2>&1 && break
+	done
+	tw ping -c 3 -i 0.3 -W 8 10.0.0.2 >/dev/null ||
+		tw ping -c 2 -W 8 10.0.0.2 >/dev/null || fail "no traffic through the tunnel"
 	[ "$(wgx_tw show wg0 latest-handshakes | cut -f2)" -gt 0 ] || fail "no handshake seen by wgx"
-	# Counters move with the keepalives, so compare with wg right after each other
+	# Counters move with keepalives, so compare with wg right after each other
 	# and retry a few times before calling a difference real.
 	local f i same
 	for f in "show wg0" "show wg0 dump" "show wg0 transfer" "show wg0 latest-handshakes"; do
