@@ -65,8 +65,9 @@ test_roaming() {
 	tunnel_setup wgx 4 0
 	ping_ok b 10.0.0.1
 	# b moves to a new address and port; a learns it from b's next packet.
-	n b ip addr add 192.0.2.3/24 dev vb
+	# (Delete first: deleting a primary address takes its secondaries along.)
 	n b ip addr del 192.0.2.2/24 dev vb
+	n b ip addr add 192.0.2.3/24 dev vb
 	n b "$WGX_TOOL" set wgt0 listen-port 51999
 	ping_ok b 10.0.0.1
 	expect_eq "endpoint after roaming" "192.0.2.3:51999" "$(wgx_peer_field a 3)"
@@ -94,9 +95,9 @@ test_allowedips_source_enforced() {
 	n b ip addr add 10.0.0.99/24 dev wgt0
 	n b wg set wgt0 peer "$KA_pub" allowed-ips 10.0.0.1/32,fd00::1/128
 	local before after
-	before=$(n a "$WGX_TOOL" show wgt0 --json | jq '.peers[0].stats.rx_drop_allowedips')
+	before=$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].peers[0].stats.rx_drop_allowedips')
 	n b ping -c 3 -i 0.2 -W 1 -I 10.0.0.99 10.0.0.1 >/dev/null 2>&1 || true
-	after=$(n a "$WGX_TOOL" show wgt0 --json | jq '.peers[0].stats.rx_drop_allowedips')
+	after=$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].peers[0].stats.rx_drop_allowedips')
 	[ "$after" -ge $((before + 3)) ] || fail "allowed-IPs drops: before $before, after $after"
 }
 
@@ -188,13 +189,19 @@ load() {
 	sleep 2
 }
 
+# unload — stop the load (it cannot finish once the tunnel is gone).
+unload() {
+	pkill iperf3 || true
+	wait || true
+}
+
 test_teardown_delete_device_under_load() {
 	tunnel_setup wgx 4 0
 	ping_ok a 10.0.0.2
 	load
 	n a ip link del wgt0
 	n b ip link del wgt0
-	wait || true
+	unload
 }
 
 test_teardown_remove_peers_under_load() {
@@ -203,7 +210,7 @@ test_teardown_remove_peers_under_load() {
 	load
 	n a "$WGX_TOOL" set wgt0 peer "$KB_pub" remove
 	n b "$WGX_TOOL" set wgt0 peer "$KA_pub" remove
-	wait || true
+	unload
 	expect_eq "peers left" "" "$(n a "$WGX_TOOL" show wgt0 peers)"
 }
 
@@ -213,7 +220,7 @@ test_teardown_netns_move_under_load() {
 	load
 	ip netns add elsewhere
 	n a ip link set wgt0 netns elsewhere
-	wait || true
+	unload
 	# The sockets stay in a: the moved device still tunnels through a's veth.
 	n elsewhere ip link set wgt0 up
 	n elsewhere ip addr add 10.0.0.1/24 dev wgt0
@@ -226,6 +233,6 @@ test_teardown_rmmod_under_load() {
 	ping_ok a 10.0.0.2
 	load
 	rmmod wgx
-	wait || true
+	unload
 	must_fail grep -q '^wgx ' /proc/modules
 }
