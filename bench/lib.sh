@@ -1,0 +1,187 @@
+# bench/lib.sh — helpers of the benchmark's guest side (bench/run-guest.sh),
+# sourced after tests/integration/lib.sh (n, netns_pair, netns_cleanup, ...).
+#
+# Topology (one VM boot): namespaces a and b joined by veth va <-> vb
+# (192.0.2.1 / .2).  Over it, two tunnels exist side by side so the paths can
+# be interleaved without reconfiguring:
+#   path       device  inner a / b          ports a / b    configured with
+#   bare       va/vb   192.0.2.1 / .2       -              -
+#   wireguard  wgk0    10.1.0.1 / .2        51830 / 51831  wg (wireguard.ko)
+#   wgx        wgx0    10.2.0.1 / .2        51840 / 51841  wgx (wgx.ko)
+# Both tunnels use MTU $TUNNEL_MTU (1420), IPv4 inside and outside, no
+# preshared key.
+
+BENCH_PATHS=(bare wireguard wgx)
+
+# path_dev PATH — the tunnel interface of PATH (same name in a and b).
+path_dev() {
+	case $1 in
+	wireguard) echo wgk0 ;;
+	wgx) echo wgx0 ;;
+	esac
+}
+
+# ns_dev PATH NS — the interface of PATH in namespace NS (a|b).
+ns_dev() {
+	if [ "$1" = bare ]; then echo "v$2"; else path_dev "$1"; fi
+}
+
+# path_addr PATH NS — the address of NS (a|b) on PATH.
+path_addr() {
+	local last=1
+	[ "$2" = b ] && last=2
+	case $1 in
+	bare) echo "192.0.2.$last" ;;
+	wireguard) echo "10.1.0.$last" ;;
+	wgx) echo "10.2.0.$last" ;;
+	esac
+}
+
+# path_tool PATH — the configuration tool of a tunnel path.
+path_tool() {
+	if [ "$1" = wgx ]; then echo "$WGX_TOOL"; else echo wg; fi
+}
+
+# path_kind PATH — the rtnetlink link kind of a tunnel path.
+path_kind() {
+	if [ "$1" = wgx ]; then echo wgx; else echo wireguard; fi
+}
+
+# now_s — wall clock in seconds with microseconds, without a fork.
+now_s() {
+	echo "$EPOCHREALTIME"
+}
+
+# elapsed_s START — seconds since START (a now_s value), 6 decimals.
+elapsed_s() {
+	local a=${1/./} b=${EPOCHREALTIME/./} d
+	d=$((b - a))
+	printf '%d.%06d' $((d / 1000000)) $((d % 1000000))
+}
+
+# blog MSG... — progress line on stderr with seconds since the guest script began.
+blog() {
+	printf '[bench %6ss] %s\n' "$(elapsed_s "$BENCH_T0" | cut -d. -f1)" "$*" >&2
+}
+
+# jstr STRING — STRING as a JSON string literal (quotes, backslashes,
+# control characters escaped).
+jstr() {
+	local s=$1
+	s=${s//\\/\\\\}
+	s=${s//\"/\\\"}
+	s=${s//$'\n'/\\n}
+	s=${s//$'\t'/ }
+	s=${s//$'\r'/}
+	printf '"%s"' "$s"
+}
+
+# record KEY=VALUE... — append one JSON object to $BENCH_OUT/samples.jsonl.
+# Values that look like numbers are written as numbers, others as strings.
+record() {
+	local kv k v sep= line='{'
+	for kv in "$@"; do
+		k=${kv%%=*}
+		v=${kv#*=}
+		if [[ $v =~ ^-?[0-9]+(\.[0-9]+)?$ ]]; then
+			line+="$sep\"$k\":$v"
+		else
+			line+="$sep\"$k\":$(jstr "$v")"
+		fi
+		sep=,
+	done
+	printf '%s}\n' "$line" >>"$BENCH_OUT/samples.jsonl"
+}
+
+# anchor NS — start a sleeping process in NS; its pid (ANCHOR_<NS>) lets us
+# read NS's /proc/net/dev without forking into the namespace.
+anchor() {
+	ip netns exec "$1" sleep 1000000 &
+	printf -v "ANCHOR_$1" '%s' "$!"
+}
+
+# dev_rx_bytes NS DEV — DEV's received bytes in NS, read through the anchor.
+dev_rx_bytes() {
+	local pid_var="ANCHOR_$1" name rx rest
+	while read -r name rx rest; do
+		if [ "$name" = "$2:" ]; then
+			echo "$rx"
+			return 0
+		fi
+	done <"/proc/${!pid_var}/net/dev"
+	echo 0
+}
+
+# bench_topology — namespaces a and b over veth va <-> vb (192.0.2.1/.2),
+# in three `ip` runs (tests/integration/lib.sh's netns_pair takes a dozen,
+# and under TCG each costs a good fraction of a second).
+bench_topology() {
+	ip netns add a && ip netns add b &&
+		ip link add va netns a type veth peer vb netns b &&
+		printf '%s\n' "link set lo up" "addr add 192.0.2.1/24 dev va" "link set va up" |
+		ip -n a -batch - &&
+		printf '%s\n' "link set lo up" "addr add 192.0.2.2/24 dev vb" "link set vb up" |
+		ip -n b -batch -
+}
+
+# bench_tunnel PATH — create and configure PATH's tunnel between a and b with
+# the keys scripts/bench made ($WORK/keys/PATH-{a,b}.{key,pub}).  Returns
+# non-zero with a reason on stderr when any step fails or the tunnel passes
+# no traffic.
+bench_tunnel() {
+	local path=$1 dev kind tool port_a port_b keys=$WORK/keys ns
+	dev=$(path_dev "$path")
+	kind=$(path_kind "$path")
+	tool=$(path_tool "$path")
+	case $path in
+	wireguard) port_a=51830 port_b=51831 ;;
+	wgx) port_a=51840 port_b=51841 ;;
+	*) echo "bench_tunnel: $path is not a tunnel" >&2; return 1 ;;
+	esac
+	if [ "$kind" = wireguard ]; then
+		modprobe wireguard || { echo "modprobe wireguard failed" >&2; return 1; }
+	fi
+	ip -n a link add "$dev" type "$kind" && ip -n b link add "$dev" type "$kind" || {
+		echo "ip link add $dev type $kind failed" >&2
+		return 1
+	}
+	n a "$tool" set "$dev" private-key "$keys/$path-a.key" listen-port "$port_a" \
+		peer "$(<"$keys/$path-b.pub")" endpoint "192.0.2.2:$port_b" \
+		allowed-ips "$(path_addr "$path" b)/32" &&
+		n b "$tool" set "$dev" private-key "$keys/$path-b.key" listen-port "$port_b" \
+			peer "$(<"$keys/$path-a.pub")" endpoint "192.0.2.1:$port_a" \
+			allowed-ips "$(path_addr "$path" a)/32" || {
+		echo "$tool set $dev failed" >&2
+		return 1
+	}
+	for ns in a b; do
+		printf '%s\n' "addr add $(path_addr "$path" "$ns")/24 dev $dev" \
+			"link set $dev mtu $TUNNEL_MTU up" | ip -n "$ns" -batch - || {
+			echo "cannot address or bring up $dev in $ns" >&2
+			return 1
+		}
+	done
+	# The first packet waits for the handshake; then it must really pass.
+	if ! n a ping -c 5 -i 0.2 -W 3 "$(path_addr "$path" b)" >/dev/null; then
+		echo "$path tunnel $dev passes no traffic (ping $(path_addr "$path" a) -> $(path_addr "$path" b) failed)" >&2
+		return 1
+	fi
+}
+
+# drop_caches — flush reclaimable slab so slab deltas show the allocations.
+drop_caches() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+}
+
+# meminfo_kb FIELD — a /proc/meminfo field in kB.
+meminfo_kb() {
+	local k v rest
+	while read -r k v rest; do
+		if [ "$k" = "$1:" ]; then
+			echo "$v"
+			return 0
+		fi
+	done </proc/meminfo
+	echo 0
+}

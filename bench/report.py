@@ -1,0 +1,464 @@
+#!/usr/bin/env python3
+"""bench/report.py — turn one benchmark run's raw output into figures.
+
+usage: report.py --work DIR --out PREFIX [--command CMD] [--smp N] [--wall S]
+                 [--vm-exit N] [--quick]
+
+DIR is the run directory the guest filled (params.sh, samples.jsonl, raw/,
+vm.err).  Writes PREFIX.json (every figure: per-round samples, median,
+min/max, ratios wgx/wireguard.ko and wgx/ceiling) and PREFIX.png (gnuplot,
+bench/plot.gp), and prints a table on stdout.  Called by scripts/bench.
+
+A sample that could not be measured (tool failed, tunnel passed nothing,
+handshakes incomplete) is kept as an error with its reason, never as a number.
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+
+PATHS = ["bare", "wireguard", "wgx"]
+PATH_LABEL = {"bare": "bare veth", "wireguard": "wireguard.ko", "wgx": "wgx"}
+
+
+def read_params(path):
+    """params.sh: KEY=VALUE lines (shell quoting) -> dict."""
+    params = {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#") or "=" not in line:
+                continue
+            key, val = line.split("=", 1)
+            val = shlex.split(val)[0] if val else ""
+            params[key] = int(val) if re.fullmatch(r"-?\d+", val) else val
+    return params
+
+
+class Metric:
+    """One reported figure: id, label, unit, whether higher is better, and
+    how many bytes of goodput per second one unit stands for (for the
+    crypto ceiling ratio; None when it does not apply)."""
+
+    def __init__(self, mid, label, unit, higher, goodput_bytes=None, group="traffic"):
+        self.id = mid
+        self.label = label
+        self.unit = unit
+        self.higher = higher
+        self.goodput_bytes = goodput_bytes
+        self.group = group
+        self.samples = {p: [] for p in PATHS}  # (round, value | None, error | None)
+
+    def add(self, path, rnd, value=None, error=None):
+        self.samples[path].append({"round": rnd, "value": value, "error": error})
+
+
+def summarize(samples):
+    vals = [s["value"] for s in samples if s["error"] is None]
+    errs = [s["error"] for s in samples if s["error"] is not None]
+    out = {"samples": samples}
+    if vals:
+        out.update(median=statistics.median(vals), min=min(vals), max=max(vals), n=len(vals))
+    if errs:
+        out["errors"] = len(errs)
+        out["error"] = errs[0]
+    return out
+
+
+def load_json(path):
+    """A tool's JSON output; iperf3 may print a warning line before it."""
+    with open(path) as f:
+        text = f.read()
+    start = text.find("{")
+    if start < 0:
+        return None, text
+    try:
+        return json.loads(text[start:]), text
+    except ValueError:
+        return None, text
+
+
+def first_line(text):
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()[:200]
+    return "(no output)"
+
+
+def parse_ping(text):
+    """ping output -> (list of rtts in µs, transmitted, received)."""
+    rtts = [float(m) * 1000.0 for m in re.findall(r"time=([0-9.]+) ms", text)]
+    m = re.search(r"(\d+) packets transmitted, (\d+) received", text)
+    tx, rx = (int(m.group(1)), int(m.group(2))) if m else (0, len(rtts))
+    return rtts, tx, rx
+
+
+def pct(sorted_vals, q):
+    """Nearest-rank percentile q (0..100)."""
+    rank = max(1, -(-len(sorted_vals) * q // 100))
+    return sorted_vals[int(rank) - 1]
+
+
+def parse_ceiling(text):
+    per_cpu, total = [], None
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) >= 4 and f[0] == "cpu" and f[2] == "bytes_per_s":
+            per_cpu.append({"cpu": int(f[1]), "bytes_per_s": int(f[3]),
+                            "packets_per_s": int(f[5]) if len(f) >= 6 else None})
+        elif len(f) >= 3 and f[0] == "total" and f[1] == "bytes_per_s":
+            total = int(f[2])
+    return per_cpu, total
+
+
+def build(work, params, quick):
+    samples = []
+    with open(os.path.join(work, "samples.jsonl")) as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                samples.append(json.loads(line))
+
+    metrics = {}
+    order = []
+
+    def metric(mid, *args, **kw):
+        if mid not in metrics:
+            metrics[mid] = Metric(mid, *args, **kw)
+            order.append(mid)
+        return metrics[mid]
+
+    # Declare in display order, so the table and JSON read top-down.
+    dirs = {"ab": "a->b", "ba": "b->a"}
+    for flows in str(params["TCP_FLOWS"]).split():
+        for d in str(params["TCP_DIRS"]).split():
+            metric("tcp_%s_%s" % (flows, d), "TCP %s flow%s %s" % (flows, "" if flows == "1" else "s", dirs[d]),
+                   "Mbit/s", True, goodput_bytes=1e6 / 8)
+    for size in str(params["UDP_SIZES"]).split():
+        metric("udp_%s" % size, "UDP %s-byte payload, received" % size, "kpkt/s", True,
+               goodput_bytes=1000.0 * int(size))
+    for load in ["idle", "loaded"] if params.get("LOADED") == 1 else ["idle"]:
+        suffix = "" if load == "idle" else ", %d-flow bulk" % params["LOAD_FLOWS"]
+        for q in ["p50", "p99", "max"]:
+            metric("ping_%s_%s" % (load, q), "ping %s%s" % (q, suffix), "us", False, group="latency")
+        for q in ["p50", "p99", "max"]:
+            metric("rr_%s_%s" % (load, q), "TCP %dB req/resp %s%s" % (params["RR_SIZE"], q, suffix),
+                   "us", False, group="latency")
+        metric("rr_%s_tps" % load, "TCP %dB req/resp rate%s" % (params["RR_SIZE"], suffix),
+               "trans/s", True, group="latency")
+        if load == "loaded":
+            metric("bulk_loaded", "bulk %d flows during latency probes" % params["LOAD_FLOWS"],
+                   "Mbit/s", True, group="latency")
+    if params.get("HS_PEERS", 0) > 0:
+        metric("handshakes", "handshakes completed, %d peers at once" % params["HS_PEERS"],
+               "hs/s", True, group="control")
+    if params.get("SETCONF_PEERS", 0) > 0:
+        metric("setconf_seconds", "setconf %d peers" % params["SETCONF_PEERS"], "s", False, group="control")
+        metric("peer_bytes", "memory per peer (slab+percpu)", "bytes", False, group="control")
+
+    warnings = []
+    paths_info = {}
+    ceiling = None
+    meta = {}
+
+    for s in samples:
+        t = s.get("type")
+        path = s.get("path")
+        rnd = s.get("round", 0)
+        err = s.get("error")
+        if t == "meta":
+            meta = {k: v for k, v in s.items() if k != "type"}
+        elif t == "path":
+            paths_info[path] = {k: v for k, v in s.items() if k not in ("type", "path")}
+        elif t == "ceiling":
+            if err:
+                ceiling = {"error": err}
+            else:
+                with open(os.path.join(work, s["file"])) as f:
+                    text = f.read()
+                per_cpu, total = parse_ceiling(text)
+                if total:
+                    ceiling = {"seconds": params.get("CEILING_SECONDS"), "buffer_bytes": 1420,
+                               "per_cpu": per_cpu, "total_bytes_per_s": total,
+                               "total_gbit_per_s": total * 8 / 1e9}
+                else:
+                    ceiling = {"error": "unreadable crypto_ceiling output: " + first_line(text)}
+        elif t in ("iperf", "bulk"):
+            m = metrics.get(s["metric"])
+            if m is None:
+                continue
+            data, text = load_json(os.path.join(work, s["file"]))
+            if data is None:
+                m.add(path, rnd, error="iperf3 exit %s: %s" % (s.get("rc"), first_line(text)))
+                continue
+            if data.get("error"):
+                m.add(path, rnd, error="iperf3: " + data["error"])
+                continue
+            recv = data.get("end", {}).get("sum_received") or {}
+            nbytes = recv.get("bytes", 0)
+            if not nbytes:
+                m.add(path, rnd, error="iperf3 reports 0 bytes received")
+                continue
+            if s["metric"].startswith("udp_"):
+                size = int(s["metric"].split("_")[1])
+                secs = recv.get("seconds") or params["UDP_SECONDS"]
+                m.add(path, rnd, value=nbytes / size / secs / 1000.0)
+            else:
+                m.add(path, rnd, value=recv["bits_per_second"] / 1e6)
+            if t == "bulk" and s.get("covered") == 0:
+                warnings.append("%s round %s: the background load ended before the latency probes did"
+                                % (PATH_LABEL[path], rnd))
+            # The receiving side's device counters must have seen the payload
+            # (tunnel devices count inner bytes).
+            recv_ns = "a" if s["metric"].endswith("_ba") else "b"
+            rx = s.get("rx_" + recv_ns, 0)
+            if t == "iperf" and path != "bare" and rx < 0.9 * nbytes:
+                warnings.append("%s %s round %s: receiving device counted %d bytes, iperf3 %d"
+                                % (PATH_LABEL[path], s["metric"], rnd, rx, nbytes))
+        elif t == "ping":
+            base = s["metric"]  # ping_idle / ping_loaded
+            with open(os.path.join(work, s["file"])) as f:
+                text = f.read()
+            rtts, tx, rx = parse_ping(text)
+            if not rtts:
+                for q in ("p50", "p99", "max"):
+                    metrics[base + "_" + q].add(path, rnd, error="ping: no reply (%s)" % first_line(text))
+                continue
+            rtts.sort()
+            for q, v in (("p50", pct(rtts, 50)), ("p99", pct(rtts, 99)), ("max", rtts[-1])):
+                metrics[base + "_" + q].add(path, rnd, value=v)
+            if rx < tx:
+                warnings.append("%s %s round %s: %d of %d pings lost" % (PATH_LABEL[path], base, rnd, tx - rx, tx))
+        elif t == "rr":
+            base = s["metric"]
+            data, text = load_json(os.path.join(work, s["file"]))
+            if data is None or s.get("rc") != 0:
+                for q in ("p50", "p99", "max", "tps"):
+                    metrics[base + "_" + q].add(path, rnd, error="rr client exit %s: %s" % (s.get("rc"), first_line(text)))
+                continue
+            for q in ("p50", "p99", "max"):
+                metrics[base + "_" + q].add(path, rnd, value=data[q + "_us"])
+            metrics[base + "_tps"].add(path, rnd, value=data["per_second"])
+        elif t == "hs":
+            m = metrics["handshakes"]
+            if err:
+                m.add(path, rnd, error=err)
+                continue
+            data, text = load_json(os.path.join(work, s["file"]))
+            if data is None:
+                m.add(path, rnd, error="wgx-bench-nl exit %s: %s" % (s.get("rc"), first_line(text)))
+            elif "error" in data:
+                m.add(path, rnd, error="wgx-bench-nl: " + data["error"])
+            elif data["completed"] < data["peers"]:
+                m.add(path, rnd, error="%d of %d handshakes completed within %.0f s"
+                      % (data["completed"], data["peers"], data["seconds"]))
+            else:
+                m.add(path, rnd, value=data["peers"] / max(data["seconds"], 1e-6))
+                if data.get("cmd_exit"):
+                    warnings.append("%s handshakes round %s: bringing the initiators up exited %d"
+                                    % (PATH_LABEL[path], rnd, data["cmd_exit"]))
+        elif t == "setconf":
+            ms, mb = metrics["setconf_seconds"], metrics["peer_bytes"]
+            if err:
+                ms.add(path, rnd, error=err)
+                mb.add(path, rnd, error=err)
+            elif s["seen"] != s["peers"]:
+                e = ("after setconf GET_DEVICE lists %d peers, not %d, so the figures cannot be trusted"
+                     " (measured anyway: %.2f s, %.0f bytes/peer)"
+                     % (s["seen"], s["peers"], float(s["seconds"]),
+                        (s["sunreclaim_kb"] + s["percpu_kb"]) * 1024.0 / s["peers"]))
+                ms.add(path, rnd, error=e)
+                mb.add(path, rnd, error=e)
+            else:
+                ms.add(path, rnd, value=float(s["seconds"]))
+                mb.add(path, rnd, value=(s["sunreclaim_kb"] + s["percpu_kb"]) * 1024.0 / s["peers"])
+
+    for p, info in paths_info.items():
+        if "error" in info:
+            warnings.insert(0, "%s: %s" % (PATH_LABEL[p], info["error"]))
+
+    ceil_total = ceiling.get("total_bytes_per_s") if ceiling else None
+    out_metrics = []
+    for mid in order:
+        m = metrics[mid]
+        entry = {"id": m.id, "label": m.label, "unit": m.unit, "group": m.group,
+                 "better": "higher" if m.higher else "lower"}
+        for p in PATHS:
+            if p in str(params["PATHS"]).split():
+                entry[p] = summarize(m.samples[p])
+        wg = entry.get("wireguard", {}).get("median")
+        wx = entry.get("wgx", {}).get("median")
+        if wg and wx is not None:
+            entry["ratio_wgx_wireguard"] = wx / wg
+            # > 1 means wgx did better, whatever the direction of the figure.
+            entry["wgx_advantage"] = (wx / wg) if m.higher else (wg / wx if wx else None)
+        if m.goodput_bytes and ceil_total:
+            for p in ("wgx", "wireguard", "bare"):
+                v = entry.get(p, {}).get("median")
+                if v is not None and p != "bare":
+                    entry["ratio_%s_ceiling" % p] = v * m.goodput_bytes / ceil_total
+        out_metrics.append(entry)
+    return out_metrics, ceiling, paths_info, meta, warnings
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    a = abs(v)
+    if a >= 100:
+        return "%.0f" % v
+    if a >= 10:
+        return "%.1f" % v
+    return "%.2f" % v
+
+
+def cell(summary):
+    if not summary or not summary.get("samples"):
+        return "-"
+    if "median" not in summary:
+        return "ERROR"
+    s = fmt(summary["median"])
+    if summary["n"] > 1:
+        s += " [%s-%s]" % (fmt(summary["min"]), fmt(summary["max"]))
+    if summary.get("errors"):
+        s += " (%d err)" % summary["errors"]
+    return s
+
+
+def print_table(metrics, ceiling, warnings, paths, header):
+    print(header)
+    if ceiling and "total_bytes_per_s" in ceiling:
+        per = ", ".join("cpu%d %.2f" % (c["cpu"], c["bytes_per_s"] * 8 / 1e9) for c in ceiling["per_cpu"])
+        print("crypto ceiling (chacha20poly1305_encrypt, 1420 B): %.2f Gbit/s total (%s)"
+              % (ceiling["total_gbit_per_s"], per))
+    elif ceiling:
+        print("crypto ceiling: ERROR: %s" % ceiling["error"])
+    cols = [p for p in PATHS if p in paths]
+    w0 = max(len(m["label"]) for m in metrics) + 2
+    line = "%-*s %-8s" % (w0, "workload", "unit") + "".join("%-24s" % PATH_LABEL[p] for p in cols)
+    line += "%-9s %s" % ("wgx/wg", "wgx/ceil")
+    print(line)
+    print("-" * len(line))
+    errors = []
+    for m in metrics:
+        row = "%-*s %-8s" % (w0, m["label"], m["unit"])
+        for p in cols:
+            row += "%-24s" % cell(m.get(p))
+            if m.get(p, {}).get("error"):
+                errors.append("%s, %s: %s" % (m["label"], PATH_LABEL[p], m[p]["error"]))
+        r = m.get("ratio_wgx_wireguard")
+        row += "%-9s %s" % (("%.2f" % r + ("" if m["better"] == "higher" else "*")) if r else "-",
+                            ("%.1f%%" % (100 * m["ratio_wgx_ceiling"])) if "ratio_wgx_ceiling" in m else "")
+        print(row.rstrip())
+    print("median [min-max] over rounds; * = lower is better (wgx/wg < 1 means wgx is faster)")
+    for e in errors[:30]:
+        print("error: " + e)
+    if len(errors) > 30:
+        print("... %d more errors in the JSON" % (len(errors) - 30))
+    for w in warnings[:20]:
+        print("note: " + w)
+
+
+def plot(metrics, prefix, title):
+    """Write PREFIX.png with bench/plot.gp: wgx's advantage over wireguard.ko
+    per workload, and goodput as a fraction of the crypto ceiling."""
+    adv = [(m["label"], m["wgx_advantage"]) for m in metrics
+           if m.get("wgx_advantage") and m["id"] != "bulk_loaded"]
+    ceil = [(m["label"], m.get("ratio_wireguard_ceiling"), m.get("ratio_wgx_ceiling")) for m in metrics
+            if "ratio_wireguard_ceiling" in m or "ratio_wgx_ceiling" in m]
+    adv_file, ceil_file = prefix + ".adv.dat", prefix + ".ceil.dat"
+    with open(adv_file, "w") as f:
+        for label, v in adv:
+            f.write('"%s" %.4f\n' % (label.replace('"', "'"), v))
+    with open(ceil_file, "w") as f:
+        for label, a, b in ceil:
+            f.write('"%s" %s %s\n' % (label.replace('"', "'"),
+                                       "%.4f" % (100 * a) if a is not None else "NaN",
+                                       "%.4f" % (100 * b) if b is not None else "NaN"))
+    gp = os.path.join(os.path.dirname(os.path.abspath(__file__)), "plot.gp")
+    cmd = ["gnuplot", "-e",
+           "advfile='%s'; ceilfile='%s'; outfile='%s'; nadv=%d; nceil=%d; plottitle='%s'"
+           % (adv_file, ceil_file, prefix + ".png", len(adv), len(ceil), title.replace("'", "")), gp]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            print("report: gnuplot failed: %s" % first_line(r.stderr), file=sys.stderr)
+    finally:
+        os.unlink(adv_file)
+        os.unlink(ceil_file)
+
+
+def git(*args):
+    try:
+        return subprocess.run(["git"] + list(args), capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return ""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--command", default="")
+    ap.add_argument("--smp", type=int, default=2)
+    ap.add_argument("--wall", type=int, default=None)
+    ap.add_argument("--vm-exit", type=int, default=None)
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args()
+
+    params = read_params(os.path.join(a.work, "params.sh"))
+    metrics, ceiling, paths_info, meta, warnings = build(a.work, params, a.quick)
+
+    accel = "unknown"
+    try:
+        with open(os.path.join(a.work, "vm.err")) as f:
+            for line in f:
+                m = re.match(r"vm: (kvm|tcg),", line)
+                if m:
+                    accel = m.group(1)
+    except OSError:
+        pass
+    host_cpu = ""
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                host_cpu = line.split(":", 1)[1].strip()
+                break
+    if a.vm_exit:
+        warnings.insert(0, "the VM run did not finish cleanly (scripts/vm exit %d): figures are partial"
+                        % a.vm_exit)
+
+    result = {
+        "schema": 1,
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "command": a.command,
+        "quick": a.quick,
+        "git_commit": git("rev-parse", "HEAD"),
+        "git_dirty": bool(git("status", "--porcelain", "--untracked-files=no", "kmod", "include")),
+        "vm": {"accel": accel, "smp": a.smp, "kernel": meta.get("kernel"), "guest_cpus": meta.get("cpus"),
+               "guest_cpu_model": meta.get("cpu_model"), "host_cpu": host_cpu, "host_cpus": os.cpu_count(),
+               "wall_seconds": a.wall, "wgx_srcversion": meta.get("wgx_srcversion")},
+        "params": params,
+        "paths": paths_info,
+        "ceiling": ceiling,
+        "metrics": metrics,
+        "warnings": warnings,
+    }
+    with open(a.out + ".json", "w") as f:
+        json.dump(result, f, indent=1)
+        f.write("\n")
+    header = "wgx benchmark %s: %s, %s vCPUs (%s), kernel %s, %s round%s" % (
+        result["date"], a.command, a.smp, accel, meta.get("kernel"), params["ROUNDS"],
+        "" if params["ROUNDS"] == 1 else "s")
+    print_table(metrics, ceiling, warnings, str(params["PATHS"]).split(), header)
+    plot(metrics, a.out, "wgx vs wireguard.ko, %s, %d vCPUs, %s" % (accel, a.smp, result["date"]))
+    print("results: %s.json %s.png" % (a.out, a.out))
+
+
+if __name__ == "__main__":
+    main()

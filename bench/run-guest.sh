@@ -1,0 +1,311 @@
+#!/usr/bin/env bash
+# bench/run-guest.sh WORKDIR — the guest side of `make bench` (scripts/bench),
+# run as root inside one scripts/vm boot with wgx.ko loaded.
+#
+# WORKDIR (shared with the host) holds params.sh (written by scripts/bench:
+# rounds, durations, which paths, ...), the handshake key material (hs/) and
+# the many-peers configuration (peers.conf).  This script only runs the
+# workloads and stores their raw output under WORKDIR/raw plus one JSON object
+# per measurement in WORKDIR/samples.jsonl; bench/report.py on the host turns
+# them into figures.  Nothing is parsed here and few processes are started:
+# under TCG every fork+exec costs a good fraction of a second.
+#
+# Phase 1 (root namespace): topology, tunnels, servers, crypto ceiling.
+# Phase 2 (`run-guest.sh --in-a WORKDIR PATH...`, inside namespace a, so the
+# clients run without an `ip netns exec` each): the traffic rounds, then
+# handshakes and many-peers configuration.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/../tests/integration/lib.sh"
+. "$here/lib.sh"
+
+if [ "${WGX_IN_VM:-0}" != 1 ]; then
+	echo "bench/run-guest.sh: must run inside scripts/vm (it loads kernel modules)" >&2
+	exit 2
+fi
+phase=1
+if [ "${1:-}" = --in-a ]; then
+	phase=2
+	shift
+fi
+[ $# -ge 1 ] && [ -r "$1/params.sh" ] || {
+	echo "usage: bench/run-guest.sh WORKDIR (with WORKDIR/params.sh)" >&2
+	exit 2
+}
+WORK=$(cd "$1" && pwd)
+shift
+. "$WORK/params.sh"
+BENCH_OUT=$WORK
+RAW=$WORK/raw
+BENCH_T0=${BENCH_T0:-$EPOCHREALTIME}
+
+# ================================================================ phase 1
+if [ $phase = 1 ]; then
+	BENCH_TMP=$(mktemp -d)
+	mkdir -p "$RAW"
+	: >"$WORK/samples.jsonl"
+	cpus=0 model=
+	while IFS=: read -r k v; do
+		case $k in
+		processor*) cpus=$((cpus + 1)) ;;
+		"model name"*) model=${v# } ;;
+		esac
+	done </proc/cpuinfo
+	record type=meta kernel="$(</proc/sys/kernel/osrelease)" cpus="$cpus" cpu_model="$model" \
+		wgx_srcversion="$(cat /sys/module/wgx/srcversion 2>/dev/null || echo unknown)"
+
+	cleanup() {
+		local ns
+		for ns in a b; do
+			ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
+		done
+		sleep 0.2
+		ip netns del a 2>/dev/null
+		ip netns del b 2>/dev/null
+		rm -rf "$BENCH_TMP"
+	}
+	trap cleanup EXIT
+
+	netns_cleanup
+	bench_topology || { echo "bench: cannot create namespaces a/b over veth" >&2; exit 1; }
+	anchor a
+	anchor b
+	active=()
+	for p in $PATHS; do
+		case $p in
+		bare) active+=(bare) ;;
+		wireguard | wgx)
+			blog "setting up the $p tunnel"
+			if err=$(bench_tunnel "$p" 2>&1); then
+				active+=("$p")
+				record type=path path="$p" mtu="$TUNNEL_MTU"
+			else
+				blog "$p: $err"
+				record type=path path="$p" error="$err"
+			fi
+			;;
+		*) echo "bench: unknown path $p" >&2; exit 2 ;;
+		esac
+	done
+
+	n b iperf3 -s -D -p 5201 --idle-timeout 60 >/dev/null &&
+		n b iperf3 -s -D -p 5202 --idle-timeout 60 >/dev/null ||
+		{ echo "bench: cannot start iperf3 servers in b" >&2; exit 1; }
+	ip netns exec b "$RR_BIN" server 7777 &
+
+	CEIL=/sys/kernel/debug/wgx/crypto_ceiling
+	if [ "$CEILING_SECONDS" -gt 0 ]; then
+		if [ -w "$CEIL" ]; then
+			blog "crypto ceiling: ${CEILING_SECONDS} s on every CPU"
+			if err=$(echo "$CEILING_SECONDS" 2>&1 >"$CEIL"); then
+				cp "$CEIL" "$RAW/ceiling.txt"
+				record type=ceiling file=raw/ceiling.txt
+			else
+				record type=ceiling error="write to $CEIL failed: $err"
+			fi
+		else
+			record type=ceiling error="$CEIL not present (wgx.ko built without kmod/bench.o, or no debugfs)"
+		fi
+	fi
+
+	export BENCH_T0 ANCHOR_a ANCHOR_b
+	ip netns exec a bash "$0" --in-a "$WORK" "${active[@]}"
+	exit
+fi
+
+# ================================================================ phase 2 (in a)
+active=("$@")
+
+# run_iperf NAME PATH ROUND SECONDS ARGS... — one iperf3 client run a -> b
+# (ARGS may hold -R).  The receiving devices' byte counters are read around it
+# so the report can check the payload really crossed the path's device.
+run_iperf() {
+	local name=$1 path=$2 round=$3 secs=$4 file rc rxa rxb t0 try guard=()
+	shift 4
+	file=raw/r$round-$path-$name.json
+	# A tunnel that dies mid-run must not hang the client: the receiving
+	# side gets an idle timeout (iperf3 accepts it only there).
+	[[ " $* " == *" -R "* ]] && guard=(--rcv-timeout 15000)
+	for try in 1 2; do
+		rxa=$(dev_rx_bytes a "$(ns_dev "$path" a)")
+		rxb=$(dev_rx_bytes b "$(ns_dev "$path" b)")
+		t0=$EPOCHREALTIME
+		iperf3 -c "$(path_addr "$path" b)" --connect-timeout 5000 "${guard[@]}" \
+			-t "$secs" -J "$@" >"$WORK/$file" 2>&1
+		rc=$?
+		# "the server is busy" right after the previous test: once more.
+		[ $rc -ne 0 ] && [ $try = 1 ] && grep -q 'busy' "$WORK/$file" && { sleep 1; continue; }
+		break
+	done
+	record type=iperf metric="$name" path="$path" round="$round" file="$file" rc=$rc \
+		rx_a=$(($(dev_rx_bytes a "$(ns_dev "$path" a)") - rxa)) \
+		rx_b=$(($(dev_rx_bytes b "$(ns_dev "$path" b)") - rxb)) \
+		wall="$(elapsed_s "$t0")"
+}
+
+# run_latency NAME PATH ROUND — ping, then TCP request/response, a -> b.
+run_latency() {
+	local name=$1 path=$2 round=$3 addr file rc
+	addr=$(path_addr "$path" b)
+	file=raw/r$round-$path-ping_$name.txt
+	ping -n -c "$PING_COUNT" -i "$PING_INTERVAL" -W 1 -w $((PING_COUNT / 10 + 10)) \
+		-s "$PING_SIZE" "$addr" >"$WORK/$file" 2>&1
+	rc=$?
+	record type=ping metric="ping_$name" path="$path" round="$round" file="$file" rc=$rc
+	file=raw/r$round-$path-rr_$name.json
+	"$RR_BIN" client "$addr" 7777 "$RR_SECONDS" "$RR_SIZE" >"$WORK/$file" 2>&1
+	rc=$?
+	record type=rr metric="rr_$name" path="$path" round="$round" file="$file" rc=$rc
+}
+
+# run_loaded PATH ROUND — run_latency while LOAD_FLOWS TCP flows go a -> b.
+# covered=1 when the load was still running after the probes.
+run_loaded() {
+	local path=$1 round=$2 bulk file secs alive=0 rc
+	secs=$((PING_COUNT / 50 + RR_SECONDS + 3))
+	file=raw/r$round-$path-bulk_loaded.json
+	iperf3 -c "$(path_addr "$path" b)" -p 5202 --connect-timeout 5000 \
+		-P "$LOAD_FLOWS" -t "$secs" -J >"$WORK/$file" 2>&1 &
+	bulk=$!
+	sleep 1.5
+	run_latency loaded "$path" "$round"
+	kill -0 "$bulk" 2>/dev/null && alive=1
+	wait "$bulk"
+	rc=$?
+	record type=bulk metric=bulk_loaded path="$path" round="$round" file="$file" rc=$rc \
+		covered="$alive"
+}
+
+# rotated ROUND — the active paths, rotated by ROUND so no path always goes first.
+rotated() {
+	local r=$1 i k=${#active[@]}
+	for ((i = 0; i < k; i++)); do
+		echo "${active[$(((i + r) % k))]}"
+	done
+}
+
+if [ ${#active[@]} -gt 0 ]; then
+	for ((round = 1; round <= ROUNDS; round++)); do
+		mapfile -t order < <(rotated "$round")
+		blog "round $round/$ROUNDS: tcp, paths in the order ${order[*]}"
+		for flows in $TCP_FLOWS; do
+			for dir in $TCP_DIRS; do
+				for p in "${order[@]}"; do
+					rev=()
+					[ "$dir" = ba ] && rev=(-R)
+					run_iperf "tcp_${flows}_$dir" "$p" "$round" "$TCP_SECONDS" -P "$flows" "${rev[@]}"
+				done
+			done
+		done
+		blog "round $round: udp"
+		for size in $UDP_SIZES; do
+			for p in "${order[@]}"; do
+				run_iperf "udp_$size" "$p" "$round" "$UDP_SECONDS" -u -b 0 -l "$size"
+			done
+		done
+		blog "round $round: latency"
+		for p in "${order[@]}"; do
+			run_latency idle "$p" "$round"
+		done
+		if [ "$LOADED" = 1 ]; then
+			for p in "${order[@]}"; do
+				run_loaded "$p" "$round"
+			done
+		fi
+	done
+else
+	blog "no path passes traffic: skipping the traffic workloads"
+fi
+
+# ---- handshakes per second --------------------------------------------------------
+# HS_PEERS initiator devices hsi<i> here in a (keys made by the host, one peer
+# each: the responder, with persistent keepalive), one responder hsr0 in b
+# with all of them as peers.  A wave: every device down (which clears
+# sessions and handshake state), hsr0 up, then every initiator up in one
+# `ip -batch`, so each initiates at once; wgx-bench-nl times it from b until
+# every peer's latest handshake on hsr0 is new.  Devices are made once per
+# kind.  Handshake messages are not transport data, so this runs for every
+# tunnel kind asked for, even one whose datapath failed.
+hs_kind() {
+	local path=$1 kind tool w err file
+	kind=$(path_kind "$path")
+	tool=$(path_tool "$path")
+	blog "handshakes: $path, $HS_PEERS initiators, $HS_WAVES waves"
+	if ! err=$({
+		ip -n b link add hsr0 type "$kind" &&
+			n b "$tool" setconf hsr0 "$WORK/hs/resp.conf" &&
+			ip -batch "$WORK/hs/add-$kind.batch" &&
+			"$NL_BIN" setup "$kind" "$WORK/hs/setup.txt" >/dev/null
+	} 2>&1); then
+		[ -z "$err" ] && err=$("$NL_BIN" setup "$kind" "$WORK/hs/setup.txt" 2>&1)
+		record type=hs path="$path" round=0 error="handshake setup failed: $err"
+		ip -batch "$WORK/hs/del.batch" 2>/dev/null
+		ip -n b link del hsr0 2>/dev/null
+		return
+	fi
+	for ((w = 1; w <= HS_WAVES; w++)); do
+		ip -batch "$WORK/hs/down.batch"
+		ip -n b link set hsr0 down
+		ip -n b link set hsr0 up
+		file=raw/hs-$path-$w.json
+		n b "$NL_BIN" wait "$kind" hsr0 "$HS_PEERS" "$HS_TIMEOUT" \
+			ip -n a -batch "$WORK/hs/up.batch" >"$WORK/$file" 2>"$WORK/$file.err"
+		record type=hs path="$path" round="$w" file="$file" rc=$?
+	done
+	ip -batch "$WORK/hs/del.batch"
+	ip -n b link del hsr0
+}
+
+# ---- configuring many peers, memory per peer ----------------------------------------
+# `<tool> setconf` of SETCONF_PEERS peers (random keys, one /32 each, private
+# key set so every peer's static-static DH is precomputed) into a fresh
+# device; unreclaimable slab and per-CPU memory before and after (reclaimable
+# caches dropped) give the memory per peer.
+setconf_kind() {
+	local path=$1 round=$2 kind tool su0 su1 pc0 pc1 sl0 sl1 t0 el rc seen err
+	kind=$(path_kind "$path")
+	tool=$(path_tool "$path")
+	blog "setconf: $path, $SETCONF_PEERS peers"
+	ip link add pcf0 type "$kind" || {
+		record type=setconf path="$path" round="$round" error="ip link add type $kind failed"
+		return
+	}
+	drop_caches
+	su0=$(meminfo_kb SUnreclaim) pc0=$(meminfo_kb Percpu) sl0=$(meminfo_kb Slab)
+	t0=$EPOCHREALTIME
+	err=$("$tool" setconf pcf0 "$WORK/peers.conf" 2>&1)
+	rc=$?
+	el=$(elapsed_s "$t0")
+	sleep 1
+	drop_caches
+	su1=$(meminfo_kb SUnreclaim) pc1=$(meminfo_kb Percpu) sl1=$(meminfo_kb Slab)
+	seen=$("$NL_BIN" count "$kind" pcf0)
+	seen=${seen//[!0-9]/}
+	if [ $rc -ne 0 ]; then
+		record type=setconf path="$path" round="$round" error="$tool setconf failed (exit $rc): $err"
+	else
+		record type=setconf path="$path" round="$round" peers="$SETCONF_PEERS" seen="${seen:-0}" \
+			seconds="$el" sunreclaim_kb="$((su1 - su0))" percpu_kb="$((pc1 - pc0))" \
+			slab_kb="$((sl1 - sl0))"
+	fi
+	ip link del pcf0
+}
+
+tunnels=()
+for p in $PATHS; do
+	[ "$p" != bare ] && tunnels+=("$p")
+done
+if [ "$HS_PEERS" -gt 0 ]; then
+	for p in "${tunnels[@]}"; do
+		hs_kind "$p"
+	done
+fi
+if [ "$SETCONF_PEERS" -gt 0 ]; then
+	for ((round = 1; round <= SETCONF_ROUNDS; round++)); do
+		for ((i = 0; i < ${#tunnels[@]}; i++)); do
+			setconf_kind "${tunnels[$(((i + round) % ${#tunnels[@]}))]}" "$round"
+		done
+	done
+fi
+blog "done"
