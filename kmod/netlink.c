@@ -20,8 +20,8 @@
  * GET_DEVICE dumps resume exactly: the context remembers the next peer (with a
  * reference) and the index of its next allowed IP, so a peer whose allowed
  * IPs do not fit continues in the next message.  A change of the peer list or
- * of the allowed IPs between two messages marks the later ones
- * NLM_F_DUMP_INTR.
+ * of the allowed IPs between two messages marks the first message built after
+ * it NLM_F_DUMP_INTR (nl_dump_check_consistent()); the reader starts over.
  */
 #include <linux/if.h>
 #include <linux/in.h>
@@ -462,7 +462,7 @@ static int wgx_nl_put_peer(struct sk_buff *skb, struct wgx_peer *peer, u64 *next
 
 	if (*next_ip && *next_ip >= count) {
 		/*
-		 * Allowed IPs vanished since the last message (which is marked
+		 * Allowed IPs vanished since the last message (this one is marked
 		 * NLM_F_DUMP_INTR): nothing of this peer is left to send.
 		 */
 		*next_ip = 0;
@@ -567,7 +567,8 @@ static int wgx_nl_get_device_dumpit(struct sk_buff *skb, struct netlink_callback
 	}
 
 peers_end:
-	if (nla_len(peers) == 0)
+	/* nla_len() of an open nest is still 0: look at the tail instead. */
+	if (skb_tail_pointer(skb) == (unsigned char *)peers + NLA_HDRLEN)
 		nla_nest_cancel(skb, peers);
 	else
 		nla_nest_end(skb, peers);

@@ -14,6 +14,12 @@ NL_DIR=/tmp/wgx-netlink-test
 #       send the SET_DEVICE message CASE (see CASES), succeed iff the kernel
 #       answers with ERRNO (a name such as EINVAL, or 0) and, for an error,
 #       with an extack message.
+#   wgxnl.py cases IF EXISTING_PEER_B64 <LIST
+#       the same for every "CASE ERRNO" line of LIST, in one process; after
+#       each, a raw dump of the device must equal the one before the first.
+#   wgxnl.py dump-intr IF
+#       start a dump, add a peer after the first message, check that one
+#       later message carries NLM_F_DUMP_INTR.
 #   wgxnl.py dump IF [ERRNO]
 #       dump the device and check the message layout of the uapi ("Splitting");
 #       print "peers=N allowedips=M messages=K continued=C".  With ERRNO, the
@@ -236,6 +242,9 @@ CASES = {
         nest(P_ALLOWEDIPS, aip(AF_INET, '10.80.0.0', 16)))),
     'remove-absent': lambda c: strz(D_IFNAME, c['ifname']) + nest(D_PEERS, nest(
         0, nla(P_PUBLIC_KEY, rand(32)), u32(P_FLAGS, 1))),
+    # a valid change: the checker of `cases` must notice it (control)
+    'add-peer': lambda c: strz(D_IFNAME, c['ifname']) + nest(D_PEERS, nest(
+        0, nla(P_PUBLIC_KEY, rand(32)))),
     'read-only-attrs': lambda c: (
         strz(D_IFNAME, c['ifname']) + nla(D_PUBLIC_KEY, rand(32)) +
         nest(D_STATS, nla(1, bytes(8))) +
@@ -258,6 +267,92 @@ def cmd_set(ifname, case, want, existing=None):
     # Permission failures come from the genetlink core, without a message.
     if err and err != errno.EPERM and not ext:
         raise SystemExit('%s: no extack message' % case)
+
+
+def state(g, ifname):
+    """The device's configuration from a raw dump, as comparable text (coalesced)."""
+    err, ext, msgs = g.request(g.family, CMD_GET, NLM_F_DUMP, strz(D_IFNAME, ifname))
+    if err:
+        raise SystemExit('dump failed: %s %s' % (os.strerror(err), ext))
+    lines, peers = [], []
+    for n, (fl, payload) in enumerate(msgs):
+        top = dict(attrs(payload))
+        if n == 0:
+            for t in (D_PRIVATE_KEY, D_PUBLIC_KEY, D_LISTEN_PORT, D_FWMARK):
+                lines.append('%d=%s' % (t, top.get(t, b'').hex()))
+        for _, pbuf in attrs(top.get(D_PEERS, b'')):
+            p = dict(attrs(pbuf))
+            ips = [v.hex() for _, v in attrs(p.get(P_ALLOWEDIPS, b''))]
+            if peers and peers[-1][0] == p[P_PUBLIC_KEY]:
+                peers[-1][2].extend(ips)
+                continue
+            fixed = ' '.join('%d=%s' % (t, p.get(t, b'').hex())
+                             for t in (P_PRESHARED_KEY, P_ENDPOINT, P_KEEPALIVE))
+            peers.append((p[P_PUBLIC_KEY], fixed, ips))
+    for key, fixed, ips in peers:
+        lines.append('peer %s %s ips=%s' % (key.hex(), fixed, ','.join(ips)))
+    return '\n'.join(lines)
+
+
+def cmd_cases(ifname, existing):
+    """Run every "CASE ERRNO" line of stdin; after each, the device must be unchanged."""
+    g = Genl()
+    before = state(g, ifname)
+    failed = 0
+    for line in sys.stdin:
+        if not line.split():
+            continue
+        case, want = line.split()
+        ctx = {'ifname': ifname, 'existing': base64.b64decode(existing)}
+        err, ext, _ = g.request(g.family, CMD_SET, NLM_F_ACK, CASES[case](ctx))
+        wanted = 0 if want == '0' else getattr(errno, want)
+        problems = []
+        if err != wanted:
+            problems.append('expected %s, got %s' % (want, errno.errorcode.get(err, err)))
+        if err and err != errno.EPERM and not ext:
+            problems.append('no extack message')
+        after = state(g, ifname)
+        if after != before:
+            problems.append('device changed:\n  before: %s\n  after:  %s' % (
+                before.replace('\n', '\n          '), after.replace('\n', '\n          ')))
+        print('%s: %s (%s)%s' % (case, errno.errorcode.get(err, err) if err else 0, ext,
+                                 ''.join('\n  FAIL: ' + p for p in problems)))
+        failed += bool(problems)
+    if failed:
+        raise SystemExit('%d case(s) failed' % failed)
+
+
+def cmd_dump_intr(ifname):
+    """A peer added while a dump is between messages: the first message built
+    after the change carries NLM_F_DUMP_INTR (nl_dump_check_consistent()
+    flags the message where it notices the change) and the dump still ends."""
+    d = Genl()
+    d.seq += 1
+    body = struct.pack('=BBH', CMD_GET, 1, 0) + strz(D_IFNAME, ifname)
+    d.s.send(struct.pack('=IHHII', 16 + len(body), d.family, NLM_F_REQUEST | NLM_F_DUMP,
+                         d.seq, 0) + body)
+    flags, changed, done = [], False, False
+    while not done:
+        data = d.s.recv(1 << 16)
+        i = 0
+        while i + 16 <= len(data):
+            n, typ, fl, _, _ = struct.unpack_from('=IHHII', data, i)
+            i += (n + 3) & ~3
+            if typ in (NLMSG_DONE, NLMSG_ERROR):
+                done = True
+                break
+            flags.append(fl)
+        if not changed:
+            g = Genl()
+            err, ext, _ = g.request(g.family, CMD_SET, NLM_F_ACK, strz(D_IFNAME, ifname) + nest(
+                D_PEERS, nest(0, nla(P_PUBLIC_KEY, rand(32)))))
+            if err:
+                raise SystemExit('set during dump: %s %s' % (os.strerror(err), ext))
+            changed = True
+    intr = sum(1 for f in flags if f & NLM_F_DUMP_INTR)
+    print('messages=%d interrupted=%d' % (len(flags), intr))
+    if flags[0] & NLM_F_DUMP_INTR or intr != 1:
+        raise SystemExit('expected NLM_F_DUMP_INTR on one message after the first')
 
 
 def cmd_dump(ifname, want=None):
@@ -329,10 +424,15 @@ def cmd_dump(ifname, want=None):
 if __name__ == '__main__':
     if sys.argv[1] == 'set':
         cmd_set(*sys.argv[2:])
+    elif sys.argv[1] == 'dump-intr':
+        cmd_dump_intr(*sys.argv[2:])
+    elif sys.argv[1] == 'cases':
+        cmd_cases(*sys.argv[2:])
     elif sys.argv[1] == 'dump':
         cmd_dump(*sys.argv[2:])
     else:
-        raise SystemExit('usage: wgxnl.py set IF CASE ERRNO [KEY] | dump IF [ERRNO]')
+        raise SystemExit('usage: wgxnl.py set IF CASE ERRNO [KEY] | cases IF KEY <LIST | '
+                         'dump IF [ERRNO]')
 EOF
 	chmod 644 "$NL_DIR/wgxnl.py"
 }
@@ -494,6 +594,9 @@ test_ten_thousand_peers() {
 	out=$(wgxnl dump wgx0)
 	echo "$out"
 	expect_eq "raw dump" "peers=10000 allowedips=30000" "$(echo "$out" | tail -n1 | cut -d' ' -f1-2)"
+	# A change between two messages of a dump is flagged on the later ones.
+	wgxnl dump-intr wgx0
+	expect_eq "peers after the change" 10001 "$(nl_count_peers)"
 	# Removing them all at once (REPLACE_PEERS with no peers).
 	printf '[Interface]\n' >"$NL_DIR/empty.conf"
 	nl_tool setconf wgx0 "$NL_DIR/empty.conf"
@@ -535,13 +638,7 @@ test_malformed_input_refused_atomically() {
 	nl_tool setconf wgx0 "$NL_DIR/base.conf"
 	n a ip link set wgx0 up
 	nl_tool showconf wgx0 >"$NL_DIR/before.conf"
-	local c want
-	while read -r c want; do
-		[ -n "$c" ] || continue
-		wgxnl set wgx0 "$c" "$want" "$NL_PEER2"
-		nl_tool showconf wgx0 | diff -u "$NL_DIR/before.conf" - ||
-			fail "$c changed the device"
-	done <<-CASES
+	wgxnl cases wgx0 "$NL_PEER2" <<-CASES
 		dev-private-key-31 EINVAL
 		dev-private-key-33 EINVAL
 		dev-flags-unknown EOPNOTSUPP
@@ -586,6 +683,7 @@ test_malformed_input_refused_atomically() {
 		remove-absent 0
 		read-only-attrs 0
 	CASES
+	nl_tool showconf wgx0 | diff -u "$NL_DIR/before.conf" -
 	# The tool refuses what it can before the kernel sees it, also atomically.
 	local k31
 	k31=$(head -c 31 /dev/urandom | base64)
@@ -601,6 +699,9 @@ test_malformed_input_refused_atomically() {
 	echo "ListenPort = 1" >>"$NL_DIR/bad.conf"
 	must_fail nl_tool setconf wgx0 "$NL_DIR/bad.conf"
 	nl_tool showconf wgx0 | diff -u "$NL_DIR/before.conf" -
+	# Control: the checker above does notice a change.
+	must_fail wgxnl cases wgx0 "$NL_PEER2" <<<"add-peer 0"
+	expect_eq peers 3 "$(nl_count_peers)"
 }
 
 # A listen port that cannot be bound fails the whole message, including the
