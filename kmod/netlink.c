@@ -107,7 +107,8 @@ static int wgx_nl_validate_ipaddr(const struct nlattr *attr, struct netlink_ext_
  * would fail with -ERANGE there); their validation functions check the
  * exact length.
  */
-#define WGX_NL_KEY_POLICY NLA_POLICY_VALIDATE_FN(NLA_BINARY, wgx_nl_validate_key)
+#define WGX_NL_BINARY(fn) NLA_POLICY_VALIDATE_FN(NLA_BINARY, fn)
+#define WGX_NL_KEY_POLICY WGX_NL_BINARY(wgx_nl_validate_key)
 
 /*
  * Values are checked where the policy cannot express them (range policies
@@ -118,7 +119,7 @@ static int wgx_nl_validate_ipaddr(const struct nlattr *attr, struct netlink_ext_
  */
 static const struct nla_policy wgx_allowedip_policy[WGX_ALLOWEDIP_A_MAX + 1] = {
 	[WGX_ALLOWEDIP_A_FAMILY]	= { .type = NLA_U16 },
-	[WGX_ALLOWEDIP_A_IPADDR]	= NLA_POLICY_VALIDATE_FN(NLA_BINARY, wgx_nl_validate_ipaddr),
+	[WGX_ALLOWEDIP_A_IPADDR]	= WGX_NL_BINARY(wgx_nl_validate_ipaddr),
 	[WGX_ALLOWEDIP_A_CIDR_MASK]	= { .type = NLA_U8 },
 	[WGX_ALLOWEDIP_A_FLAGS]		= { .type = NLA_U32 },
 };
@@ -127,10 +128,10 @@ static const struct nla_policy wgx_peer_policy[WGX_PEER_A_MAX + 1] = {
 	[WGX_PEER_A_PUBLIC_KEY]		= WGX_NL_KEY_POLICY,
 	[WGX_PEER_A_PRESHARED_KEY]	= WGX_NL_KEY_POLICY,
 	[WGX_PEER_A_FLAGS]		= { .type = NLA_U32 },
-	[WGX_PEER_A_ENDPOINT]		= NLA_POLICY_VALIDATE_FN(NLA_BINARY, wgx_nl_validate_endpoint),
+	[WGX_PEER_A_ENDPOINT]		= WGX_NL_BINARY(wgx_nl_validate_endpoint),
 	[WGX_PEER_A_PERSISTENT_KEEPALIVE_INTERVAL] = { .type = NLA_U16 },
 	/* Read-only attributes: accepted (so a dump can be sent back) and ignored. */
-	[WGX_PEER_A_LAST_HANDSHAKE_TIME] = NLA_POLICY_VALIDATE_FN(NLA_BINARY, wgx_nl_validate_timespec),
+	[WGX_PEER_A_LAST_HANDSHAKE_TIME] = WGX_NL_BINARY(wgx_nl_validate_timespec),
 	[WGX_PEER_A_RX_BYTES]		= { .type = NLA_U64 },
 	[WGX_PEER_A_TX_BYTES]		= { .type = NLA_U64 },
 	[WGX_PEER_A_ALLOWEDIPS]		= NLA_POLICY_NESTED_ARRAY(wgx_allowedip_policy),
@@ -202,7 +203,8 @@ static const struct {
  * WGX_DEVICE_A_IFINDEX and WGX_DEVICE_A_IFNAME) in @net, with a reference on
  * its net_device (dev_put(wgx->dev) when done).  Returns ERR_PTR(-EBADR)
  * without exactly one of them, -ENODEV when there is no such device,
- * -EOPNOTSUPP when it is not of link kind "wgx".  Process context.
+ * -EOPNOTSUPP when it is not of link kind "wgx" (its rtnl_link_ops are not
+ * ours).  Process context.
  */
 static struct wgx_device *wgx_device_lookup(struct net *net, struct nlattr **attrs,
 					    struct netlink_ext_ack *extack)
@@ -212,7 +214,8 @@ static struct wgx_device *wgx_device_lookup(struct net *net, struct nlattr **att
 	struct net_device *dev;
 
 	if (!ifindex == !ifname) {
-		NL_SET_ERR_MSG(extack, "exactly one of WGX_DEVICE_A_IFINDEX and WGX_DEVICE_A_IFNAME is required");
+		NL_SET_ERR_MSG(extack,
+			       "exactly one of WGX_DEVICE_A_IFINDEX and WGX_DEVICE_A_IFNAME is required");
 		return ERR_PTR(-EBADR);
 	}
 	if (ifindex) {
@@ -228,8 +231,7 @@ static struct wgx_device *wgx_device_lookup(struct net *net, struct nlattr **att
 				    "no such network device in this namespace");
 		return ERR_PTR(-ENODEV);
 	}
-	if (!dev->rtnl_link_ops || !dev->rtnl_link_ops->kind ||
-	    strcmp(dev->rtnl_link_ops->kind, KBUILD_MODNAME)) {
+	if (!wgx_device_is_wgx(dev)) {
 		dev_put(dev);
 		NL_SET_ERR_MSG_ATTR(extack, ifindex ?: ifname, "not a wgx device");
 		return ERR_PTR(-EOPNOTSUPP);
@@ -697,7 +699,8 @@ static int wgx_nl_parse_allowedip(struct wgx_nl_allowedip *ip, const struct nlat
 		u32 flags = nla_get_u32(tb[WGX_ALLOWEDIP_A_FLAGS]);
 
 		if (flags & ~WGX_ALLOWEDIP_F_ALL) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[WGX_ALLOWEDIP_A_FLAGS], "unknown allowed IP flag");
+			NL_SET_ERR_MSG_ATTR(extack, tb[WGX_ALLOWEDIP_A_FLAGS],
+					    "unknown allowed IP flag");
 			return -EOPNOTSUPP;
 		}
 		ip->remove = flags & WGX_ALLOWEDIP_F_REMOVE_ME;
@@ -757,12 +760,15 @@ static int wgx_nl_set_parse(struct wgx_nl_set *req)
 	if (attrs[WGX_DEVICE_A_FLAGS]) {
 		req->flags = nla_get_u32(attrs[WGX_DEVICE_A_FLAGS]);
 		if (req->flags & ~WGX_DEVICE_F_ALL) {
-			NL_SET_ERR_MSG_ATTR(extack, attrs[WGX_DEVICE_A_FLAGS], "unknown device flag");
+			NL_SET_ERR_MSG_ATTR(extack, attrs[WGX_DEVICE_A_FLAGS],
+					    "unknown device flag");
 			return -EOPNOTSUPP;
 		}
 	}
 
 	if (attrs[WGX_DEVICE_A_LISTEN_PORT] || attrs[WGX_DEVICE_A_FWMARK]) {
+		struct nlattr *which = attrs[WGX_DEVICE_A_LISTEN_PORT] ?:
+				       attrs[WGX_DEVICE_A_FWMARK];
 		struct net *net;
 		bool allowed;
 
@@ -772,8 +778,7 @@ static int wgx_nl_set_parse(struct wgx_nl_set *req)
 		allowed = net && ns_capable(net->user_ns, CAP_NET_ADMIN);
 		rcu_read_unlock();
 		if (!allowed) {
-			NL_SET_ERR_MSG_ATTR(extack,
-					    attrs[WGX_DEVICE_A_LISTEN_PORT] ?: attrs[WGX_DEVICE_A_FWMARK],
+			NL_SET_ERR_MSG_ATTR(extack, which,
 					    "listen port and fwmark need CAP_NET_ADMIN in the namespace that created the device");
 			return -EPERM;
 		}
@@ -964,7 +969,8 @@ static int wgx_nl_set_plan(struct wgx_nl_set *req)
 			continue;
 		}
 		if (count >= WGX_MAX_PEERS_PER_DEVICE) {
-			NL_SET_ERR_MSG_ATTR(extack, p->attr, "the device would have too many peers");
+			NL_SET_ERR_MSG_ATTR(extack, p->attr,
+					    "the device would have too many peers");
 			return -E2BIG;
 		}
 		++count;
