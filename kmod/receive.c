@@ -349,6 +349,33 @@ drop:
 
 /* ---- handshakes (process context) ---- */
 
+static void wgx_receive_handshake_refused(struct wgx_peer *peer, struct wgx_keypair *keypair,
+					  const char *what, int err)
+{
+	wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_DROP_INVALID);
+	net_dbg_ratelimited("%s: peer %llu: %s refused: %d\n", peer->wgx->dev->name,
+			    peer->internal_id, what, err);
+	wgx_keypair_put(keypair, true);
+}
+
+/*
+ * @skb, a handshake message from @peer, authenticated and gave @keypair:
+ * count it as @stat, roam to its source, feed the timers, install the keypair.
+ */
+static void wgx_receive_session_derived(struct wgx_peer *peer, struct sk_buff *skb,
+					struct wgx_keypair *keypair, enum wgx_peer_stat stat)
+{
+	wgx_peer_stats_inc(peer, stat);
+	wgx_socket_set_peer_endpoint_from_skb(peer, skb);
+	wgx_timers_any_authenticated_packet_received(peer);
+	wgx_timers_any_authenticated_packet_traversal(peer);
+
+	WRITE_ONCE(keypair->sending_valid, true);
+	WRITE_ONCE(keypair->receiving_valid, true);
+	wgx_peer_keypair_install(peer, keypair);
+	wgx_timers_session_derived(peer);
+}
+
 static void wgx_receive_initiation(struct wgx_device *wgx, struct sk_buff *skb)
 {
 	struct wgx_noise_initiation_scratch scratch;
@@ -398,21 +425,10 @@ static void wgx_receive_initiation(struct wgx_device *wgx, struct sk_buff *skb)
 	up_read(&wgx->identity_lock);
 
 	if (ret) {
-		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_DROP_INVALID);
-		net_dbg_ratelimited("%s: peer %llu: initiation refused: %d\n", wgx->dev->name,
-				    peer->internal_id, ret);
-		wgx_keypair_put(keypair, true);
+		wgx_receive_handshake_refused(peer, keypair, "initiation", ret);
 		goto out;
 	}
-	wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_INITIATIONS_RX);
-	wgx_socket_set_peer_endpoint_from_skb(peer, skb);
-	wgx_timers_any_authenticated_packet_received(peer);
-	wgx_timers_any_authenticated_packet_traversal(peer);
-
-	WRITE_ONCE(keypair->sending_valid, true);
-	WRITE_ONCE(keypair->receiving_valid, true);
-	wgx_peer_keypair_install(peer, keypair);
-	wgx_timers_session_derived(peer);
+	wgx_receive_session_derived(peer, skb, keypair, WGX_PEER_STAT_HANDSHAKE_INITIATIONS_RX);
 
 	wgx_timers_any_authenticated_packet_sent(peer);
 	if (!wgx_socket_send_buffer_to_peer(peer, msg, sizeof(msg), 0))
@@ -457,21 +473,10 @@ static void wgx_receive_response(struct wgx_device *wgx, struct sk_buff *skb)
 	up_read(&wgx->identity_lock);
 
 	if (ret) {
-		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_DROP_INVALID);
-		net_dbg_ratelimited("%s: peer %llu: response refused: %d\n", wgx->dev->name,
-				    peer->internal_id, ret);
-		wgx_keypair_put(keypair, true);
+		wgx_receive_handshake_refused(peer, keypair, "response", ret);
 		goto out;
 	}
-	wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_RESPONSES_RX);
-	wgx_socket_set_peer_endpoint_from_skb(peer, skb);
-	wgx_timers_any_authenticated_packet_received(peer);
-	wgx_timers_any_authenticated_packet_traversal(peer);
-
-	WRITE_ONCE(keypair->sending_valid, true);
-	WRITE_ONCE(keypair->receiving_valid, true);
-	wgx_peer_keypair_install(peer, keypair);
-	wgx_timers_session_derived(peer);
+	wgx_receive_session_derived(peer, skb, keypair, WGX_PEER_STAT_HANDSHAKE_RESPONSES_RX);
 	wgx_timers_handshake_complete(peer);
 	/* Confirm the session to the responder: staged data, or a keepalive. */
 	wgx_send_keepalive(peer);

@@ -102,13 +102,18 @@ tunnel_dev() {
 		n "$ns" ip link add wgt0 type wireguard
 		;;
 	wireguard-go)
+		# No udev in the VM: loading tun creates /dev/net/tun in devtmpfs.
+		modprobe tun
 		mkdir -p /var/run/wireguard
 		n "$ns" env WG_PROCESS_FOREGROUND=1 LOG_LEVEL=error wireguard-go wgt0 >"/tmp/wireguard-go-$ns.log" 2>&1 &
-		for i in $(seq 50); do
+		for i in $(seq 200); do
 			n "$ns" ip link show wgt0 >/dev/null 2>&1 && [ -S /var/run/wireguard/wgt0.sock ] && break
 			sleep 0.1
 		done
-		n "$ns" ip link show wgt0 >/dev/null
+		if ! n "$ns" ip link show wgt0 >/dev/null 2>&1; then
+			cat "/tmp/wireguard-go-$ns.log" >&2
+			fail "wireguard-go did not create wgt0"
+		fi
 		;;
 	*) fail "unknown tunnel kind $kind" ;;
 	esac
