@@ -11,7 +11,9 @@
 # Both tunnels use MTU $TUNNEL_MTU (1420), IPv4 inside and outside, no
 # preshared key.
 
-BENCH_PATHS=(bare wireguard wgx)
+# Helpers used per measurement store their result in a variable named by the
+# first argument (printf -v) instead of printing it: under TCG every $(...)
+# fork costs around 0.1 s, a dozen per measurement add up to minutes.
 
 # path_dev PATH — the tunnel interface of PATH (same name in a and b).
 path_dev() {
@@ -21,19 +23,14 @@ path_dev() {
 	esac
 }
 
-# ns_dev PATH NS — the interface of PATH in namespace NS (a|b).
-ns_dev() {
-	if [ "$1" = bare ]; then echo "v$2"; else path_dev "$1"; fi
-}
-
-# path_addr PATH NS — the address of NS (a|b) on PATH.
-path_addr() {
-	local last=1
-	[ "$2" = b ] && last=2
+# path_vars PATH — set PV_ADDR_A, PV_ADDR_B (PATH's addresses in a and b) and
+# PV_DEV_A, PV_DEV_B (its interfaces there).
+path_vars() {
 	case $1 in
-	bare) echo "192.0.2.$last" ;;
-	wireguard) echo "10.1.0.$last" ;;
-	wgx) echo "10.2.0.$last" ;;
+	bare) PV_ADDR_A=192.0.2.1 PV_ADDR_B=192.0.2.2 PV_DEV_A=va PV_DEV_B=vb ;;
+	wireguard) PV_ADDR_A=10.1.0.1 PV_ADDR_B=10.1.0.2 PV_DEV_A=wgk0 PV_DEV_B=wgk0 ;;
+	wgx) PV_ADDR_A=10.2.0.1 PV_ADDR_B=10.2.0.2 PV_DEV_A=wgx0 PV_DEV_B=wgx0 ;;
+	*) return 1 ;;
 	esac
 }
 
@@ -47,46 +44,45 @@ path_kind() {
 	if [ "$1" = wgx ]; then echo wgx; else echo wireguard; fi
 }
 
-# now_s — wall clock in seconds with microseconds, without a fork.
-now_s() {
-	echo "$EPOCHREALTIME"
-}
-
-# elapsed_s START — seconds since START (a now_s value), 6 decimals.
+# elapsed_s VAR START — VAR := seconds since START (an $EPOCHREALTIME value),
+# 6 decimals.
 elapsed_s() {
-	local a=${1/./} b=${EPOCHREALTIME/./} d
-	d=$((b - a))
-	printf '%d.%06d' $((d / 1000000)) $((d % 1000000))
+	local a=${2/./} b=${EPOCHREALTIME/./} d
+	d=$((10#$b - 10#$a))
+	printf -v "$1" '%d.%06d' $((d / 1000000)) $((d % 1000000))
 }
 
 # blog MSG... — progress line on stderr with seconds since the guest script began.
 blog() {
-	printf '[bench %6ss] %s\n' "$(elapsed_s "$BENCH_T0" | cut -d. -f1)" "$*" >&2
+	local el
+	elapsed_s el "$BENCH_T0"
+	printf '[bench %6ss] %s\n' "${el%.*}" "$*" >&2
 }
 
-# jstr STRING — STRING as a JSON string literal (quotes, backslashes,
-# control characters escaped).
+# jstr VAR STRING — VAR := STRING as a JSON string literal (quotes,
+# backslashes, control characters escaped).
 jstr() {
-	local s=$1
+	local s=$2
 	s=${s//\\/\\\\}
 	s=${s//\"/\\\"}
 	s=${s//$'\n'/\\n}
 	s=${s//$'\t'/ }
 	s=${s//$'\r'/}
-	printf '"%s"' "$s"
+	printf -v "$1" '"%s"' "$s"
 }
 
 # record KEY=VALUE... — append one JSON object to $BENCH_OUT/samples.jsonl.
 # Values that look like numbers are written as numbers, others as strings.
 record() {
-	local kv k v sep= line='{'
+	local kv k v j sep= line='{'
 	for kv in "$@"; do
 		k=${kv%%=*}
 		v=${kv#*=}
 		if [[ $v =~ ^-?[0-9]+(\.[0-9]+)?$ ]]; then
 			line+="$sep\"$k\":$v"
 		else
-			line+="$sep\"$k\":$(jstr "$v")"
+			jstr j "$v"
+			line+="$sep\"$k\":$j"
 		fi
 		sep=,
 	done
@@ -94,22 +90,23 @@ record() {
 }
 
 # anchor NS — start a sleeping process in NS; its pid (ANCHOR_<NS>) lets us
-# read NS's /proc/net/dev without forking into the namespace.
+# read NS's /proc/net/dev without entering the namespace.
 anchor() {
 	ip netns exec "$1" sleep 1000000 &
 	printf -v "ANCHOR_$1" '%s' "$!"
 }
 
-# dev_rx_bytes NS DEV — DEV's received bytes in NS, read through the anchor.
+# dev_rx_bytes VAR NS DEV — VAR := DEV's received bytes in NS (0 if absent),
+# read through NS's anchor.
 dev_rx_bytes() {
-	local pid_var="ANCHOR_$1" name rx rest
+	local pid_var="ANCHOR_$2" name rx rest
+	printf -v "$1" 0
 	while read -r name rx rest; do
-		if [ "$name" = "$2:" ]; then
-			echo "$rx"
+		if [ "$name" = "$3:" ]; then
+			printf -v "$1" '%s' "$rx"
 			return 0
 		fi
 	done <"/proc/${!pid_var}/net/dev"
-	echo 0
 }
 
 # bench_topology — namespaces a and b over veth va <-> vb (192.0.2.1/.2),
@@ -129,7 +126,8 @@ bench_topology() {
 # non-zero with a reason on stderr when any step fails or the tunnel passes
 # no traffic.
 bench_tunnel() {
-	local path=$1 dev kind tool port_a port_b keys=$WORK/keys ns
+	local path=$1 dev kind tool port_a port_b keys=$WORK/keys ns addr
+	path_vars "$path"
 	dev=$(path_dev "$path")
 	kind=$(path_kind "$path")
 	tool=$(path_tool "$path")
@@ -147,23 +145,25 @@ bench_tunnel() {
 	}
 	n a "$tool" set "$dev" private-key "$keys/$path-a.key" listen-port "$port_a" \
 		peer "$(<"$keys/$path-b.pub")" endpoint "192.0.2.2:$port_b" \
-		allowed-ips "$(path_addr "$path" b)/32" &&
+		allowed-ips "$PV_ADDR_B/32" &&
 		n b "$tool" set "$dev" private-key "$keys/$path-b.key" listen-port "$port_b" \
 			peer "$(<"$keys/$path-a.pub")" endpoint "192.0.2.1:$port_a" \
-			allowed-ips "$(path_addr "$path" a)/32" || {
+			allowed-ips "$PV_ADDR_A/32" || {
 		echo "$tool set $dev failed" >&2
 		return 1
 	}
 	for ns in a b; do
-		printf '%s\n' "addr add $(path_addr "$path" "$ns")/24 dev $dev" \
+		addr=$PV_ADDR_A
+		[ $ns = b ] && addr=$PV_ADDR_B
+		printf '%s\n' "addr add $addr/24 dev $dev" \
 			"link set $dev mtu $TUNNEL_MTU up" | ip -n "$ns" -batch - || {
 			echo "cannot address or bring up $dev in $ns" >&2
 			return 1
 		}
 	done
 	# The first packet waits for the handshake; then it must really pass.
-	if ! n a ping -c 5 -i 0.2 -W 3 "$(path_addr "$path" b)" >/dev/null; then
-		echo "$path tunnel $dev passes no traffic (ping $(path_addr "$path" a) -> $(path_addr "$path" b) failed)" >&2
+	if ! n a ping -c 5 -i 0.2 -W 3 "$PV_ADDR_B" >/dev/null; then
+		echo "$path tunnel $dev passes no traffic (ping $PV_ADDR_A -> $PV_ADDR_B failed)" >&2
 		return 1
 	fi
 }

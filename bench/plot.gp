@@ -4,7 +4,7 @@
 #                                  wgx/wg for rates, wg/wgx for times)
 # ceilfile: "label" wg% wgx%      (goodput as % of the crypto ceiling)
 
-set terminal pngcairo size 1200,1000 font "sans,10"
+set terminal pngcairo size 1400,1100 font "sans,10"
 set output outfile
 set multiplot layout 2,1 title plottitle font "sans,12"
 
@@ -15,6 +15,8 @@ set boxwidth 0.8
 set grid ytics
 set xtics rotate by -35 left nomirror
 set key top right
+set rmargin 24
+set bmargin 12
 
 set title "wgx relative to wireguard.ko (same VM boot; > 1 = wgx better)"
 set ylabel "advantage (x)"

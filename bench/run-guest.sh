@@ -52,8 +52,7 @@ if [ $phase = 1 ]; then
 		"model name"*) model=${v# } ;;
 		esac
 	done </proc/cpuinfo
-	record type=meta kernel="$(</proc/sys/kernel/osrelease)" cpus="$cpus" cpu_model="$model" \
-		wgx_srcversion="$(cat /sys/module/wgx/srcversion 2>/dev/null || echo unknown)"
+	record type=meta kernel="$(</proc/sys/kernel/osrelease)" cpus="$cpus" cpu_model="$model"
 
 	cleanup() {
 		local ns
@@ -121,33 +120,36 @@ active=("$@")
 # (ARGS may hold -R).  The receiving devices' byte counters are read around it
 # so the report can check the payload really crossed the path's device.
 run_iperf() {
-	local name=$1 path=$2 round=$3 secs=$4 file rc rxa rxb t0 try guard=()
+	local name=$1 path=$2 round=$3 secs=$4 file rc rxa rxb rxa1 rxb1 t0 el try guard=()
 	shift 4
 	file=raw/r$round-$path-$name.json
+	path_vars "$path"
 	# A tunnel that dies mid-run must not hang the client: the receiving
 	# side gets an idle timeout (iperf3 accepts it only there).
 	[[ " $* " == *" -R "* ]] && guard=(--rcv-timeout 15000)
 	for try in 1 2; do
-		rxa=$(dev_rx_bytes a "$(ns_dev "$path" a)")
-		rxb=$(dev_rx_bytes b "$(ns_dev "$path" b)")
+		dev_rx_bytes rxa a "$PV_DEV_A"
+		dev_rx_bytes rxb b "$PV_DEV_B"
 		t0=$EPOCHREALTIME
-		iperf3 -c "$(path_addr "$path" b)" --connect-timeout 5000 "${guard[@]}" \
+		iperf3 -c "$PV_ADDR_B" --connect-timeout 5000 "${guard[@]}" \
 			-t "$secs" -J "$@" >"$WORK/$file" 2>&1
 		rc=$?
 		# "the server is busy" right after the previous test: once more.
 		[ $rc -ne 0 ] && [ $try = 1 ] && grep -q 'busy' "$WORK/$file" && { sleep 1; continue; }
 		break
 	done
+	elapsed_s el "$t0"
+	dev_rx_bytes rxa1 a "$PV_DEV_A"
+	dev_rx_bytes rxb1 b "$PV_DEV_B"
 	record type=iperf metric="$name" path="$path" round="$round" file="$file" rc=$rc \
-		rx_a=$(($(dev_rx_bytes a "$(ns_dev "$path" a)") - rxa)) \
-		rx_b=$(($(dev_rx_bytes b "$(ns_dev "$path" b)") - rxb)) \
-		wall="$(elapsed_s "$t0")"
+		rx_a=$((rxa1 - rxa)) rx_b=$((rxb1 - rxb)) wall="$el"
 }
 
 # run_latency NAME PATH ROUND — ping, then TCP request/response, a -> b.
 run_latency() {
 	local name=$1 path=$2 round=$3 addr file rc
-	addr=$(path_addr "$path" b)
+	path_vars "$path"
+	addr=$PV_ADDR_B
 	file=raw/r$round-$path-ping_$name.txt
 	ping -n -c "$PING_COUNT" -i "$PING_INTERVAL" -W 1 -w $((PING_COUNT / 10 + 10)) \
 		-s "$PING_SIZE" "$addr" >"$WORK/$file" 2>&1
@@ -160,21 +162,29 @@ run_latency() {
 }
 
 # run_loaded PATH ROUND — run_latency while LOAD_FLOWS TCP flows go a -> b.
-# covered=1 when the load was still running after the probes.
+# The bulk runs from before the probes until after them (then it is stopped);
+# its goodput over the probes' window comes from b's device counter (for a
+# tunnel: inner bytes).  covered=1 when the load was still running after the
+# probes.
 run_loaded() {
-	local path=$1 round=$2 bulk file secs alive=0 rc
-	secs=$((PING_COUNT / 50 + RR_SECONDS + 3))
+	local path=$1 round=$2 bulk file alive=0 rx0 rx1 t0 el
 	file=raw/r$round-$path-bulk_loaded.json
-	iperf3 -c "$(path_addr "$path" b)" -p 5202 --connect-timeout 5000 \
-		-P "$LOAD_FLOWS" -t "$secs" -J >"$WORK/$file" 2>&1 &
+	path_vars "$path"
+	iperf3 -c "$PV_ADDR_B" -p 5202 --connect-timeout 5000 \
+		-P "$LOAD_FLOWS" -t 300 -J >"$WORK/$file" 2>&1 &
 	bulk=$!
 	sleep 1.5
+	dev_rx_bytes rx0 b "$PV_DEV_B"
+	t0=$EPOCHREALTIME
 	run_latency loaded "$path" "$round"
+	dev_rx_bytes rx1 b "$PV_DEV_B"
+	elapsed_s el "$t0"
 	kill -0 "$bulk" 2>/dev/null && alive=1
+	kill -TERM "$bulk" 2>/dev/null
 	wait "$bulk"
-	rc=$?
-	record type=bulk metric=bulk_loaded path="$path" round="$round" file="$file" rc=$rc \
-		covered="$alive"
+	record type=bulk metric=bulk_loaded path="$path" round="$round" covered="$alive" \
+		rx_bytes=$((rx1 - rx0)) seconds="$el"
+	sleep 0.5 # let the server on 5202 see the client go
 }
 
 # rotated ROUND — the active paths, rotated by ROUND so no path always goes first.
@@ -263,24 +273,27 @@ hs_kind() {
 # device; unreclaimable slab and per-CPU memory before and after (reclaimable
 # caches dropped) give the memory per peer.
 setconf_kind() {
-	local path=$1 round=$2 kind tool su0 su1 pc0 pc1 sl0 sl1 t0 el rc seen err
+	local path=$1 round=$2 kind tool su0 su1 pc0 pc1 sl0 sl1 t0 el rc seen err dev
 	kind=$(path_kind "$path")
 	tool=$(path_tool "$path")
 	blog "setconf: $path, $SETCONF_PEERS peers"
-	ip link add pcf0 type "$kind" || {
+	# The device is left in place when done: deleting 10,000 peers takes
+	# minutes under TCG (per-peer teardown), and the VM is thrown away.
+	dev=pcf_$kind
+	ip link add "$dev" type "$kind" || {
 		record type=setconf path="$path" round="$round" error="ip link add type $kind failed"
 		return
 	}
 	drop_caches
 	su0=$(meminfo_kb SUnreclaim) pc0=$(meminfo_kb Percpu) sl0=$(meminfo_kb Slab)
 	t0=$EPOCHREALTIME
-	err=$("$tool" setconf pcf0 "$WORK/peers.conf" 2>&1)
+	err=$("$tool" setconf "$dev" "$WORK/peers.conf" 2>&1)
 	rc=$?
-	el=$(elapsed_s "$t0")
+	elapsed_s el "$t0"
 	sleep 1
 	drop_caches
 	su1=$(meminfo_kb SUnreclaim) pc1=$(meminfo_kb Percpu) sl1=$(meminfo_kb Slab)
-	seen=$("$NL_BIN" count "$kind" pcf0)
+	seen=$("$NL_BIN" count "$kind" "$dev")
 	seen=${seen//[!0-9]/}
 	if [ $rc -ne 0 ]; then
 		record type=setconf path="$path" round="$round" error="$tool setconf failed (exit $rc): $err"
@@ -289,7 +302,6 @@ setconf_kind() {
 			seconds="$el" sunreclaim_kb="$((su1 - su0))" percpu_kb="$((pc1 - pc0))" \
 			slab_kb="$((sl1 - sl0))"
 	fi
-	ip link del pcf0
 }
 
 tunnels=()
