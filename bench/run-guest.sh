@@ -173,7 +173,7 @@ run_loaded() {
 	iperf3 -c "$PV_ADDR_B" -p 5202 --connect-timeout 5000 \
 		-P "$LOAD_FLOWS" -t 300 -J >"$WORK/$file" 2>&1 &
 	bulk=$!
-	sleep 1.5
+	sleep 1
 	dev_rx_bytes rx0 b "$PV_DEV_B"
 	t0=$EPOCHREALTIME
 	run_latency loaded "$path" "$round"
@@ -229,42 +229,46 @@ else
 fi
 
 # ---- handshakes per second --------------------------------------------------------
-# HS_PEERS initiator devices hsi<i> here in a (keys made by the host, one peer
-# each: the responder, with persistent keepalive), one responder hsr0 in b
-# with all of them as peers.  A wave: every device down (which clears
-# sessions and handshake state), hsr0 up, then every initiator up in one
-# `ip -batch`, so each initiates at once; wgx-bench-nl times it from b until
-# every peer's latest handshake on hsr0 is new.  Devices are made once per
-# kind.  Handshake messages are not transport data, so this runs for every
-# tunnel kind asked for, even one whose datapath failed.
+# HS_PEERS initiator devices here in a (hki<n> for wireguard, hxi<n> for wgx;
+# keys made by the host, one peer each: the responder, with persistent
+# keepalive), one responder in b (hkr0 / hxr0) with all of them as peers.  A
+# wave: every device down (which clears sessions and handshake state), the
+# responder up, then every initiator up in one `ip -batch`, so each initiates
+# at once; wgx-bench-nl times it from b until every peer's latest handshake
+# on the responder is new.  Devices are made once per kind.  Handshake
+# messages are not transport data, so this runs for every tunnel kind asked
+# for, even one whose datapath failed.
 hs_kind() {
-	local path=$1 kind tool w err file
+	local path=$1 kind tool w err file resp
 	kind=$(path_kind "$path")
 	tool=$(path_tool "$path")
+	resp=hkr0
+	[ "$kind" = wgx ] && resp=hxr0
 	blog "handshakes: $path, $HS_PEERS initiators, $HS_WAVES waves"
 	if ! err=$({
-		ip -n b link add hsr0 type "$kind" &&
-			n b "$tool" setconf hsr0 "$WORK/hs/resp.conf" &&
+		ip -n b link add "$resp" type "$kind" &&
+			n b "$tool" setconf "$resp" "$WORK/hs/resp-$kind.conf" &&
 			ip -batch "$WORK/hs/add-$kind.batch" &&
-			"$NL_BIN" setup "$kind" "$WORK/hs/setup.txt" >/dev/null
+			"$NL_BIN" setup "$kind" "$WORK/hs/setup-$kind.txt" >/dev/null
 	} 2>&1); then
-		[ -z "$err" ] && err=$("$NL_BIN" setup "$kind" "$WORK/hs/setup.txt" 2>&1)
+		[ -z "$err" ] && err=$("$NL_BIN" setup "$kind" "$WORK/hs/setup-$kind.txt" 2>&1)
 		record type=hs path="$path" round=0 error="handshake setup failed: $err"
-		ip -batch "$WORK/hs/del.batch" 2>/dev/null
-		ip -n b link del hsr0 2>/dev/null
+		ip -batch "$WORK/hs/del-$kind.batch" 2>/dev/null
+		ip -n b link del "$resp" 2>/dev/null
 		return
 	fi
 	for ((w = 1; w <= HS_WAVES; w++)); do
-		ip -batch "$WORK/hs/down.batch"
-		ip -n b link set hsr0 down
-		ip -n b link set hsr0 up
+		ip -batch "$WORK/hs/down-$kind.batch"
+		ip -n b link set "$resp" down
+		ip -n b link set "$resp" up
 		file=raw/hs-$path-$w.json
-		n b "$NL_BIN" wait "$kind" hsr0 "$HS_PEERS" "$HS_TIMEOUT" \
-			ip -n a -batch "$WORK/hs/up.batch" >"$WORK/$file" 2>"$WORK/$file.err"
+		n b "$NL_BIN" wait "$kind" "$resp" "$HS_PEERS" "$HS_TIMEOUT" \
+			ip -n a -batch "$WORK/hs/up-$kind.batch" >"$WORK/$file" 2>"$WORK/$file.err"
 		record type=hs path="$path" round="$w" file="$file" rc=$?
 	done
-	ip -batch "$WORK/hs/del.batch"
-	ip -n b link del hsr0
+	# Down, not deleted (that takes a minute under TCG): quiet for what follows.
+	ip -batch "$WORK/hs/down-$kind.batch"
+	ip -n b link set "$resp" down
 }
 
 # ---- configuring many peers, memory per peer ----------------------------------------
