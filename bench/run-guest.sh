@@ -88,8 +88,8 @@ if [ $phase = 1 ]; then
 		esac
 	done
 
-	n b iperf3 -s -D -p 5201 --idle-timeout 60 >/dev/null &&
-		n b iperf3 -s -D -p 5202 --idle-timeout 60 >/dev/null ||
+	n b iperf3 -s -D -p 5201 >/dev/null &&
+		n b iperf3 -s -D -p 5202 >/dev/null ||
 		{ echo "bench: cannot start iperf3 servers in b" >&2; exit 1; }
 	ip netns exec b "$RR_BIN" server 7777 &
 
@@ -127,15 +127,17 @@ run_iperf() {
 	# A tunnel that dies mid-run must not hang the client: the receiving
 	# side gets an idle timeout (iperf3 accepts it only there).
 	[[ " $* " == *" -R "* ]] && guard=(--rcv-timeout 15000)
-	for try in 1 2; do
+	for try in 1 2 3; do
 		dev_rx_bytes rxa a "$PV_DEV_A"
 		dev_rx_bytes rxb b "$PV_DEV_B"
 		t0=$EPOCHREALTIME
 		iperf3 -c "$PV_ADDR_B" --connect-timeout 5000 "${guard[@]}" \
 			-t "$secs" -J "$@" >"$WORK/$file" 2>&1
 		rc=$?
-		# "the server is busy" right after the previous test: once more.
-		[ $rc -ne 0 ] && [ $try = 1 ] && grep -q 'busy' "$WORK/$file" && { sleep 1; continue; }
+		# The server may still be finishing the previous test ("busy") or
+		# resetting after it ("Connection refused"): try again.
+		[ $rc -ne 0 ] && [ $try -lt 3 ] && grep -qE 'busy|unable to connect' "$WORK/$file" &&
+			{ sleep 1; continue; }
 		break
 	done
 	elapsed_s el "$t0"
@@ -147,18 +149,22 @@ run_iperf() {
 
 # run_latency NAME PATH ROUND — ping, then TCP request/response, a -> b.
 run_latency() {
-	local name=$1 path=$2 round=$3 addr file rc
+	local name=$1 path=$2 round=$3 addr file rc t0 el
 	path_vars "$path"
 	addr=$PV_ADDR_B
 	file=raw/r$round-$path-ping_$name.txt
+	t0=$EPOCHREALTIME
 	ping -n -c "$PING_COUNT" -i "$PING_INTERVAL" -W 1 -w $((PING_COUNT / 10 + 10)) \
 		-s "$PING_SIZE" "$addr" >"$WORK/$file" 2>&1
 	rc=$?
-	record type=ping metric="ping_$name" path="$path" round="$round" file="$file" rc=$rc
+	elapsed_s el "$t0"
+	record type=ping metric="ping_$name" path="$path" round="$round" file="$file" rc=$rc wall="$el"
 	file=raw/r$round-$path-rr_$name.json
+	t0=$EPOCHREALTIME
 	"$RR_BIN" client "$addr" 7777 "$RR_SECONDS" "$RR_SIZE" >"$WORK/$file" 2>&1
 	rc=$?
-	record type=rr metric="rr_$name" path="$path" round="$round" file="$file" rc=$rc
+	elapsed_s el "$t0"
+	record type=rr metric="rr_$name" path="$path" round="$round" file="$file" rc=$rc wall="$el"
 }
 
 # run_loaded PATH ROUND — run_latency while LOAD_FLOWS TCP flows go a -> b.
@@ -167,24 +173,30 @@ run_latency() {
 # tunnel: inner bytes).  covered=1 when the load was still running after the
 # probes.
 run_loaded() {
-	local path=$1 round=$2 bulk file alive=0 rx0 rx1 t0 el
+	local path=$1 round=$2 bulk file alive=0 rx0 rx1 t0 el stop try
 	file=raw/r$round-$path-bulk_loaded.json
 	path_vars "$path"
-	iperf3 -c "$PV_ADDR_B" -p 5202 --connect-timeout 5000 \
-		-P "$LOAD_FLOWS" -t 300 -J >"$WORK/$file" 2>&1 &
-	bulk=$!
-	sleep 1
+	for try in 1 2 3; do
+		iperf3 -c "$PV_ADDR_B" -p 5202 --connect-timeout 5000 \
+			-P "$LOAD_FLOWS" -t 300 -J >"$WORK/$file" 2>&1 &
+		bulk=$!
+		sleep 1
+		# The server may still be resetting after the previous bulk.
+		kill -0 "$bulk" 2>/dev/null && break
+		wait "$bulk"
+	done
 	dev_rx_bytes rx0 b "$PV_DEV_B"
 	t0=$EPOCHREALTIME
 	run_latency loaded "$path" "$round"
 	dev_rx_bytes rx1 b "$PV_DEV_B"
 	elapsed_s el "$t0"
 	kill -0 "$bulk" 2>/dev/null && alive=1
+	t0=$EPOCHREALTIME
 	kill -TERM "$bulk" 2>/dev/null
 	wait "$bulk"
+	elapsed_s stop "$t0"
 	record type=bulk metric=bulk_loaded path="$path" round="$round" covered="$alive" \
-		rx_bytes=$((rx1 - rx0)) seconds="$el"
-	sleep 0.5 # let the server on 5202 see the client go
+		rx_bytes=$((rx1 - rx0)) seconds="$el" stop_wall="$stop"
 }
 
 # rotated ROUND — the active paths, rotated by ROUND so no path always goes first.
