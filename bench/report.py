@@ -287,6 +287,11 @@ def build(work, params, quick):
     for p, info in paths_info.items():
         if "error" in info:
             warnings.insert(0, "%s: %s" % (PATH_LABEL[p], info["error"]))
+            # A path that failed its setup was not measured: say so in every
+            # traffic cell rather than leave it blank.
+            for m in metrics.values():
+                if m.group != "control" and not m.samples[p]:
+                    m.add(p, 0, error="path not measured: " + info["error"])
 
     ceil_total = ceiling.get("total_bytes_per_s") if ceiling else None
     out_metrics = []
@@ -356,16 +361,21 @@ def print_table(metrics, ceiling, warnings, paths, header):
         for p in cols:
             row += "%-24s" % cell(m.get(p))
             if m.get(p, {}).get("error"):
-                errors.append("%s, %s: %s" % (m["label"], PATH_LABEL[p], m[p]["error"]))
+                errors.append((m["label"], p, m[p]["error"]))
         r = m.get("ratio_wgx_wireguard")
         row += "%-9s %s" % (("%.2f" % r + ("" if m["better"] == "higher" else "*")) if r else "-",
                             ("%.1f%%" % (100 * m["ratio_wgx_ceiling"])) if "ratio_wgx_ceiling" in m else "")
         print(row.rstrip())
     print("median [min-max] over rounds; * = lower is better (wgx/wg < 1 means wgx is faster)")
-    for e in errors[:30]:
-        print("error: " + e)
-    if len(errors) > 30:
-        print("... %d more errors in the JSON" % (len(errors) - 30))
+    # One line per distinct reason, with the figures it cost.
+    grouped = {}
+    for label, path, msg in errors:
+        grouped.setdefault((path, msg), []).append(label)
+    for (path, msg), labels in list(grouped.items())[:30]:
+        what = labels[0] if len(labels) == 1 else "%d figures (%s, ...)" % (len(labels), labels[0])
+        print("error: %s, %s: %s" % (PATH_LABEL[path], what, msg))
+    if len(grouped) > 30:
+        print("... %d more errors in the JSON" % (len(grouped) - 30))
     for w in warnings[:20]:
         print("note: " + w)
 

@@ -13,7 +13,8 @@
  *       (percentiles by nearest rank over every transaction's round trip, µs).
  *
  * Exit status 0, or 1 with a message on stderr (bad arguments, connect or
- * I/O failure, no transaction completed).
+ * I/O failure, 10 s without progress on connect, a read or a write, no
+ * transaction completed).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
@@ -167,9 +169,15 @@ static int run_client(const char *host, const char *port, const char *secs, cons
 		return 1;
 	}
 	for (p = ai; p; p = p->ai_next) {
+		/* A dead path must end the run, not hang it: 10 s for connect and
+		 * for every read or write. */
+		struct timeval tv = { .tv_sec = 10 };
+
 		fd = socket(p->ai_family, p->ai_socktype, p->ai_protocol);
 		if (fd < 0)
 			continue;
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 		if (connect(fd, p->ai_addr, p->ai_addrlen) == 0)
 			break;
 		close(fd);

@@ -124,14 +124,14 @@ run_iperf() {
 	shift 4
 	file=raw/r$round-$path-$name.json
 	path_vars "$path"
-	# A tunnel that dies mid-run must not hang the client: the receiving
-	# side gets an idle timeout (iperf3 accepts it only there).
+	# A tunnel that dies mid-run must not hang the client: an idle timeout
+	# where iperf3 accepts one (receiving side), a hard one around it all.
 	[[ " $* " == *" -R "* ]] && guard=(--rcv-timeout 15000)
 	for try in 1 2 3; do
 		dev_rx_bytes rxa a "$PV_DEV_A"
 		dev_rx_bytes rxb b "$PV_DEV_B"
 		t0=$EPOCHREALTIME
-		iperf3 -c "$PV_ADDR_B" --connect-timeout 5000 "${guard[@]}" \
+		timeout -k 5 $((secs + 30)) iperf3 -c "$PV_ADDR_B" --connect-timeout 5000 "${guard[@]}" \
 			-t "$secs" -J "$@" >"$WORK/$file" 2>&1
 		rc=$?
 		# The server may still be finishing the previous test ("busy") or
@@ -257,13 +257,18 @@ hs_kind() {
 	resp=hkr0
 	[ "$kind" = wgx ] && resp=hxr0
 	blog "handshakes: $path, $HS_PEERS initiators, $HS_WAVES waves"
-	if ! err=$({
-		ip -n b link add "$resp" type "$kind" &&
-			n b "$tool" setconf "$resp" "$WORK/hs/resp-$kind.conf" &&
-			ip -batch "$WORK/hs/add-$kind.batch" &&
-			"$NL_BIN" setup "$kind" "$WORK/hs/setup-$kind.txt" >/dev/null
-	} 2>&1); then
-		[ -z "$err" ] && err=$("$NL_BIN" setup "$kind" "$WORK/hs/setup-$kind.txt" 2>&1)
+	if ! err=$(ip -n b link add "$resp" type "$kind" 2>&1); then
+		err="ip link add $resp type $kind: $err"
+	elif ! err=$(n b "$tool" setconf "$resp" "$WORK/hs/resp-$kind.conf" 2>&1); then
+		err="$tool setconf $resp: ${err:-failed without a message}"
+	elif ! err=$(ip -batch "$WORK/hs/add-$kind.batch" 2>&1); then
+		err="ip -batch (creating the initiators): $err"
+	elif ! err=$("$NL_BIN" setup "$kind" "$WORK/hs/setup-$kind.txt" 2>&1); then
+		err="configuring the initiators: $err"
+	else
+		err=
+	fi
+	if [ -n "$err" ]; then
 		record type=hs path="$path" round=0 error="handshake setup failed: $err"
 		ip -batch "$WORK/hs/del-$kind.batch" 2>/dev/null
 		ip -n b link del "$resp" 2>/dev/null
@@ -312,7 +317,7 @@ setconf_kind() {
 	seen=$("$NL_BIN" count "$kind" "$dev")
 	seen=${seen//[!0-9]/}
 	if [ $rc -ne 0 ]; then
-		record type=setconf path="$path" round="$round" error="$tool setconf failed (exit $rc): $err"
+		record type=setconf path="$path" round="$round" error="$tool setconf failed (exit $rc): ${err:-no message}"
 	else
 		record type=setconf path="$path" round="$round" peers="$SETCONF_PEERS" seen="${seen:-0}" \
 			seconds="$el" sunreclaim_kb="$((su1 - su0))" percpu_kb="$((pc1 - pc0))" \
