@@ -397,7 +397,9 @@ static int wgx_nl_put_peer_state(struct sk_buff *skb, struct wgx_peer *peer)
 	if (ret)
 		return ret;
 
+	spin_lock_bh(&peer->timers_lock);
 	walltime = peer->walltime_last_handshake;
+	spin_unlock_bh(&peer->timers_lock);
 	last_handshake.tv_sec = walltime.tv_sec;
 	last_handshake.tv_nsec = walltime.tv_nsec;
 	if (nla_put(skb, WGX_PEER_A_LAST_HANDSHAKE_TIME, sizeof(last_handshake), &last_handshake) ||

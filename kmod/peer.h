@@ -98,7 +98,7 @@ struct wgx_peer_stats {
  * @staged: packets waiting for a keypair (bounded by WGX_STAGED_MAX, oldest dropped).
  * @timer_state/@timers: core timer state machine and its kernel timers, under @timers_lock.
  * @stats: per-CPU counters (enum wgx_peer_stat), summed on read.
- * @walltime_last_handshake: real time of the last completed handshake (netlink).
+ * @walltime_last_handshake: real time of the last completed handshake (netlink), under @timers_lock.
  */
 struct wgx_peer {
 	struct wgx_device *wgx;

@@ -100,9 +100,15 @@ void wgx_timers_handshake_initiated(struct wgx_peer *peer)
 
 void wgx_timers_handshake_complete(struct wgx_peer *peer)
 {
+	struct timespec64 walltime;
+
+	ktime_get_real_ts64(&walltime);
 	WGX_TIMERS_EVENT(wgx_timers_core_handshake_complete, now);
 	wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKES_COMPLETED);
-	ktime_get_real_ts64(&peer->walltime_last_handshake);
+	/* Under timers_lock so that a netlink dump never reads a torn timespec. */
+	spin_lock_bh(&peer->timers_lock);
+	peer->walltime_last_handshake = walltime;
+	spin_unlock_bh(&peer->timers_lock);
 }
 
 void wgx_timers_session_derived(struct wgx_peer *peer)

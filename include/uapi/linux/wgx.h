@@ -98,8 +98,15 @@
  * only WGX_PEER_A_PUBLIC_KEY and WGX_PEER_A_ALLOWEDIPS (the remaining
  * allowed IPs); this may repeat.  Readers coalesce adjacent peers with equal
  * public keys by concatenating their allowed IPs.  If the device's
- * configuration changes between two messages of one dump, the later
- * messages carry NLM_F_DUMP_INTR and the reader should restart the dump.
+ * configuration changes during a dump, the first message built after the
+ * change (and every later one) carries NLM_F_DUMP_INTR and the reader should
+ * restart the dump.
+ *
+ * Errors (NLMSG_ERROR, or the NLMSG_DONE payload): -EOPNOTSUPP when sent
+ * without NLM_F_DUMP (there is no non-dump GET); -ERANGE when
+ * WGX_DEVICE_A_IFNAME is longer than IFNAMSIZ - 1 bytes; -EPERM, -EBADR,
+ * -ENODEV, -EOPNOTSUPP as in Permissions and Device lookup; -EMSGSIZE
+ * when a single peer with one allowed IP does not fit a message.
  *
  * WGX_CMD_SET_DEVICE
  * ------------------
@@ -172,7 +179,10 @@
  *   -EOPNOTSUPP    a flag bit outside WGX_DEVICE_F_ALL, WGX_PEER_F_ALL or
  *                  WGX_ALLOWEDIP_F_ALL
  *   -EPFNOSUPPORT  WGX_PEER_A_PROTOCOL_VERSION other than 1
- *   -EPERM         see Permissions
+ *   -ERANGE        WGX_DEVICE_A_IFNAME longer than IFNAMSIZ - 1 bytes
+ *   -EPERM         see Permissions (the generic netlink core refuses a
+ *                  caller without CAP_NET_ADMIN before wgx sees the
+ *                  request, so that case has no extack message)
  *   -EADDRINUSE    the listen port cannot be bound
  *   -E2BIG         the device would exceed WGX_MAX_PEERS peers
  *   -ENOMEM        allocation failure
