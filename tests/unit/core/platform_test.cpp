@@ -9,9 +9,15 @@
 // which WireGuard's nonce layout (4 zero bytes || le64 counter, the only one
 // the platform interface expresses) cannot represent; appendix A.5 of the same
 // RFC has a zero prefix and is used instead.
+//
+// The vectors come from tests/kunit/vectors.h, which the KUnit suite of the
+// kernel backend (tests/kunit/platform_kunit.c) reads too: one copy of the
+// data holds both backends to the same answers.
 #include <gtest/gtest.h>
 
 #include <wgx/platform.h>
+
+#include "../../kunit/vectors.h"
 
 #include <array>
 #include <cstdio>
@@ -49,22 +55,11 @@ Bytes blake2s(const Bytes &in, const Bytes &key, size_t out_len = 32)
 
 // ---- ChaCha20-Poly1305, RFC 8439 appendix A.5 ----
 
-const char *A5_KEY = "1c9240a5eb55d38af333888604f6b5f0473917c1402b80099dca5cbc207075c0";
-const wgx_u64 A5_NONCE = 0x0807060504030201ULL; // nonce bytes 00000000 0102030405060708
-const char *A5_AAD = "f33388860000000000004e91";
-const char *A5_PLAIN =
-    "496e7465726e65742d4472616674732061726520647261667420646f63756d656e74732076616c696420666f722061206d6178696d75"
-    "6d206f6620736978206d6f6e74687320616e64206d617920626520757064617465642c207265706c616365642c206f72206f62736f6c"
-    "65746564206279206f7468657220646f63756d656e747320617420616e792074696d652e20497420697320696e617070726f70726961"
-    "746520746f2075736520496e7465726e65742d447261667473206173207265666572656e6365206d6174657269616c206f7220746f20"
-    "63697465207468656d206f74686572207468616e206173202fe2809c776f726b20696e2070726f67726573732e2fe2809d";
-const char *A5_CIPHER =
-    "64a0861575861af460f062c79be643bd5e805cfd345cf389f108670ac76c8cb24c6cfc18755d43eea09ee94e382d26b0bdb7b73c321b"
-    "0100d4f03b7f355894cf332f830e710b97ce98c8a84abd0b948114ad176e008d33bd60f982b1ff37c8559797a06ef4f0ef61c186324e"
-    "2b3506383606907b6a7c02b0f9f6157b53c867e4b9166c767b804d46a59b5216cde7a4e99040c5a40433225ee282a1b0a06c523eaf45"
-    "34d7f83fa1155b0047718cbc546a0d072b04b3564eea1b422273f548271a0bb2316053fa76991955ebd63159434ecebb4e466dae5a10"
-    "73a6727627097a1049e617d91d361094fa68f0ff77987130305beaba2eda04df997b714d6c6f2c29a6ad5cb4022b02709b"
-    "eead9d67890cbb22392336fea1851f38";
+const char *A5_KEY = WGX_VEC_A5_KEY;
+const wgx_u64 A5_NONCE = WGX_VEC_A5_NONCE; // nonce bytes 00000000 0102030405060708
+const char *A5_AAD = WGX_VEC_A5_AAD;
+const char *A5_PLAIN = WGX_VEC_A5_PLAIN;
+const char *A5_CIPHER = WGX_VEC_A5_CIPHER; // ciphertext || 16-byte tag
 
 TEST(Platform, ChaCha20Poly1305Rfc8439A5Decrypt)
 {
@@ -120,17 +115,11 @@ TEST(Platform, ChaCha20Poly1305RejectsAnyChange)
 
 TEST(Platform, XChaCha20Poly1305DraftA31)
 {
-    const Bytes key = hex("808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f");
-    const Bytes nonce = hex("404142434445464748494a4b4c4d4e4f5051525354555657");
-    const Bytes aad = hex("50515253c0c1c2c3c4c5c6c7");
-    const std::string text = "Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the "
-                             "future, sunscreen would be it.";
+    const Bytes key = hex(WGX_VEC_XC_KEY), nonce = hex(WGX_VEC_XC_NONCE), aad = hex(WGX_VEC_XC_AAD);
+    const std::string text = WGX_VEC_XC_PLAIN;
     const Bytes plain(text.begin(), text.end());
-    const Bytes expected = hex("bd6d179d3e83d43b9576579493c0e939572a1700252bfaccbed2902c21396cbb"
-                               "731c7f1b0b4aa6440bf3a82f4eda7e39ae64c6708c54c216cb96b72e1213b452"
-                               "2f8c9ba40db5d945b11b69b982c1bb9e3f3fac2bc369488f76b2383565d3fff9"
-                               "21f9664c97637da9768812f615c68b13b52e"
-                               "c0875924c1c7987947deafd8780acf49");
+    const Bytes expected = hex(WGX_VEC_XC_CIPHER);
+    ASSERT_EQ(plain.size(), 114u);
     Bytes out(plain.size() + WGX_AEAD_TAG_LEN);
     wgx_platform_xchacha20poly1305_encrypt(out.data(), plain.data(), plain.size(), aad.data(), aad.size(),
                                            nonce.data(), key.data());
@@ -155,16 +144,7 @@ TEST(Platform, XChaCha20Poly1305DraftA31)
 
 TEST(Platform, X25519Rfc7748Section52)
 {
-    struct {
-        const char *scalar, *u, *out;
-    } const vectors[] = {
-        {"a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4",
-         "e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c",
-         "c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552"},
-        {"4b66e9d4d1b4673c5ad22691957d6af5c11b6421e0ea01d42ca4169e7918ba0d",
-         "e5210f12786811d3f4b7959d0538ae2c31dbe7106fc03c3efc4cd549c715a493",
-         "95cbde9476e8907d7aade45cb4b873f88b595a68799fa152e6f8f7647aac7957"},
-    };
+    const wgx_vec_x25519 vectors[] = WGX_VEC_X25519_52;
     for (const auto &v : vectors) {
         const Bytes k = hex(v.scalar), u = hex(v.u);
         Bytes out(32);
@@ -175,11 +155,9 @@ TEST(Platform, X25519Rfc7748Section52)
 
 TEST(Platform, X25519Rfc7748Section61DiffieHellman)
 {
-    const Bytes a_priv = hex("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a");
-    const Bytes a_pub = hex("8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a");
-    const Bytes b_priv = hex("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb");
-    const Bytes b_pub = hex("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f");
-    const Bytes shared = hex("4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742");
+    const Bytes a_priv = hex(WGX_VEC_X25519_61_A_PRIV), a_pub = hex(WGX_VEC_X25519_61_A_PUB);
+    const Bytes b_priv = hex(WGX_VEC_X25519_61_B_PRIV), b_pub = hex(WGX_VEC_X25519_61_B_PUB);
+    const Bytes shared = hex(WGX_VEC_X25519_61_SHARED);
 
     Bytes pub(32), k(32);
     ASSERT_TRUE(wgx_platform_curve25519_generate_public(pub.data(), a_priv.data()));
@@ -194,7 +172,7 @@ TEST(Platform, X25519Rfc7748Section61DiffieHellman)
 
 TEST(Platform, X25519RejectsAllZeroResults)
 {
-    const Bytes a_priv = hex("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a");
+    const Bytes a_priv = hex(WGX_VEC_X25519_61_A_PRIV);
     // u = 0 and u = 1 are small-order points: the clamped product is zero.
     Bytes zero(32, 0), one(32, 0);
     one[0] = 1;
@@ -230,28 +208,15 @@ TEST(Platform, GeneratedSecretsAreClampedAndAgree)
 TEST(Platform, Blake2sRfc7693AppendixB)
 {
     const std::string abc = "abc";
-    EXPECT_EQ(blake2s(Bytes(abc.begin(), abc.end()), {}),
-              hex("508c5e8c327c14e2e1a72ba34eeb452f37458b209ed63a294d999b4c86675982"));
+    EXPECT_EQ(blake2s(Bytes(abc.begin(), abc.end()), {}), hex(WGX_VEC_BLAKE2S_ABC));
     // Official BLAKE2 KAT, unkeyed, empty input.
-    EXPECT_EQ(blake2s({}, {}), hex("69217a3079908094e11121d042354a7c1f55b6482ca1a51e1b250dfd1ed0eef9"));
+    EXPECT_EQ(blake2s({}, {}), hex(WGX_VEC_BLAKE2S_EMPTY));
 }
 
 TEST(Platform, Blake2sOfficialKeyedKat)
 {
     // blake2s-kat.txt (BLAKE2 reference repository): key = 00..1f, in = 00..(n-1).
-    struct {
-        size_t n;
-        const char *out;
-    } const vectors[] = {
-        {0, "48a8997da407876b3d79c0d92325ad3b89cbb754d86ab71aee047ad345fd2c49"},
-        {1, "40d15fee7c328830166ac3f918650f807e7e01e177258cdc0a39b11f598066f1"},
-        {2, "6bb71300644cd3991b26ccd4d274acd1adeab8b1d7914546c1198bbe9fc9d803"},
-        {63, "c65382513f07460da39833cb666c5ed82e61b9e998f4b0c4287cee56c3cc9bcd"},
-        {64, "8975b0577fd35566d750b362b0897a26c399136df07bababbde6203ff2954ed4"},
-        {65, "21fe0ceb0052be7fb0f004187cacd7de67fa6eb0938d927677f2398c132317a8"},
-        {78, "172ffc67153d12e0ca76a8b6cd5d4731885b39ce0cac93a8972a18006c8b8baf"},
-        {255, "3fb735061abc519dfe979e54c1ee5bfad0a9d858b3315bad34bde999efd724dd"},
-    };
+    const wgx_vec_blake2s_keyed vectors[] = WGX_VEC_BLAKE2S_KEYED;
     for (const auto &v : vectors)
         EXPECT_EQ(blake2s(seq(v.n), seq(32)), hex(v.out)) << "n = " << v.n;
 }
