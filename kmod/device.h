@@ -76,6 +76,9 @@ struct wgx_handshake_worker {
  * @allowedips: cryptokey routing table (core); lookups under RCU, writes under
  *              device_update_lock.
  * @peer_list/@num_peers: all peers, under device_update_lock.
+ * @kex_wq: unbound workqueue that creates and sends handshake initiations
+ *          (peer->initiation_work), so a burst of them (device up, key
+ *          rotation) spreads over idle CPUs instead of queueing behind one.
  */
 struct wgx_device {
 	struct net_device *dev;
@@ -104,6 +107,7 @@ struct wgx_device {
 	struct wgx_txq *txqs;
 	struct workqueue_struct *tx_wq;
 	struct workqueue_struct *handshake_wq;
+	struct workqueue_struct *kex_wq;
 	struct ptr_ring handshake_ring;
 	atomic_t handshake_ring_len;
 	struct wgx_handshake_worker __percpu *handshake_workers;

@@ -120,10 +120,13 @@ int wgx_queueing_init(struct wgx_device *wgx)
 					    wgx->dev->name);
 	if (!wgx->handshake_wq)
 		goto err_tx_wq;
+	wgx->kex_wq = alloc_workqueue("wgx-kex-%s", WQ_UNBOUND | WQ_FREEZABLE, 0, wgx->dev->name);
+	if (!wgx->kex_wq)
+		goto err_hs_wq;
 
 	wgx->txqs = kcalloc(nq, sizeof(*wgx->txqs), GFP_KERNEL);
 	if (!wgx->txqs)
-		goto err_hs_wq;
+		goto err_kex_wq;
 	for (i = 0; i < nq; ++i) {
 		struct wgx_txq *txq = &wgx->txqs[i];
 
@@ -161,6 +164,8 @@ err_rings:
 		ptr_ring_cleanup(&wgx->txqs[i].ring, NULL);
 	kfree(wgx->txqs);
 	wgx->txqs = NULL;
+err_kex_wq:
+	destroy_workqueue(wgx->kex_wq);
 err_hs_wq:
 	destroy_workqueue(wgx->handshake_wq);
 err_tx_wq:
@@ -173,14 +178,20 @@ void wgx_queueing_uninit(struct wgx_device *wgx)
 {
 	unsigned int i;
 
-	/* Workers may still be running: drain_workqueue waits and forbids requeueing. */
+	/*
+	 * Workers may still be running: drain_workqueue waits and forbids
+	 * requeueing.  Every peer is gone by now (wgx_peer_remove_all()), so
+	 * nothing queues initiations any more.
+	 */
 	drain_workqueue(wgx->handshake_wq);
 	drain_workqueue(wgx->tx_wq);
+	drain_workqueue(wgx->kex_wq);
 	ptr_ring_cleanup(&wgx->handshake_ring, wgx_queueing_drop_skb);
 	free_percpu(wgx->handshake_workers);
 	for (i = 0; i < wgx->dev->num_tx_queues; ++i)
 		ptr_ring_cleanup(&wgx->txqs[i].ring, wgx_queueing_drop_skb);
 	kfree(wgx->txqs);
+	destroy_workqueue(wgx->kex_wq);
 	destroy_workqueue(wgx->handshake_wq);
 	destroy_workqueue(wgx->tx_wq);
 }

@@ -361,7 +361,7 @@ void wgx_send_handshake_initiation(struct wgx_peer *peer, bool is_retry)
 	if (is_retry)
 		atomic_set(&peer->initiation_is_retry, 1);
 	wgx_peer_get(peer);
-	if (!queue_work(peer->wgx->handshake_wq, &peer->initiation_work))
+	if (!queue_work(peer->wgx->kex_wq, &peer->initiation_work))
 		wgx_peer_put(peer);
 }
 
