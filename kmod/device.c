@@ -113,9 +113,9 @@ int wgx_device_set_private_key(struct wgx_device *wgx, const u8 *private_key)
 	wgx_cookie_checker_set_identity(wgx->cookie_checker, wgx->identity);
 	spin_unlock_bh(&wgx->cookie_lock);
 	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
-		spin_lock_bh(&peer->handshake_lock);
+		mutex_lock(&peer->handshake_lock);
 		wgx_noise_handshake_precompute(peer->handshake);
-		spin_unlock_bh(&peer->handshake_lock);
+		mutex_unlock(&peer->handshake_lock);
 	}
 	up_write(&wgx->identity_lock);
 

@@ -8,7 +8,8 @@
  *       creation/removal, socket replacement, open/stop.
  *   identity_lock (rwsem): the static identity; written by private key
  *       changes, read by handshake processing (process context).
- *   peer->handshake_lock (spinlock, BH): one peer's core handshake state.
+ *   peer->handshake_lock (mutex): one peer's core handshake state; held
+ *       across Curve25519 operations, so never with BHs off (process context).
  *   cookie_lock (spinlock, BH): the cookie checker.
  *   peer->keypairs_lock, peer->timers_lock, peer->endpoint_lock, the index
  *       table lock, ratelimiter_lock: leaves, BH-safe.

@@ -388,9 +388,9 @@ static int wgx_nl_put_peer_state(struct sk_buff *skb, struct wgx_peer *peer)
 	int ret;
 
 	down_read(&wgx->identity_lock);
-	spin_lock_bh(&peer->handshake_lock);
+	mutex_lock(&peer->handshake_lock);
 	wgx_noise_handshake_get_preshared_key(peer->handshake, psk);
-	spin_unlock_bh(&peer->handshake_lock);
+	mutex_unlock(&peer->handshake_lock);
 	up_read(&wgx->identity_lock);
 	ret = nla_put(skb, WGX_PEER_A_PRESHARED_KEY, sizeof(psk), psk);
 	memzero_explicit(psk, sizeof(psk));
@@ -1055,10 +1055,10 @@ static int wgx_nl_apply_peer(struct wgx_nl_set *req, struct wgx_nl_peer *p)
 	/* A new peer got its preshared key at creation. */
 	if (p->preshared_key && !is_new) {
 		down_read(&wgx->identity_lock);
-		spin_lock_bh(&peer->handshake_lock);
+		mutex_lock(&peer->handshake_lock);
 		wgx_noise_handshake_set_preshared_key(peer->handshake,
 						      wgx_nl_psk_or_null(p->preshared_key));
-		spin_unlock_bh(&peer->handshake_lock);
+		mutex_unlock(&peer->handshake_lock);
 		up_read(&wgx->identity_lock);
 	}
 

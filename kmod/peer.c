@@ -39,7 +39,7 @@ struct wgx_peer *wgx_peer_create(struct wgx_device *wgx, const u8 *public_key, c
 	peer->wgx = wgx;
 	memcpy(peer->public_key, public_key, WGX_KEY_LEN);
 	peer->internal_id = ++wgx->peer_ids;
-	spin_lock_init(&peer->handshake_lock);
+	mutex_init(&peer->handshake_lock);
 	peer->handshake_entry.peer = peer;
 	peer->handshake_entry.type = WGX_INDEX_HANDSHAKE;
 	INIT_HLIST_NODE(&peer->handshake_entry.index_hash);
@@ -258,10 +258,10 @@ void wgx_peer_clear_keypairs(struct wgx_peer *peer)
 
 void wgx_peer_clear_handshake(struct wgx_peer *peer)
 {
-	spin_lock_bh(&peer->handshake_lock);
+	mutex_lock(&peer->handshake_lock);
 	wgx_index_hashtable_remove(peer->wgx->index_hashtable, &peer->handshake_entry);
 	wgx_noise_handshake_clear(peer->handshake);
-	spin_unlock_bh(&peer->handshake_lock);
+	mutex_unlock(&peer->handshake_lock);
 }
 
 void wgx_peer_zero_keys_worker(struct work_struct *work)

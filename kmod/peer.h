@@ -12,14 +12,19 @@
  *  - Keypairs (current/previous/next) are RCU pointers changed under
  *    keypairs_lock; a keypair holds a reference to its peer and is freed
  *    after a grace period when its last reference goes.
- *  - The handshake state (core) is guarded by handshake_lock (a spinlock, BH):
- *    the core never sleeps.  Take identity_lock (read) before it.
+ *  - The handshake state (core) is guarded by handshake_lock, a mutex: every
+ *    user is in process context (handshake and initiation workers, netlink,
+ *    open/stop), and the Curve25519 operations done under it (up to three per
+ *    message) must not run with bottom halves disabled, which would hold up
+ *    the CPU's packet processing for their whole duration.  Take
+ *    identity_lock (read) before it.
  */
 #ifndef WGX_PEER_H
 #define WGX_PEER_H
 
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
@@ -107,7 +112,7 @@ struct wgx_peer {
 	struct list_head peer_list;
 	struct hlist_node pubkey_hash;
 
-	spinlock_t handshake_lock;
+	struct mutex handshake_lock;
 	struct wgx_noise_handshake *handshake;
 	struct wgx_index_entry handshake_entry;
 	struct work_struct initiation_work;

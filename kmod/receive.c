@@ -408,7 +408,7 @@ static void wgx_receive_initiation(struct wgx_device *wgx, struct sk_buff *skb)
 		return;
 	}
 
-	spin_lock_bh(&peer->handshake_lock);
+	mutex_lock(&peer->handshake_lock);
 	ret = wgx_noise_consume_initiation_finish(peer->handshake, &scratch, now);
 	if (!ret) {
 		index = wgx_index_hashtable_insert(wgx->index_hashtable, &peer->handshake_entry);
@@ -421,7 +421,7 @@ static void wgx_receive_initiation(struct wgx_device *wgx, struct sk_buff *skb)
 		else
 			wgx_index_hashtable_remove(wgx->index_hashtable, &peer->handshake_entry);
 	}
-	spin_unlock_bh(&peer->handshake_lock);
+	mutex_unlock(&peer->handshake_lock);
 	up_read(&wgx->identity_lock);
 
 	if (ret) {
@@ -460,7 +460,7 @@ static void wgx_receive_response(struct wgx_device *wgx, struct sk_buff *skb)
 		goto out;
 
 	down_read(&wgx->identity_lock);
-	spin_lock_bh(&peer->handshake_lock);
+	mutex_lock(&peer->handshake_lock);
 	/* The index may have been re-used for a newer initiation meanwhile:
 	 * the core checks the receiver index against the one it sent. */
 	ret = wgx_noise_consume_response(peer->handshake, skb->data, skb->len, now);
@@ -469,7 +469,7 @@ static void wgx_receive_response(struct wgx_device *wgx, struct sk_buff *skb)
 	if (!ret && !wgx_index_hashtable_replace(wgx->index_hashtable, &peer->handshake_entry,
 						 &keypair->entry))
 		ret = -ESTALE;
-	spin_unlock_bh(&peer->handshake_lock);
+	mutex_unlock(&peer->handshake_lock);
 	up_read(&wgx->identity_lock);
 
 	if (ret) {
@@ -501,10 +501,10 @@ static void wgx_receive_cookie_reply(struct wgx_device *wgx, struct sk_buff *skb
 		return;
 	}
 	down_read(&wgx->identity_lock);
-	spin_lock_bh(&peer->handshake_lock);
+	mutex_lock(&peer->handshake_lock);
 	ret = wgx_cookie_consume_reply(peer->handshake, skb->data, skb->len,
 				       wgx_timers_clock_ns());
-	spin_unlock_bh(&peer->handshake_lock);
+	mutex_unlock(&peer->handshake_lock);
 	up_read(&wgx->identity_lock);
 	if (ret)
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_DROP_INVALID);

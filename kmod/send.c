@@ -380,13 +380,13 @@ void wgx_send_initiation_worker(struct work_struct *work)
 
 	ktime_get_real_ts64(&wall);
 	down_read(&wgx->identity_lock);
-	spin_lock_bh(&peer->handshake_lock);
+	mutex_lock(&peer->handshake_lock);
 	index = wgx_index_hashtable_insert(wgx->index_hashtable, &peer->handshake_entry);
 	ret = wgx_noise_create_initiation(peer->handshake, msg, le32_to_cpu(index),
 					  wgx_timers_clock_ns(), wall.tv_sec, wall.tv_nsec);
 	if (ret)
 		wgx_index_hashtable_remove(wgx->index_hashtable, &peer->handshake_entry);
-	spin_unlock_bh(&peer->handshake_lock);
+	mutex_unlock(&peer->handshake_lock);
 	up_read(&wgx->identity_lock);
 	if (ret) {
 		net_dbg_ratelimited("%s: peer %llu: cannot create initiation: %d\n",
