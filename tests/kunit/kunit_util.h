@@ -10,8 +10,10 @@
 #define WGX_KUNIT_UTIL_H
 
 #include <kunit/test.h>
+#include <linux/ip.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
+#include <net/checksum.h>
 
 /**
  * wgx_kunit_hex - decode the hex string @hex into a kunit-managed buffer
@@ -50,6 +52,27 @@ static inline u8 *wgx_kunit_seq(struct kunit *test, size_t n, u8 first)
 	for (i = 0; i < n; i++)
 		buf[i] = (u8)(first + i);
 	return buf;
+}
+
+/**
+ * wgx_kunit_ipv4_header - write a 20-byte IPv4 header (no options, TTL 64,
+ * no fragmentation fields) with a valid header checksum over @iph.
+ * @tot_len: total length in bytes (header included); @saddr/@daddr in host
+ * byte order.
+ */
+static inline void wgx_kunit_ipv4_header(struct iphdr *iph, u8 protocol, u8 tos,
+					 unsigned int tot_len, u32 saddr, u32 daddr)
+{
+	memset(iph, 0, sizeof(*iph));
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->tos = tos;
+	iph->tot_len = htons(tot_len);
+	iph->ttl = 64;
+	iph->protocol = protocol;
+	iph->saddr = htonl(saddr);
+	iph->daddr = htonl(daddr);
+	iph->check = ip_fast_csum(iph, iph->ihl);
 }
 
 static inline bool wgx_kunit_all_zero(const void *p, size_t n)

@@ -272,27 +272,44 @@ static void wgx_noise_initiation_flood_limit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wgx_noise_test_consume_initiation(p, init, sizeof(init), T0 + interval + 1), 0);
 }
 
+/*
+ * Flip one bit in each byte of @msg (@len bytes, at most an initiation's) in
+ * turn: a change before mac2 must make @consume refuse the message, a change
+ * of mac2 (last 16 bytes; it counts only under load) must make @checker
+ * answer with a cookie reply when under load.
+ */
+static void wgx_noise_test_flip_each_byte(struct kunit *test, struct wgx_noise_pair *p,
+					  const u8 *msg, size_t len,
+					  int (*consume)(struct wgx_noise_pair *p, const u8 *msg,
+							 size_t len, u64 now),
+					  struct wgx_cookie_checker *checker, const char *what)
+{
+	u8 bad[WGX_MSG_INITIATION_LEN];
+	size_t i;
+
+	KUNIT_ASSERT_LE(test, len, sizeof(bad));
+	for (i = 0; i < len; i++) {
+		memcpy(bad, msg, len);
+		bad[i] ^= 1 << (i % 8);
+		if (i < len - 16)
+			KUNIT_EXPECT_NE_MSG(test, consume(p, bad, len, T0), 0, "%s byte %zu", what, i);
+		else
+			KUNIT_EXPECT_EQ_MSG(test, wgx_cookie_checker_validate(checker, bad, len, NULL, 0,
+					    true, T0), WGX_COOKIE_SEND_REPLY, "%s byte %zu", what, i);
+	}
+}
+
 /* Every single-bit change of an initiation or response is caught somewhere. */
 static void wgx_noise_corrupted_messages_rejected(struct kunit *test)
 {
 	struct wgx_noise_pair *p = test->priv;
-	u8 init[WGX_MSG_INITIATION_LEN], resp[WGX_MSG_RESPONSE_LEN], bad[WGX_MSG_INITIATION_LEN];
-	size_t i;
+	u8 init[WGX_MSG_INITIATION_LEN], resp[WGX_MSG_RESPONSE_LEN];
 
 	wgx_noise_peers(test, NULL, NULL);
 	KUNIT_ASSERT_EQ(test, wgx_noise_create_initiation(p->a_hs, init, LOCAL_A, T0, WALL0, 0), 0);
-	for (i = 0; i < sizeof(init); i++) {
-		memcpy(bad, init, sizeof(init));
-		bad[i] ^= 1 << (i % 8);
-		/* mac1 covers everything before mac2; mac2 counts only under load. */
-		if (i < sizeof(init) - 16)
-			KUNIT_EXPECT_NE_MSG(test, wgx_noise_test_consume_initiation(p, bad, sizeof(init), T0),
-					    0, "initiation byte %zu", i);
-		else
-			KUNIT_EXPECT_EQ_MSG(test, wgx_cookie_checker_validate(p->b.checker, bad,
-					    sizeof(init), NULL, 0, true, T0), WGX_COOKIE_SEND_REPLY,
-					    "initiation byte %zu", i);
-	}
+	/* mac1 covers everything before mac2. */
+	wgx_noise_test_flip_each_byte(test, p, init, sizeof(init), wgx_noise_test_consume_initiation,
+				      p->b.checker, "initiation");
 	/* A truncated or extended one is malformed. */
 	KUNIT_EXPECT_EQ(test, wgx_msg_classify(init, sizeof(init) - 1), 0);
 	KUNIT_EXPECT_NE(test, wgx_noise_consume_initiation_begin(p->b.id, init, sizeof(init) - 1,
@@ -300,17 +317,8 @@ static void wgx_noise_corrupted_messages_rejected(struct kunit *test)
 	/* The original still works afterwards: nothing was changed by the failures. */
 	KUNIT_ASSERT_EQ(test, wgx_noise_test_consume_initiation(p, init, sizeof(init), T0), 0);
 	KUNIT_ASSERT_EQ(test, wgx_noise_create_response(p->b_hs, resp, LOCAL_B, T0), 0);
-	for (i = 0; i < sizeof(resp); i++) {
-		memcpy(bad, resp, sizeof(resp));
-		bad[i] ^= 1 << (i % 8);
-		if (i < sizeof(resp) - 16)
-			KUNIT_EXPECT_NE_MSG(test, wgx_noise_test_consume_response(p, bad, sizeof(resp), T0),
-					    0, "response byte %zu", i);
-		else
-			KUNIT_EXPECT_EQ_MSG(test, wgx_cookie_checker_validate(p->a.checker, bad,
-					    sizeof(resp), NULL, 0, true, T0), WGX_COOKIE_SEND_REPLY,
-					    "response byte %zu", i);
-	}
+	wgx_noise_test_flip_each_byte(test, p, resp, sizeof(resp), wgx_noise_test_consume_response,
+				      p->a.checker, "response");
 	KUNIT_EXPECT_EQ(test, wgx_noise_test_consume_response(p, resp, sizeof(resp), T0), 0);
 }
 

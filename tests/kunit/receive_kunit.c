@@ -50,16 +50,8 @@ static unsigned int wgx_receive_test_inner(u8 *buf, unsigned int payload, u32 sa
 	struct iphdr *iph = (struct iphdr *)buf;
 	struct udphdr *uh = (struct udphdr *)(buf + sizeof(*iph));
 
-	memset(buf, 0, sizeof(*iph) + sizeof(*uh));
-	iph->version = 4;
-	iph->ihl = 5;
-	iph->tos = tos;
-	iph->tot_len = htons(len);
-	iph->ttl = 64;
-	iph->protocol = IPPROTO_UDP;
-	iph->saddr = htonl(saddr);
-	iph->daddr = htonl(WGX_KUNIT_INNER_DST);
-	iph->check = ip_fast_csum(iph, iph->ihl);
+	wgx_kunit_ipv4_header(iph, IPPROTO_UDP, tos, len, saddr, WGX_KUNIT_INNER_DST);
+	memset(uh, 0, sizeof(*uh));
 	uh->source = htons(5678);
 	uh->dest = htons(1234);
 	uh->len = htons(udp_len);
@@ -87,16 +79,8 @@ static struct sk_buff *wgx_receive_test_datagram(struct kunit *test, const u8 *m
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, skb);
 	skb_reserve(skb, LL_MAX_HEADER);
 	skb_reset_network_header(skb);
-	iph = skb_put_zero(skb, sizeof(*iph));
-	iph->version = 4;
-	iph->ihl = 5;
-	iph->tos = outer_tos;
-	iph->tot_len = htons(28 + len);
-	iph->ttl = 64;
-	iph->protocol = IPPROTO_UDP;
-	iph->saddr = htonl(0xc0000202);
-	iph->daddr = htonl(0xc0000201);
-	iph->check = ip_fast_csum(iph, iph->ihl);
+	iph = skb_put(skb, sizeof(*iph));
+	wgx_kunit_ipv4_header(iph, IPPROTO_UDP, outer_tos, 28 + len, 0xc0000202, 0xc0000201);
 	skb_set_transport_header(skb, sizeof(*iph));
 	uh = skb_put_zero(skb, sizeof(*uh));
 	uh->source = htons(51821);
