@@ -20,6 +20,7 @@
 #include <net/rtnetlink.h>
 
 #include "device.h"
+#include "handshake.h"
 #include "peer.h"
 #include "peerlookup.h"
 #include "queueing.h"
@@ -175,6 +176,7 @@ static void wgx_destruct(struct net_device *dev)
 	mutex_unlock(&wgx->device_update_lock);
 
 	cancel_delayed_work_sync(&wgx->ratelimiter_gc);
+	wgx_handshake_uninit(wgx);
 	wgx_queueing_uninit(wgx);
 	/* Keypair and peer frees are RCU callbacks that use the index table. */
 	rcu_barrier();
@@ -273,15 +275,20 @@ static int wgx_newlink(struct net *src_net, struct net_device *dev, struct nlatt
 	ret = wgx_queueing_init(wgx);
 	if (ret < 0)
 		goto err_gro;
+	ret = wgx_handshake_init(wgx);
+	if (ret < 0)
+		goto err_queueing;
 
 	ret = register_netdevice(dev);
 	if (ret < 0)
-		goto err_queueing;
+		goto err_handshake;
 	wgx_set_xps(dev);
 	list_add(&wgx->device_list, &wgx_device_list);
 	queue_delayed_work(system_power_efficient_wq, &wgx->ratelimiter_gc, HZ);
 	return 0;
 
+err_handshake:
+	wgx_handshake_uninit(wgx);
 err_queueing:
 	wgx_queueing_uninit(wgx);
 err_gro:

@@ -6,6 +6,7 @@
 #include <linux/rcupdate.h>
 
 #include "device.h"
+#include "handshake.h"
 #include "peer.h"
 #include "queueing.h"
 #include "send.h"
@@ -43,7 +44,7 @@ struct wgx_peer *wgx_peer_create(struct wgx_device *wgx, const u8 *public_key, c
 	peer->handshake_entry.peer = peer;
 	peer->handshake_entry.type = WGX_INDEX_HANDSHAKE;
 	INIT_HLIST_NODE(&peer->handshake_entry.index_hash);
-	INIT_WORK(&peer->initiation_work, wgx_send_initiation_worker);
+	INIT_WORK(&peer->initiation_work, wgx_handshake_initiation_worker);
 	INIT_WORK(&peer->zero_keys_work, wgx_peer_zero_keys_worker);
 	spin_lock_init(&peer->keypairs_lock);
 	rwlock_init(&peer->endpoint_lock);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * queueing.h - the per-queue transmit rings and workers, the handshake
- * queue, and the per-skb control block of the datapath.
+ * queueing.h - the per-queue transmit rings and workers, and the per-skb
+ * control block of the datapath.
  *
  * Transmit: tx queue i of the net_device has a ptr_ring and a work item bound
  * to CPU i (XPS maps CPU i to queue i), so a flow, which the stack keeps on
@@ -9,10 +9,6 @@
  * queues, even of the same peer, are encrypted in parallel.  When a ring
  * fills, its tx queue is stopped (the qdisc holds further packets) and woken
  * by the worker once the ring drained below half.
- *
- * Handshakes: one bounded ring per device, drained by a work item per online
- * CPU; when it is more than 1/8 full the device is "under load" and answers
- * initiations without a valid MAC2 with cookie replies (whitepaper 5.3).
  */
 #ifndef WGX_QUEUEING_H
 #define WGX_QUEUEING_H
@@ -28,7 +24,6 @@ struct wgx_keypair;
 enum {
 	WGX_TXQ_RING_SIZE = 1024,		/* skbs per tx queue */
 	WGX_TXQ_BURST = 128,			/* free slots needed to accept a packet (GSO) */
-	WGX_HANDSHAKE_RING_SIZE = 4096,		/* handshake messages per device */
 	WGX_STAGED_MAX = 128,			/* packets kept per peer while no keypair exists */
 };
 
@@ -71,7 +66,7 @@ struct wgx_txq {
 	int cpu;
 } ____cacheline_aligned_in_smp;
 
-/** wgx_queueing_init - rings and workers for every tx queue and the handshake ring.  Process context. */
+/** wgx_queueing_init - rings and workers for every tx queue.  Process context; 0 or -ENOMEM. */
 int wgx_queueing_init(struct wgx_device *wgx);
 /** wgx_queueing_uninit - stop workers, drop queued skbs (releasing their refs).  Process context. */
 void wgx_queueing_uninit(struct wgx_device *wgx);
@@ -82,14 +77,5 @@ void wgx_queueing_uninit(struct wgx_device *wgx);
  * @skb.  Stops the net_device queue when the ring becomes full.
  */
 bool wgx_queueing_tx_enqueue(struct wgx_txq *txq, struct sk_buff *skb);
-
-/**
- * wgx_queueing_handshake_enqueue - queue a received handshake message.
- * Returns false (caller frees @skb) when the ring is full.  Softirq context.
- */
-bool wgx_queueing_handshake_enqueue(struct wgx_device *wgx, struct sk_buff *skb);
-
-/** wgx_queueing_under_load - true while the handshake ring is more than 1/8 full (and 1 s after). */
-bool wgx_queueing_under_load(struct wgx_device *wgx);
 
 #endif /* WGX_QUEUEING_H */

@@ -21,6 +21,7 @@
 #include <crypto/chacha20poly1305.h>
 
 #include "device.h"
+#include "handshake.h"
 #include "peer.h"
 #include "queueing.h"
 #include "receive.h"
@@ -78,19 +79,6 @@ static int wgx_receive_prepare(struct sk_buff *skb)
 		return 0;
 	type = wgx_msg_classify(skb->data, skb->len);
 	return type;
-}
-
-/* Source address and port of a received datagram: the cookie's "source" (whitepaper 5.4.7). */
-static size_t wgx_receive_cookie_source(const struct sk_buff *skb, u8 src[WGX_COOKIE_SOURCE_MAX_LEN])
-{
-	if (skb->protocol == htons(ETH_P_IP)) {
-		memcpy(src, &ip_hdr(skb)->saddr, 4);
-		memcpy(src + 4, &udp_hdr(skb)->source, 2);
-		return 6;
-	}
-	memcpy(src, &ipv6_hdr(skb)->saddr, 16);
-	memcpy(src + 16, &udp_hdr(skb)->source, 2);
-	return 18;
 }
 
 /* ---- transport data ---- */
@@ -157,7 +145,7 @@ static void wgx_receive_timer_events(struct wgx_peer *peer, struct wgx_keypair *
 	if (unlikely(wgx_timers_core_want_rekey_on_receive(t, keypair->keys.birth_ns,
 						      keypair->keys.initiator,
 						      wgx_timers_clock_ns())))
-		wgx_send_handshake_initiation(peer, false);
+		wgx_handshake_send_initiation(peer, false);
 }
 
 /* Inner packet length from its IP header, or 0 when it is not a sane IP packet. */
@@ -330,7 +318,7 @@ int wgx_receive(struct sock *sk, struct sk_buff *skb)
 	case WGX_MSG_RESPONSE:
 	case WGX_MSG_COOKIE_REPLY:
 		wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_HANDSHAKE_PACKETS);
-		if (unlikely(!wgx_queueing_handshake_enqueue(wgx, skb))) {
+		if (unlikely(!wgx_handshake_enqueue(wgx, skb))) {
 			wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_DROP_HANDSHAKE_QUEUE);
 			net_dbg_ratelimited("%s: handshake queue full, dropping\n", wgx->dev->name);
 			goto drop;
@@ -345,235 +333,4 @@ int wgx_receive(struct sock *sk, struct sk_buff *skb)
 drop:
 	kfree_skb(skb);
 	return 0;
-}
-
-/* ---- handshakes (process context) ---- */
-
-static void wgx_receive_handshake_refused(struct wgx_peer *peer, struct wgx_keypair *keypair,
-					  const char *what, int err)
-{
-	wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_DROP_INVALID);
-	net_dbg_ratelimited("%s: peer %llu: %s refused: %d\n", peer->wgx->dev->name,
-			    peer->internal_id, what, err);
-	wgx_keypair_put(keypair, true);
-}
-
-/*
- * @skb, a handshake message from @peer, authenticated and gave @keypair:
- * count it as @stat, roam to its source, feed the timers, install the keypair.
- */
-static void wgx_receive_session_derived(struct wgx_peer *peer, struct sk_buff *skb,
-					struct wgx_keypair *keypair, enum wgx_peer_stat stat)
-{
-	wgx_peer_stats_inc(peer, stat);
-	wgx_socket_set_peer_endpoint_from_skb(peer, skb);
-	wgx_timers_any_authenticated_packet_received(peer);
-	wgx_timers_any_authenticated_packet_traversal(peer);
-
-	WRITE_ONCE(keypair->sending_valid, true);
-	WRITE_ONCE(keypair->receiving_valid, true);
-	wgx_peer_keypair_install(peer, keypair);
-	wgx_timers_session_derived(peer);
-}
-
-static void wgx_receive_initiation(struct wgx_device *wgx, struct sk_buff *skb)
-{
-	struct wgx_noise_initiation_scratch scratch;
-	u8 msg[WGX_MSG_RESPONSE_LEN];
-	struct wgx_keypair *keypair;
-	struct wgx_peer *peer;
-	__le32 index;
-	u64 now = wgx_timers_clock_ns();
-	int ret;
-
-	down_read(&wgx->identity_lock);
-	ret = wgx_noise_consume_initiation_begin(wgx->identity, skb->data, skb->len, &scratch);
-	if (ret) {
-		up_read(&wgx->identity_lock);
-		net_dbg_ratelimited("%s: invalid initiation: %d\n", wgx->dev->name, ret);
-		return;
-	}
-	peer = wgx_pubkey_hashtable_lookup(wgx->peer_hashtable, scratch.remote_static);
-	if (!peer) {
-		wgx_noise_initiation_scratch_wipe(&scratch);
-		up_read(&wgx->identity_lock);
-		wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_DROP_UNKNOWN_PEER);
-		return;
-	}
-	keypair = wgx_keypair_create(peer, NULL);
-	if (!keypair) {
-		wgx_noise_initiation_scratch_wipe(&scratch);
-		up_read(&wgx->identity_lock);
-		wgx_peer_put(peer);
-		return;
-	}
-
-	mutex_lock(&peer->handshake_lock);
-	ret = wgx_noise_consume_initiation_finish(peer->handshake, &scratch, now);
-	if (!ret) {
-		index = wgx_index_hashtable_insert(wgx->index_hashtable, &peer->handshake_entry);
-		ret = wgx_noise_create_response(peer->handshake, msg, le32_to_cpu(index), now);
-		if (!ret)
-			ret = wgx_noise_begin_session(peer->handshake, &keypair->keys, now);
-		if (!ret)
-			wgx_index_hashtable_replace(wgx->index_hashtable, &peer->handshake_entry,
-						    &keypair->entry);
-		else
-			wgx_index_hashtable_remove(wgx->index_hashtable, &peer->handshake_entry);
-	}
-	mutex_unlock(&peer->handshake_lock);
-	up_read(&wgx->identity_lock);
-
-	if (ret) {
-		wgx_receive_handshake_refused(peer, keypair, "initiation", ret);
-		goto out;
-	}
-	wgx_receive_session_derived(peer, skb, keypair, WGX_PEER_STAT_HANDSHAKE_INITIATIONS_RX);
-
-	wgx_timers_any_authenticated_packet_sent(peer);
-	if (!wgx_socket_send_buffer_to_peer(peer, msg, sizeof(msg), 0))
-		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_RESPONSES_TX);
-out:
-	memzero_explicit(msg, sizeof(msg));
-	wgx_peer_put(peer);
-}
-
-static void wgx_receive_response(struct wgx_device *wgx, struct sk_buff *skb)
-{
-	struct wgx_index_entry *entry;
-	struct wgx_keypair *keypair;
-	struct wgx_peer *peer = NULL;
-	u64 now = wgx_timers_clock_ns();
-	u32 index;
-	int ret = -ESTALE;
-
-	if (!wgx_msg_receiver_index(skb->data, skb->len, &index))
-		return;
-	entry = wgx_index_hashtable_lookup(wgx->index_hashtable, WGX_INDEX_HANDSHAKE,
-					   cpu_to_le32(index), &peer);
-	if (!entry) {
-		wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_DROP_UNKNOWN_INDEX);
-		return;
-	}
-	keypair = wgx_keypair_create(peer, NULL);
-	if (!keypair)
-		goto out;
-
-	down_read(&wgx->identity_lock);
-	mutex_lock(&peer->handshake_lock);
-	/* The index may have been re-used for a newer initiation meanwhile:
-	 * the core checks the receiver index against the one it sent. */
-	ret = wgx_noise_consume_response(peer->handshake, skb->data, skb->len, now);
-	if (!ret)
-		ret = wgx_noise_begin_session(peer->handshake, &keypair->keys, now);
-	if (!ret && !wgx_index_hashtable_replace(wgx->index_hashtable, &peer->handshake_entry,
-						 &keypair->entry))
-		ret = -ESTALE;
-	mutex_unlock(&peer->handshake_lock);
-	up_read(&wgx->identity_lock);
-
-	if (ret) {
-		wgx_receive_handshake_refused(peer, keypair, "response", ret);
-		goto out;
-	}
-	wgx_receive_session_derived(peer, skb, keypair, WGX_PEER_STAT_HANDSHAKE_RESPONSES_RX);
-	wgx_timers_handshake_complete(peer);
-	/* Confirm the session to the responder: staged data, or a keepalive. */
-	wgx_send_keepalive(peer);
-out:
-	wgx_peer_put(peer);
-}
-
-static void wgx_receive_cookie_reply(struct wgx_device *wgx, struct sk_buff *skb)
-{
-	struct wgx_index_entry *entry;
-	struct wgx_peer *peer = NULL;
-	u32 index;
-	int ret;
-
-	if (!wgx_msg_receiver_index(skb->data, skb->len, &index))
-		return;
-	entry = wgx_index_hashtable_lookup(wgx->index_hashtable,
-					   WGX_INDEX_HANDSHAKE | WGX_INDEX_KEYPAIR,
-					   cpu_to_le32(index), &peer);
-	if (!entry) {
-		wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_DROP_UNKNOWN_INDEX);
-		return;
-	}
-	down_read(&wgx->identity_lock);
-	mutex_lock(&peer->handshake_lock);
-	ret = wgx_cookie_consume_reply(peer->handshake, skb->data, skb->len,
-				       wgx_timers_clock_ns());
-	mutex_unlock(&peer->handshake_lock);
-	up_read(&wgx->identity_lock);
-	if (ret)
-		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_DROP_INVALID);
-	else
-		wgx_peer_stats_inc(peer, WGX_PEER_STAT_COOKIE_REPLIES_RX);
-	wgx_peer_put(peer);
-}
-
-void wgx_receive_handshake(struct wgx_device *wgx, struct sk_buff *skb)
-{
-	u8 src[WGX_COOKIE_SOURCE_MAX_LEN];
-	u8 reply[WGX_MSG_COOKIE_REPLY_LEN];
-	enum wgx_cookie_verdict verdict = WGX_COOKIE_ACCEPT;
-	u64 now = wgx_timers_clock_ns();
-	bool under_load, allowed;
-	size_t src_len;
-	int type = skb->data[0];
-	int ret;
-
-	src_len = wgx_receive_cookie_source(skb, src);
-	if (type != WGX_MSG_COOKIE_REPLY) {
-		under_load = wgx_queueing_under_load(wgx);
-		spin_lock_bh(&wgx->cookie_lock);
-		verdict = wgx_cookie_checker_validate(wgx->cookie_checker, skb->data, skb->len, src,
-						      src_len, under_load, now);
-		if (verdict == WGX_COOKIE_SEND_REPLY)
-			ret = wgx_cookie_checker_create_reply(wgx->cookie_checker, reply, skb->data,
-							      skb->len, src, src_len, now);
-		spin_unlock_bh(&wgx->cookie_lock);
-
-		switch (verdict) {
-		case WGX_COOKIE_DROP:
-			wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_DROP_MAC1);
-			goto out;
-		case WGX_COOKIE_SEND_REPLY:
-			wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_DROP_MAC2);
-			if (!ret && !wgx_socket_send_buffer_as_reply_to_skb(wgx, skb, reply,
-									    sizeof(reply)))
-				wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_COOKIE_REPLIES_TX);
-			goto out;
-		case WGX_COOKIE_ACCEPT_RATELIMIT:
-			spin_lock_bh(&wgx->ratelimiter_lock);
-			allowed = wgx_ratelimiter_allow(wgx->ratelimiter,
-							skb->protocol == htons(ETH_P_IP) ?
-							WGX_AF_INET : WGX_AF_INET6,
-							src, 0, now);
-			spin_unlock_bh(&wgx->ratelimiter_lock);
-			if (!allowed) {
-				wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_DROP_RATELIMITED);
-				goto out;
-			}
-			break;
-		case WGX_COOKIE_ACCEPT:
-			break;
-		}
-	}
-
-	switch (type) {
-	case WGX_MSG_INITIATION:
-		wgx_receive_initiation(wgx, skb);
-		break;
-	case WGX_MSG_RESPONSE:
-		wgx_receive_response(wgx, skb);
-		break;
-	case WGX_MSG_COOKIE_REPLY:
-		wgx_receive_cookie_reply(wgx, skb);
-		break;
-	}
-out:
-	memzero_explicit(reply, sizeof(reply));
-	consume_skb(skb);
 }

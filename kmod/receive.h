@@ -18,12 +18,4 @@ struct wgx_device;
  */
 int wgx_receive(struct sock *sk, struct sk_buff *skb);
 
-/**
- * wgx_receive_handshake - process one queued handshake message (initiation,
- * response or cookie reply): MACs and cookies, ratelimiter under load, the
- * Noise step, keypair installation, response sending.  Consumes @skb.
- * Process context (handshake worker).
- */
-void wgx_receive_handshake(struct wgx_device *wgx, struct sk_buff *skb);
-
 #endif /* WGX_RECEIVE_H */

@@ -25,6 +25,7 @@
 #include <crypto/chacha20poly1305.h>
 
 #include "device.h"
+#include "handshake.h"
 #include "peer.h"
 #include "queueing.h"
 #include "send.h"
@@ -283,7 +284,7 @@ void wgx_send_encrypt_and_send(struct sk_buff *skb)
 		wgx_send_timer_events(peer, keepalive);
 		if (unlikely(wgx_timers_core_want_rekey_on_send(&peer->timer_state, keypair->keys.birth_ns,
 							   nonce, keypair->keys.initiator, now)))
-			wgx_send_handshake_initiation(peer, false);
+			wgx_handshake_send_initiation(peer, false);
 	}
 	/* @skb is gone; release what its cb held. */
 	wgx_keypair_put(keypair, false);
@@ -292,7 +293,7 @@ void wgx_send_encrypt_and_send(struct sk_buff *skb)
 
 stage:
 	wgx_send_stage(peer, skb);
-	wgx_send_handshake_initiation(peer, false);
+	wgx_handshake_send_initiation(peer, false);
 	return;
 drop:
 	wgx_skb_cb_release(skb);
@@ -352,54 +353,4 @@ void wgx_send_keepalive(struct wgx_peer *peer)
 		wgx_skb_cb_release(skb);
 		kfree_skb(skb);
 	}
-}
-
-void wgx_send_handshake_initiation(struct wgx_peer *peer, bool is_retry)
-{
-	if (unlikely(READ_ONCE(peer->is_dead)))
-		return;
-	if (is_retry)
-		atomic_set(&peer->initiation_is_retry, 1);
-	wgx_peer_get(peer);
-	if (!queue_work(peer->wgx->kex_wq, &peer->initiation_work))
-		wgx_peer_put(peer);
-}
-
-void wgx_send_initiation_worker(struct work_struct *work)
-{
-	struct wgx_peer *peer = container_of(work, struct wgx_peer, initiation_work);
-	struct wgx_device *wgx = peer->wgx;
-	bool is_retry = atomic_xchg(&peer->initiation_is_retry, 0);
-	u8 msg[WGX_MSG_INITIATION_LEN];
-	struct timespec64 wall;
-	__le32 index;
-	int ret;
-
-	if (unlikely(READ_ONCE(peer->is_dead)) || !wgx_timers_initiation_begin(peer, is_retry))
-		goto out;
-
-	ktime_get_real_ts64(&wall);
-	down_read(&wgx->identity_lock);
-	mutex_lock(&peer->handshake_lock);
-	index = wgx_index_hashtable_insert(wgx->index_hashtable, &peer->handshake_entry);
-	ret = wgx_noise_create_initiation(peer->handshake, msg, le32_to_cpu(index),
-					  wgx_timers_clock_ns(), wall.tv_sec, wall.tv_nsec);
-	if (ret)
-		wgx_index_hashtable_remove(wgx->index_hashtable, &peer->handshake_entry);
-	mutex_unlock(&peer->handshake_lock);
-	up_read(&wgx->identity_lock);
-	if (ret) {
-		net_dbg_ratelimited("%s: peer %llu: cannot create initiation: %d\n",
-				    wgx->dev->name, peer->internal_id, ret);
-		goto out;
-	}
-
-	wgx_timers_any_authenticated_packet_traversal(peer);
-	wgx_timers_any_authenticated_packet_sent(peer);
-	if (!wgx_socket_send_buffer_to_peer(peer, msg, sizeof(msg), 0))
-		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_INITIATIONS_TX);
-	wgx_timers_handshake_initiated(peer);
-out:
-	memzero_explicit(msg, sizeof(msg));
-	wgx_peer_put(peer);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * send.h - the transmit path: xmit, staging, encryption workers' per-packet
- * step, handshake initiations and keepalives.
+ * send.h - the transmit path: xmit, staging, the encryption workers'
+ * per-packet step and keepalives.
  */
 #ifndef WGX_SEND_H
 #define WGX_SEND_H
@@ -32,14 +32,6 @@ void wgx_send_staged(struct wgx_peer *peer);
 
 /** wgx_send_keepalive - send staged packets, or an empty transport message if none. Any context. */
 void wgx_send_keepalive(struct wgx_peer *peer);
-
-/**
- * wgx_send_handshake_initiation - ask for an initiation to be sent (in process
- * context, on the handshake workqueue); rate limited to one per REKEY_TIMEOUT
- * unless @is_retry.  Any context.
- */
-void wgx_send_handshake_initiation(struct wgx_peer *peer, bool is_retry);
-void wgx_send_initiation_worker(struct work_struct *work);
 
 /** wgx_skb_cb_release - drop the keypair and peer references an skb's cb holds. */
 void wgx_skb_cb_release(struct sk_buff *skb);

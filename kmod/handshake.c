@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * handshake.c - the handshake messages of the protocol (whitepaper 5.4.2-5.4.7):
+ * consuming initiations, responses and cookie replies, creating and sending
+ * initiations, and the device's handshake ring with its workers and the
+ * under-load state that decides when to answer with cookie replies (5.3).
+ *
+ * Everything here runs in process context, off the data path: received
+ * handshake messages wait in a bounded ring (filled by encap_rcv in
+ * softirq) drained by one work item per online CPU on the handshake
+ * workqueue; initiations are made by a per-peer work item on the device's
+ * unbound kex workqueue, so a burst of them spreads over idle CPUs.
+ * Curve25519 runs under the peer's handshake_lock (a mutex) with bottom
+ * halves enabled.
+ */
+#include <linux/cpumask.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/jiffies.h>
+#include <linux/timekeeping.h>
+#include <linux/udp.h>
+
+#include "device.h"
+#include "handshake.h"
+#include "peer.h"
+#include "queueing.h"
+#include "send.h"
+#include "socket.h"
+#include "timers.h"
+
+/* Workers yield the CPU after this many messages. */
+#define WGX_HANDSHAKE_WORKER_BATCH 64
+
+/* Source address and port of a received datagram: the cookie's "source" (whitepaper 5.4.7). */
+static size_t wgx_handshake_cookie_source(const struct sk_buff *skb, u8 src[WGX_COOKIE_SOURCE_MAX_LEN])
+{
+	if (skb->protocol == htons(ETH_P_IP)) {
+		memcpy(src, &ip_hdr(skb)->saddr, 4);
+		memcpy(src + 4, &udp_hdr(skb)->source, 2);
+		return 6;
+	}
+	memcpy(src, &ipv6_hdr(skb)->saddr, 16);
+	memcpy(src + 16, &udp_hdr(skb)->source, 2);
+	return 18;
+}
+
+static void wgx_handshake_refused(struct wgx_peer *peer, struct wgx_keypair *keypair,
+					  const char *what, int err)
+{
+	wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_DROP_INVALID);
+	net_dbg_ratelimited("%s: peer %llu: %s refused: %d\n", peer->wgx->dev->name,
+			    peer->internal_id, what, err);
+	wgx_keypair_put(keypair, true);
+}
+
+/*
+ * @skb, a handshake message from @peer, authenticated and gave @keypair:
+ * count it as @stat, roam to its source, feed the timers, install the keypair.
+ */
+static void wgx_handshake_session_derived(struct wgx_peer *peer, struct sk_buff *skb,
+					struct wgx_keypair *keypair, enum wgx_peer_stat stat)
+{
+	wgx_peer_stats_inc(peer, stat);
+	wgx_socket_set_peer_endpoint_from_skb(peer, skb);
+	wgx_timers_any_authenticated_packet_received(peer);
+	wgx_timers_any_authenticated_packet_traversal(peer);
+
+	WRITE_ONCE(keypair->sending_valid, true);
+	WRITE_ONCE(keypair->receiving_valid, true);
+	wgx_peer_keypair_install(peer, keypair);
+	wgx_timers_session_derived(peer);
+}
+
+static void wgx_handshake_consume_initiation(struct wgx_device *wgx, struct sk_buff *skb)
+{
+	struct wgx_noise_initiation_scratch scratch;
+	u8 msg[WGX_MSG_RESPONSE_LEN];
+	struct wgx_keypair *keypair;
+	struct wgx_peer *peer;
+	__le32 index;
+	u64 now = wgx_timers_clock_ns();
+	int ret;
+
+	down_read(&wgx->identity_lock);
+	ret = wgx_noise_consume_initiation_begin(wgx->identity, skb->data, skb->len, &scratch);
+	if (ret) {
+		up_read(&wgx->identity_lock);
+		net_dbg_ratelimited("%s: invalid initiation: %d\n", wgx->dev->name, ret);
+		return;
+	}
+	peer = wgx_pubkey_hashtable_lookup(wgx->peer_hashtable, scratch.remote_static);
+	if (!peer) {
+		wgx_noise_initiation_scratch_wipe(&scratch);
+		up_read(&wgx->identity_lock);
+		wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_DROP_UNKNOWN_PEER);
+		return;
+	}
+	keypair = wgx_keypair_create(peer, NULL);
+	if (!keypair) {
+		wgx_noise_initiation_scratch_wipe(&scratch);
+		up_read(&wgx->identity_lock);
+		wgx_peer_put(peer);
+		return;
+	}
+
+	mutex_lock(&peer->handshake_lock);
+	ret = wgx_noise_consume_initiation_finish(peer->handshake, &scratch, now);
+	if (!ret) {
+		index = wgx_index_hashtable_insert(wgx->index_hashtable, &peer->handshake_entry);
+		ret = wgx_noise_create_response(peer->handshake, msg, le32_to_cpu(index), now);
+		if (!ret)
+			ret = wgx_noise_begin_session(peer->handshake, &keypair->keys, now);
+		if (!ret)
+			wgx_index_hashtable_replace(wgx->index_hashtable, &peer->handshake_entry,
+						    &keypair->entry);
+		else
+			wgx_index_hashtable_remove(wgx->index_hashtable, &peer->handshake_entry);
+	}
+	mutex_unlock(&peer->handshake_lock);
+	up_read(&wgx->identity_lock);
+
+	if (ret) {
+		wgx_handshake_refused(peer, keypair, "initiation", ret);
+		goto out;
+	}
+	wgx_handshake_session_derived(peer, skb, keypair, WGX_PEER_STAT_HANDSHAKE_INITIATIONS_RX);
+
+	wgx_timers_any_authenticated_packet_sent(peer);
+	if (!wgx_socket_send_buffer_to_peer(peer, msg, sizeof(msg), 0))
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_RESPONSES_TX);
+out:
+	memzero_explicit(msg, sizeof(msg));
+	wgx_peer_put(peer);
+}
+
+static void wgx_handshake_consume_response(struct wgx_device *wgx, struct sk_buff *skb)
+{
+	struct wgx_index_entry *entry;
+	struct wgx_keypair *keypair;
+	struct wgx_peer *peer = NULL;
+	u64 now = wgx_timers_clock_ns();
+	u32 index;
+	int ret = -ESTALE;
+
+	if (!wgx_msg_receiver_index(skb->data, skb->len, &index))
+		return;
+	entry = wgx_index_hashtable_lookup(wgx->index_hashtable, WGX_INDEX_HANDSHAKE,
+					   cpu_to_le32(index), &peer);
+	if (!entry) {
+		wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_DROP_UNKNOWN_INDEX);
+		return;
+	}
+	keypair = wgx_keypair_create(peer, NULL);
+	if (!keypair)
+		goto out;
+
+	down_read(&wgx->identity_lock);
+	mutex_lock(&peer->handshake_lock);
+	/* The index may have been re-used for a newer initiation meanwhile:
+	 * the core checks the receiver index against the one it sent. */
+	ret = wgx_noise_consume_response(peer->handshake, skb->data, skb->len, now);
+	if (!ret)
+		ret = wgx_noise_begin_session(peer->handshake, &keypair->keys, now);
+	if (!ret && !wgx_index_hashtable_replace(wgx->index_hashtable, &peer->handshake_entry,
+						 &keypair->entry))
+		ret = -ESTALE;
+	mutex_unlock(&peer->handshake_lock);
+	up_read(&wgx->identity_lock);
+
+	if (ret) {
+		wgx_handshake_refused(peer, keypair, "response", ret);
+		goto out;
+	}
+	wgx_handshake_session_derived(peer, skb, keypair, WGX_PEER_STAT_HANDSHAKE_RESPONSES_RX);
+	wgx_timers_handshake_complete(peer);
+	/* Confirm the session to the responder: staged data, or a keepalive. */
+	wgx_send_keepalive(peer);
+out:
+	wgx_peer_put(peer);
+}
+
+static void wgx_handshake_consume_cookie_reply(struct wgx_device *wgx, struct sk_buff *skb)
+{
+	struct wgx_index_entry *entry;
+	struct wgx_peer *peer = NULL;
+	u32 index;
+	int ret;
+
+	if (!wgx_msg_receiver_index(skb->data, skb->len, &index))
+		return;
+	entry = wgx_index_hashtable_lookup(wgx->index_hashtable,
+					   WGX_INDEX_HANDSHAKE | WGX_INDEX_KEYPAIR,
+					   cpu_to_le32(index), &peer);
+	if (!entry) {
+		wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_DROP_UNKNOWN_INDEX);
+		return;
+	}
+	down_read(&wgx->identity_lock);
+	mutex_lock(&peer->handshake_lock);
+	ret = wgx_cookie_consume_reply(peer->handshake, skb->data, skb->len,
+				       wgx_timers_clock_ns());
+	mutex_unlock(&peer->handshake_lock);
+	up_read(&wgx->identity_lock);
+	if (ret)
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_DROP_INVALID);
+	else
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_COOKIE_REPLIES_RX);
+	wgx_peer_put(peer);
+}
+
+static void wgx_handshake_process(struct wgx_device *wgx, struct sk_buff *skb)
+{
+	u8 src[WGX_COOKIE_SOURCE_MAX_LEN];
+	u8 reply[WGX_MSG_COOKIE_REPLY_LEN];
+	enum wgx_cookie_verdict verdict = WGX_COOKIE_ACCEPT;
+	u64 now = wgx_timers_clock_ns();
+	bool under_load, allowed;
+	size_t src_len;
+	int type = skb->data[0];
+	int ret;
+
+	src_len = wgx_handshake_cookie_source(skb, src);
+	if (type != WGX_MSG_COOKIE_REPLY) {
+		under_load = wgx_handshake_under_load(wgx);
+		spin_lock_bh(&wgx->cookie_lock);
+		verdict = wgx_cookie_checker_validate(wgx->cookie_checker, skb->data, skb->len, src,
+						      src_len, under_load, now);
+		if (verdict == WGX_COOKIE_SEND_REPLY)
+			ret = wgx_cookie_checker_create_reply(wgx->cookie_checker, reply, skb->data,
+							      skb->len, src, src_len, now);
+		spin_unlock_bh(&wgx->cookie_lock);
+
+		switch (verdict) {
+		case WGX_COOKIE_DROP:
+			wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_DROP_MAC1);
+			goto out;
+		case WGX_COOKIE_SEND_REPLY:
+			wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_DROP_MAC2);
+			if (!ret && !wgx_socket_send_buffer_as_reply_to_skb(wgx, skb, reply,
+									    sizeof(reply)))
+				wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_COOKIE_REPLIES_TX);
+			goto out;
+		case WGX_COOKIE_ACCEPT_RATELIMIT:
+			spin_lock_bh(&wgx->ratelimiter_lock);
+			allowed = wgx_ratelimiter_allow(wgx->ratelimiter,
+							skb->protocol == htons(ETH_P_IP) ?
+							WGX_AF_INET : WGX_AF_INET6,
+							src, 0, now);
+			spin_unlock_bh(&wgx->ratelimiter_lock);
+			if (!allowed) {
+				wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_DROP_RATELIMITED);
+				goto out;
+			}
+			break;
+		case WGX_COOKIE_ACCEPT:
+			break;
+		}
+	}
+
+	switch (type) {
+	case WGX_MSG_INITIATION:
+		wgx_handshake_consume_initiation(wgx, skb);
+		break;
+	case WGX_MSG_RESPONSE:
+		wgx_handshake_consume_response(wgx, skb);
+		break;
+	case WGX_MSG_COOKIE_REPLY:
+		wgx_handshake_consume_cookie_reply(wgx, skb);
+		break;
+	}
+out:
+	memzero_explicit(reply, sizeof(reply));
+	consume_skb(skb);
+}
+
+/* ---- initiations (process context, kex workqueue) ---- */
+
+void wgx_handshake_send_initiation(struct wgx_peer *peer, bool is_retry)
+{
+	if (unlikely(READ_ONCE(peer->is_dead)))
+		return;
+	if (is_retry)
+		atomic_set(&peer->initiation_is_retry, 1);
+	wgx_peer_get(peer);
+	if (!queue_work(peer->wgx->kex_wq, &peer->initiation_work))
+		wgx_peer_put(peer);
+}
+
+void wgx_handshake_initiation_worker(struct work_struct *work)
+{
+	struct wgx_peer *peer = container_of(work, struct wgx_peer, initiation_work);
+	struct wgx_device *wgx = peer->wgx;
+	bool is_retry = atomic_xchg(&peer->initiation_is_retry, 0);
+	u8 msg[WGX_MSG_INITIATION_LEN];
+	struct timespec64 wall;
+	__le32 index;
+	int ret;
+
+	if (unlikely(READ_ONCE(peer->is_dead)) || !wgx_timers_initiation_begin(peer, is_retry))
+		goto out;
+
+	ktime_get_real_ts64(&wall);
+	down_read(&wgx->identity_lock);
+	mutex_lock(&peer->handshake_lock);
+	index = wgx_index_hashtable_insert(wgx->index_hashtable, &peer->handshake_entry);
+	ret = wgx_noise_create_initiation(peer->handshake, msg, le32_to_cpu(index),
+					  wgx_timers_clock_ns(), wall.tv_sec, wall.tv_nsec);
+	if (ret)
+		wgx_index_hashtable_remove(wgx->index_hashtable, &peer->handshake_entry);
+	mutex_unlock(&peer->handshake_lock);
+	up_read(&wgx->identity_lock);
+	if (ret) {
+		net_dbg_ratelimited("%s: peer %llu: cannot create initiation: %d\n",
+				    wgx->dev->name, peer->internal_id, ret);
+		goto out;
+	}
+
+	wgx_timers_any_authenticated_packet_traversal(peer);
+	wgx_timers_any_authenticated_packet_sent(peer);
+	if (!wgx_socket_send_buffer_to_peer(peer, msg, sizeof(msg), 0))
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_INITIATIONS_TX);
+	wgx_timers_handshake_initiated(peer);
+out:
+	memzero_explicit(msg, sizeof(msg));
+	wgx_peer_put(peer);
+}
+
+/* ---- the handshake ring ---- */
+
+static void wgx_handshake_worker(struct work_struct *work)
+{
+	struct wgx_handshake_worker *worker = container_of(work, struct wgx_handshake_worker, work);
+	struct wgx_device *wgx = worker->wgx;
+	struct sk_buff *skb;
+	unsigned int n = 0;
+
+	while ((skb = ptr_ring_consume_bh(&wgx->handshake_ring)) != NULL) {
+		atomic_dec(&wgx->handshake_ring_len);
+		wgx_handshake_process(wgx, skb);
+		if (++n % WGX_HANDSHAKE_WORKER_BATCH == 0)
+			cond_resched();
+	}
+}
+
+bool wgx_handshake_enqueue(struct wgx_device *wgx, struct sk_buff *skb)
+{
+	int cpu, len;
+
+	if (unlikely(ptr_ring_produce_bh(&wgx->handshake_ring, skb)))
+		return false;
+	len = atomic_inc_return(&wgx->handshake_ring_len);
+	if (len > WGX_HANDSHAKE_RING_SIZE / 8) {
+		if (len == WGX_HANDSHAKE_RING_SIZE / 8 + 1 && !wgx_handshake_under_load(wgx))
+			wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_UNDER_LOAD_ENTERED);
+		WRITE_ONCE(wgx->last_under_load, jiffies);
+	}
+	/* Spread handshake work over the online CPUs, round robin. */
+	cpu = cpumask_next(READ_ONCE(wgx->handshake_cpu), cpu_online_mask);
+	if (cpu >= nr_cpu_ids)
+		cpu = cpumask_first(cpu_online_mask);
+	WRITE_ONCE(wgx->handshake_cpu, cpu);
+	queue_work_on(cpu, wgx->handshake_wq, &per_cpu_ptr(wgx->handshake_workers, cpu)->work);
+	return true;
+}
+
+bool wgx_handshake_under_load(struct wgx_device *wgx)
+{
+	unsigned long last = READ_ONCE(wgx->last_under_load);
+
+	return atomic_read(&wgx->handshake_ring_len) > WGX_HANDSHAKE_RING_SIZE / 8 ||
+	       (last && time_before(jiffies, last + HZ));
+}
+
+int wgx_handshake_init(struct wgx_device *wgx)
+{
+	int cpu, ret = -ENOMEM;
+
+	wgx->handshake_wq = alloc_workqueue("wgx-hs-%s", WQ_CPU_INTENSIVE | WQ_FREEZABLE, 0,
+					    wgx->dev->name);
+	if (!wgx->handshake_wq)
+		goto err;
+	wgx->kex_wq = alloc_workqueue("wgx-kex-%s", WQ_UNBOUND | WQ_FREEZABLE, 0, wgx->dev->name);
+	if (!wgx->kex_wq)
+		goto err_hs_wq;
+	ret = ptr_ring_init(&wgx->handshake_ring, WGX_HANDSHAKE_RING_SIZE, GFP_KERNEL);
+	if (ret)
+		goto err_kex_wq;
+	atomic_set(&wgx->handshake_ring_len, 0);
+	wgx->handshake_workers = alloc_percpu(struct wgx_handshake_worker);
+	if (!wgx->handshake_workers) {
+		ret = -ENOMEM;
+		goto err_ring;
+	}
+	for_each_possible_cpu(cpu) {
+		struct wgx_handshake_worker *worker = per_cpu_ptr(wgx->handshake_workers, cpu);
+
+		worker->wgx = wgx;
+		INIT_WORK(&worker->work, wgx_handshake_worker);
+	}
+	return 0;
+
+err_ring:
+	ptr_ring_cleanup(&wgx->handshake_ring, NULL);
+err_kex_wq:
+	destroy_workqueue(wgx->kex_wq);
+err_hs_wq:
+	destroy_workqueue(wgx->handshake_wq);
+err:
+	return ret;
+}
+
+/* A handshake message still queued at teardown: its cb holds nothing of ours. */
+static void wgx_handshake_drop_skb(void *ptr)
+{
+	kfree_skb(ptr);
+}
+
+void wgx_handshake_uninit(struct wgx_device *wgx)
+{
+	/*
+	 * Workers may still be running: drain_workqueue waits and forbids
+	 * requeueing.  The sockets are closed and every peer is gone by now,
+	 * so nothing fills the ring or queues initiations any more.
+	 */
+	drain_workqueue(wgx->handshake_wq);
+	drain_workqueue(wgx->kex_wq);
+	ptr_ring_cleanup(&wgx->handshake_ring, wgx_handshake_drop_skb);
+	free_percpu(wgx->handshake_workers);
+	destroy_workqueue(wgx->kex_wq);
+	destroy_workqueue(wgx->handshake_wq);
+}
