@@ -15,9 +15,11 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 CORE_OBJS = $(sort $(patsubst %.cpp,%.o,$(wildcard kmod/core/*.cpp)))
 
-.PHONY: all deps module host check unit fuzz fuzz-long kunit integration demo bench clean core-symbols
+BPF_OBJS = $(BUILD)/bpf/hash_invalid.bpf.o
 
-all: module host
+.PHONY: all deps module host bpf check unit fuzz fuzz-long kunit integration demo bench clean core-symbols
+
+all: module host bpf
 
 deps:
 	@scripts/deps
@@ -32,6 +34,13 @@ core-symbols: module
 host: deps
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
+
+# tc programs of the test and benchmark beds (clang -target bpf).
+bpf: $(BPF_OBJS)
+
+$(BUILD)/bpf/%.bpf.o: bench/%.bpf.c | deps
+	@mkdir -p $(dir $@)
+	clang -O2 -g0 -Wall -target bpf -I/usr/include/$(shell gcc -dumpmachine) -c $< -o $@
 
 unit: host
 	@scripts/run-unit $(BUILD)

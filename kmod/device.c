@@ -14,6 +14,7 @@
 #include <linux/ipv6.h>
 #include <net/ip.h>
 #include <linux/rtnetlink.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
@@ -56,7 +57,7 @@ static int wgx_open(struct net_device *dev)
 		ret = -ENONET;
 		goto out;
 	}
-	ret = wgx_socket_init(wgx, wgx->incoming_port);
+	ret = wgx_socket_init(wgx, wgx->incoming_port, wgx->listen_ports);
 	if (ret < 0)
 		goto out;
 	netif_tx_start_all_queues(dev);
@@ -82,7 +83,7 @@ static int wgx_stop(struct net_device *dev)
 		wgx_peer_clear_handshake(peer);
 		wgx_peer_purge_staged(peer);
 	}
-	wgx_socket_reinit(wgx, NULL, NULL);
+	wgx_socket_uninit(wgx);
 	mutex_unlock(&wgx->device_update_lock);
 	return 0;
 }
@@ -137,18 +138,27 @@ int wgx_device_set_private_key(struct wgx_device *wgx, const u8 *private_key)
 	return ret ? -EINVAL : 0;
 }
 
-int wgx_device_set_listen_port(struct wgx_device *wgx, u16 port)
+int wgx_device_set_listen_port(struct wgx_device *wgx, u16 port, unsigned int nports)
 {
-	int ret = 0;
+	struct wgx_peer *peer;
+	int ret;
 
 	lockdep_assert_held(&wgx->device_update_lock);
-	if (port == wgx->incoming_port && rcu_access_pointer(wgx->sock4))
+	if (port == wgx->incoming_port && nports == wgx->listen_ports &&
+	    (!netif_running(wgx->dev) || READ_ONCE(wgx->bound_ports) == nports))
 		return 0;
-	if (netif_running(wgx->dev))
-		ret = wgx_socket_init(wgx, port);
-	if (!ret)
-		wgx->incoming_port = port ? port : wgx->incoming_port;
-	return ret;
+	if (netif_running(wgx->dev)) {
+		ret = wgx_socket_init(wgx, port, nports);
+		if (ret)
+			return ret;
+	} else {
+		WRITE_ONCE(wgx->incoming_port, port);
+	}
+	wgx->listen_ports = nports;
+	/* Replies may now leave from other ports: pick the sources anew. */
+	list_for_each_entry(peer, &wgx->peer_list, peer_list)
+		wgx_socket_clear_peer_endpoint_src(peer);
+	return 0;
 }
 
 static void wgx_ratelimiter_gc_worker(struct work_struct *work)
@@ -171,7 +181,7 @@ static void wgx_destruct(struct net_device *dev)
 
 	mutex_lock(&wgx->device_update_lock);
 	rcu_assign_pointer(wgx->creating_net, NULL);
-	wgx_socket_reinit(wgx, NULL, NULL);
+	wgx_socket_uninit(wgx);
 	wgx_peer_remove_all(wgx);
 	mutex_unlock(&wgx->device_update_lock);
 
@@ -219,6 +229,7 @@ static void wgx_setup(struct net_device *dev)
 
 	memset(wgx, 0, sizeof(*wgx));
 	wgx->dev = dev;
+	wgx->listen_ports = 1;
 }
 
 /* Map CPU i to tx queue i, the queue whose worker runs on CPU i. */
@@ -238,6 +249,7 @@ static int wgx_newlink(struct net *src_net, struct net_device *dev, struct nlatt
 	int ret = -ENOMEM;
 
 	rcu_assign_pointer(wgx->creating_net, src_net);
+	get_random_bytes(&wgx->port_hash_key, sizeof(wgx->port_hash_key));
 	mutex_init(&wgx->device_update_lock);
 	init_rwsem(&wgx->identity_lock);
 	spin_lock_init(&wgx->cookie_lock);
@@ -349,7 +361,7 @@ static void __net_exit wgx_netns_pre_exit(struct net *net)
 		netif_carrier_off(wgx->dev);
 		mutex_lock(&wgx->device_update_lock);
 		rcu_assign_pointer(wgx->creating_net, NULL);
-		wgx_socket_reinit(wgx, NULL, NULL);
+		wgx_socket_uninit(wgx);
 		mutex_unlock(&wgx->device_update_lock);
 	}
 	rtnl_unlock();

@@ -23,12 +23,14 @@
 #include <linux/netdevice.h>
 #include <linux/ptr_ring.h>
 #include <linux/rwsem.h>
+#include <linux/siphash.h>
 #include <linux/workqueue.h>
 #include <net/gro_cells.h>
 
 #include <wgx/core.h>
 
 #include "queueing.h"
+#include "socket.h"
 
 /* Outer headers the tunnel adds beyond the IP header: UDP (8), the transport
  * data header (16) and the Poly1305 tag (16).  Whitepaper section 5.4.6. */
@@ -69,8 +71,14 @@ struct wgx_handshake_worker {
  * @creating_net: namespace that created the device; its UDP sockets live there
  *                even after the device moves.  No reference is held: the pernet
  *                pre_exit hook clears it (and closes the sockets) when it dies.
- * @sock4/@sock6: UDP sockets (RCU), replaced under device_update_lock.
- * @incoming_port: bound UDP port (host order), 0 before the first bind.
+ * @sock4/@sock6: UDP sockets (RCU), one pair per listen port (slots
+ *                0..@bound_ports - 1), replaced under device_update_lock.
+ * @incoming_port: first listen port (host order): the bound one while the
+ *                 device is up, the configured one (0 = random) while down.
+ * @listen_ports: configured number of consecutive listen ports (1..16; 1 is
+ *                WireGuard's behaviour), under device_update_lock.
+ * @bound_ports: socket pairs installed now (0 while down); read locklessly.
+ * @port_hash_key: key of the flow hash that picks a flow's listen port.
  * @fwmark: mark of outgoing UDP packets (0 = none).
  * @identity: static keys (core), under identity_lock.
  * @cookie_checker: MAC1/MAC2 and cookie replies (core), under cookie_lock.
@@ -87,9 +95,12 @@ struct wgx_device {
 	struct list_head device_list;
 	struct mutex device_update_lock;
 
-	struct sock __rcu *sock4;
-	struct sock __rcu *sock6;
+	struct sock __rcu *sock4[WGX_MAX_LISTEN_PORTS];
+	struct sock __rcu *sock6[WGX_MAX_LISTEN_PORTS];
 	u16 incoming_port;
+	u8 listen_ports;
+	u8 bound_ports;
+	siphash_key_t port_hash_key;
 	u32 fwmark;
 
 	struct rw_semaphore identity_lock;
@@ -134,9 +145,14 @@ u64 wgx_device_stats_read(struct wgx_device *wgx, enum wgx_device_stat stat);
  * redo everything that depends on it.  Process context, device_update_lock held. */
 int wgx_device_set_private_key(struct wgx_device *wgx, const u8 *private_key);
 
-/** wgx_device_set_listen_port - rebind the sockets to @port when the device is up.
- * Process context, device_update_lock held. */
-int wgx_device_set_listen_port(struct wgx_device *wgx, u16 port);
+/**
+ * wgx_device_set_listen_port - listen on @nports (1..WGX_MAX_LISTEN_PORTS)
+ * consecutive UDP ports from @port (0 = any free run): rebinds at once when
+ * the device is up (on error nothing changes), else remembered for the next
+ * up.  Cached source addresses of every peer are forgotten.  Process
+ * context, device_update_lock held.  Returns 0 or an error of wgx_socket_init().
+ */
+int wgx_device_set_listen_port(struct wgx_device *wgx, u16 port, unsigned int nports);
 
 /** wgx_device_is_wgx - true when @dev is a wgx device (netlink checks the kind this way). */
 bool wgx_device_is_wgx(const struct net_device *dev);

@@ -149,6 +149,7 @@ static const struct nla_policy wgx_device_policy[WGX_DEVICE_A_MAX + 1] = {
 	[WGX_DEVICE_A_FWMARK]		= { .type = NLA_U32 },
 	[WGX_DEVICE_A_PEERS]		= NLA_POLICY_NESTED_ARRAY(wgx_peer_policy),
 	[WGX_DEVICE_A_STATS]		= { .type = NLA_NESTED },
+	[WGX_DEVICE_A_LISTEN_PORTS]	= NLA_POLICY_RANGE(NLA_U16, 1, WGX_MAX_LISTEN_PORTS),
 };
 
 /* ---- counters: uapi attribute <-> kernel counter ---- */
@@ -322,7 +323,8 @@ static int wgx_nl_put_device(struct sk_buff *skb, struct wgx_device *wgx)
 	if (has_key && (nla_put(skb, WGX_DEVICE_A_PRIVATE_KEY, WGX_KEY_LEN, private_key) ||
 			nla_put(skb, WGX_DEVICE_A_PUBLIC_KEY, WGX_KEY_LEN, public_key)))
 		goto out;
-	if (nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORT, wgx->incoming_port) ||
+	if (nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORT, READ_ONCE(wgx->incoming_port)) ||
+	    nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORTS, wgx->listen_ports) ||
 	    nla_put_u32(skb, WGX_DEVICE_A_FWMARK, READ_ONCE(wgx->fwmark)))
 		goto out;
 
@@ -647,6 +649,7 @@ struct wgx_nl_set {
 	u8 new_public_key[WGX_KEY_LEN];
 	bool port_change;
 	u16 port;
+	u16 nports;
 	bool fwmark_change;
 	u32 fwmark;
 
@@ -768,8 +771,10 @@ static int wgx_nl_set_parse(struct wgx_nl_set *req)
 		}
 	}
 
-	if (attrs[WGX_DEVICE_A_LISTEN_PORT] || attrs[WGX_DEVICE_A_FWMARK]) {
+	if (attrs[WGX_DEVICE_A_LISTEN_PORT] || attrs[WGX_DEVICE_A_LISTEN_PORTS] ||
+	    attrs[WGX_DEVICE_A_FWMARK]) {
 		struct nlattr *which = attrs[WGX_DEVICE_A_LISTEN_PORT] ?:
+				       attrs[WGX_DEVICE_A_LISTEN_PORTS] ?:
 				       attrs[WGX_DEVICE_A_FWMARK];
 		struct net *net;
 		bool allowed;
@@ -785,9 +790,21 @@ static int wgx_nl_set_parse(struct wgx_nl_set *req)
 			return -EPERM;
 		}
 	}
+	req->port = wgx->incoming_port;
+	req->nports = wgx->listen_ports;
 	if (attrs[WGX_DEVICE_A_LISTEN_PORT]) {
 		req->port = nla_get_u16(attrs[WGX_DEVICE_A_LISTEN_PORT]);
 		req->port_change = true;
+	}
+	if (attrs[WGX_DEVICE_A_LISTEN_PORTS]) {
+		req->nports = nla_get_u16(attrs[WGX_DEVICE_A_LISTEN_PORTS]);
+		req->port_change = true;
+	}
+	if (req->port_change && (u32)req->port + req->nports - 1 > U16_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[WGX_DEVICE_A_LISTEN_PORTS] ?:
+				    attrs[WGX_DEVICE_A_LISTEN_PORT],
+				    "listen port + listen ports - 1 exceeds 65535");
+		return -EINVAL;
 	}
 	if (attrs[WGX_DEVICE_A_FWMARK]) {
 		req->fwmark = nla_get_u32(attrs[WGX_DEVICE_A_FWMARK]);
@@ -1142,10 +1159,10 @@ static int wgx_nl_set_apply(struct wgx_nl_set *req)
 		}
 	}
 	if (req->port_change) {
-		ret = wgx_device_set_listen_port(wgx, req->port);
+		ret = wgx_device_set_listen_port(wgx, req->port, req->nports);
 		if (ret) {
 			NL_SET_ERR_MSG_ATTR(extack, attrs[WGX_DEVICE_A_LISTEN_PORT],
-					    "cannot bind the UDP sockets to this port");
+					    "cannot bind the UDP sockets to this port (or run of ports)");
 			goto undo;
 		}
 	}

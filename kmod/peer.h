@@ -100,6 +100,7 @@ struct wgx_peer_stats {
  * @handshake: core handshake state, under @handshake_lock.
  * @handshake_entry: index of the initiation/response in progress.
  * @endpoint: where it is (see socket.h), under @endpoint_lock.
+ * @endpoint_ports: source ports recently seen at the endpoint's address.
  * @staged: packets waiting for a keypair (bounded by WGX_STAGED_MAX, oldest dropped).
  * @timer_state/@timers: core timer state machine and its kernel timers, under @timers_lock.
  * @stats: per-CPU counters (enum wgx_peer_stat), summed on read.
@@ -125,6 +126,7 @@ struct wgx_peer {
 
 	rwlock_t endpoint_lock;
 	struct wgx_endpoint endpoint;
+	struct wgx_endpoint_ports endpoint_ports;
 	struct dst_cache endpoint_cache;
 
 	struct sk_buff_head staged;

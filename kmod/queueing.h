@@ -34,6 +34,7 @@ enum {
  * @nonce: transport counter assigned at encryption.
  * @mtu: the device MTU when the packet was queued (padding bound, bytes).
  * @ds: outer DSCP/ECN byte.
+ * @port: index of the listen port the datagram leaves from (wgx_socket_flow_port()).
  */
 struct wgx_skb_cb {
 	struct wgx_peer *peer;
@@ -41,6 +42,7 @@ struct wgx_skb_cb {
 	u64 nonce;
 	u32 mtu;
 	u8 ds;
+	u8 port;
 };
 
 static inline struct wgx_skb_cb *WGX_SKB_CB(struct sk_buff *skb)

@@ -268,12 +268,14 @@ void wgx_send_encrypt_and_send(struct sk_buff *skb)
 		goto stage;
 	}
 	cb->keypair = keypair;
+	/* The flow decides the port; after encryption nobody can tell the flow. */
+	cb->port = wgx_socket_flow_port(peer->wgx, skb);
 
 	if (unlikely(!wgx_send_encrypt_skb(skb, keypair, nonce, cb->mtu))) {
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_TX_DROP_ERROR);
 		goto drop;
 	}
-	ret = wgx_socket_send_skb_to_peer(peer, skb, cb->ds);
+	ret = wgx_socket_send_skb_to_peer(peer, skb, cb->ds, cb->port);
 	if (unlikely(ret)) {
 		wgx_peer_stats_inc(peer, ret == -EHOSTUNREACH ? WGX_PEER_STAT_TX_DROP_NO_ENDPOINT :
 								 WGX_PEER_STAT_TX_DROP_ERROR);

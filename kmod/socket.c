@@ -8,7 +8,9 @@
  * endpoint is guarded by its endpoint_lock (rwlock, BH-safe).  The send path
  * holds it for reading and may clear a stale source address in place: that
  * store races only with other senders making the same decision, and the next
- * route lookup corrects whatever it sees, as WireGuard's does.
+ * route lookup corrects whatever it sees, as WireGuard's does.  The receive
+ * path compares the endpoint without the lock (a torn read at worst delays
+ * one roaming step to the next packet) and writes only when it changes.
  */
 #include <linux/kernel.h>
 #include <linux/net.h>
@@ -40,8 +42,26 @@ static void wgx_endpoint_clear_src4(struct wgx_endpoint *endpoint, struct dst_ca
 		dst_cache_reset(cache);
 }
 
+/* Refresh a remembered port's timestamp at most this often (jiffies). */
+#define WGX_PORT_TOUCH	(HZ / 4)
+/* A remembered port silent for this long no longer counts (jiffies). */
+#define WGX_PORT_STALE	(2 * HZ)
+
+unsigned int wgx_socket_flow_port(struct wgx_device *wgx, const struct sk_buff *skb)
+{
+	unsigned int n = READ_ONCE(wgx->bound_ports);
+
+	if (likely(n <= 1) || !skb->len)
+		return 0;
+	/*
+	 * Not skb->hash: for a local TCP socket that is its txhash, which TCP
+	 * re-randomises after a timeout; the flow would hop ports.
+	 */
+	return reciprocal_scale(skb_get_hash_perturb(skb, &wgx->port_hash_key), n);
+}
+
 static int wgx_send4(struct wgx_device *wgx, struct sk_buff *skb, struct wgx_endpoint *endpoint,
-		     u8 ds, struct dst_cache *cache)
+		     u8 ds, struct dst_cache *cache, unsigned int index)
 {
 	struct flowi4 fl = {
 		.saddr = endpoint->src4.s_addr,
@@ -59,7 +79,9 @@ static int wgx_send4(struct wgx_device *wgx, struct sk_buff *skb, struct wgx_end
 	skb->mark = wgx->fwmark;
 
 	rcu_read_lock_bh();
-	sock = rcu_dereference_bh(wgx->sock4);
+	sock = rcu_dereference_bh(wgx->sock4[index]);
+	if (unlikely(!sock) && index)
+		sock = rcu_dereference_bh(wgx->sock4[0]);
 	if (unlikely(!sock)) {
 		ret = -ENONET;
 		goto err;
@@ -109,7 +131,7 @@ out:
 }
 
 static int wgx_send6(struct wgx_device *wgx, struct sk_buff *skb, struct wgx_endpoint *endpoint,
-		     u8 ds, struct dst_cache *cache)
+		     u8 ds, struct dst_cache *cache, unsigned int index)
 {
 #if IS_ENABLED(CONFIG_IPV6)
 	struct flowi6 fl = {
@@ -129,7 +151,9 @@ static int wgx_send6(struct wgx_device *wgx, struct sk_buff *skb, struct wgx_end
 	skb->mark = wgx->fwmark;
 
 	rcu_read_lock_bh();
-	sock = rcu_dereference_bh(wgx->sock6);
+	sock = rcu_dereference_bh(wgx->sock6[index]);
+	if (unlikely(!sock) && index)
+		sock = rcu_dereference_bh(wgx->sock6[0]);
 	if (unlikely(!sock)) {
 		ret = -ENONET;
 		goto err;
@@ -173,16 +197,17 @@ out:
 #endif
 }
 
-int wgx_socket_send_skb_to_peer(struct wgx_peer *peer, struct sk_buff *skb, u8 ds)
+int wgx_socket_send_skb_to_peer(struct wgx_peer *peer, struct sk_buff *skb, u8 ds,
+				unsigned int index)
 {
 	size_t skb_len = skb->len;
 	int ret = -EAFNOSUPPORT;
 
 	read_lock_bh(&peer->endpoint_lock);
 	if (peer->endpoint.addr.sa_family == AF_INET)
-		ret = wgx_send4(peer->wgx, skb, &peer->endpoint, ds, &peer->endpoint_cache);
+		ret = wgx_send4(peer->wgx, skb, &peer->endpoint, ds, &peer->endpoint_cache, index);
 	else if (peer->endpoint.addr.sa_family == AF_INET6)
-		ret = wgx_send6(peer->wgx, skb, &peer->endpoint, ds, &peer->endpoint_cache);
+		ret = wgx_send6(peer->wgx, skb, &peer->endpoint, ds, &peer->endpoint_cache, index);
 	else
 		kfree_skb(skb);
 	if (likely(!ret))
@@ -209,14 +234,16 @@ int wgx_socket_send_buffer_to_peer(struct wgx_peer *peer, const void *buffer, si
 
 	if (unlikely(!skb))
 		return -ENOMEM;
-	return wgx_socket_send_skb_to_peer(peer, skb, ds);
+	return wgx_socket_send_skb_to_peer(peer, skb, ds, 0);
 }
 
 int wgx_socket_send_buffer_as_reply_to_skb(struct wgx_device *wgx, struct sk_buff *in_skb,
 					   const void *buffer, size_t len)
 {
 	struct wgx_endpoint endpoint;
+	unsigned int index = 0;
 	struct sk_buff *skb;
+	u16 dport;
 	int ret;
 
 	ret = wgx_socket_endpoint_from_skb(&endpoint, in_skb);
@@ -225,11 +252,16 @@ int wgx_socket_send_buffer_as_reply_to_skb(struct wgx_device *wgx, struct sk_buf
 	skb = wgx_socket_alloc_skb(buffer, len);
 	if (unlikely(!skb))
 		return -ENOMEM;
+	/* Answer from the port the message came to. */
+	dport = ntohs(udp_hdr(in_skb)->dest);
+	if (dport >= READ_ONCE(wgx->incoming_port) &&
+	    dport - READ_ONCE(wgx->incoming_port) < READ_ONCE(wgx->bound_ports))
+		index = dport - READ_ONCE(wgx->incoming_port);
 	/* No dst_cache: a reply goes to a stranger, once. */
 	if (endpoint.addr.sa_family == AF_INET)
-		return wgx_send4(wgx, skb, &endpoint, 0, NULL);
+		return wgx_send4(wgx, skb, &endpoint, 0, NULL, index);
 	if (endpoint.addr.sa_family == AF_INET6)
-		return wgx_send6(wgx, skb, &endpoint, 0, NULL);
+		return wgx_send6(wgx, skb, &endpoint, 0, NULL, index);
 	kfree_skb(skb);
 	return -EAFNOSUPPORT;
 }
@@ -256,54 +288,154 @@ int wgx_socket_endpoint_from_skb(struct wgx_endpoint *endpoint, const struct sk_
 	return 0;
 }
 
-static bool wgx_endpoint_eq(const struct wgx_endpoint *a, const struct wgx_endpoint *b)
+/* Same address, family and our source address; ports not compared. */
+static bool wgx_endpoint_same_host(const struct wgx_endpoint *a, const struct wgx_endpoint *b)
 {
 	if (a->addr.sa_family != b->addr.sa_family)
 		return false;
 	if (a->addr.sa_family == AF_INET)
-		return a->addr4.sin_port == b->addr4.sin_port &&
-		       a->addr4.sin_addr.s_addr == b->addr4.sin_addr.s_addr &&
+		return a->addr4.sin_addr.s_addr == b->addr4.sin_addr.s_addr &&
 		       a->src4.s_addr == b->src4.s_addr && a->src_if4 == b->src_if4;
 	if (a->addr.sa_family == AF_INET6)
-		return a->addr6.sin6_port == b->addr6.sin6_port &&
-		       ipv6_addr_equal(&a->addr6.sin6_addr, &b->addr6.sin6_addr) &&
+		return ipv6_addr_equal(&a->addr6.sin6_addr, &b->addr6.sin6_addr) &&
 		       a->addr6.sin6_scope_id == b->addr6.sin6_scope_id &&
 		       ipv6_addr_equal(&a->src6, &b->src6);
 	return true;
 }
 
-void wgx_socket_set_peer_endpoint(struct wgx_peer *peer, const struct wgx_endpoint *endpoint)
+/* The source port of an endpoint (network order); 0 for none. */
+static __be16 wgx_endpoint_port(const struct wgx_endpoint *e)
 {
-	/* Cheap unlocked check first: roaming is rare, every packet asks. */
-	read_lock_bh(&peer->endpoint_lock);
-	if (likely(wgx_endpoint_eq(endpoint, &peer->endpoint))) {
-		read_unlock_bh(&peer->endpoint_lock);
-		return;
-	}
-	read_unlock_bh(&peer->endpoint_lock);
+	return e->addr.sa_family == AF_INET ? e->addr4.sin_port :
+	       e->addr.sa_family == AF_INET6 ? e->addr6.sin6_port : 0;
+}
 
-	write_lock_bh(&peer->endpoint_lock);
+static bool wgx_port_fresh(const struct wgx_endpoint_ports *ports, unsigned int i, unsigned long now)
+{
+	return time_before(now, READ_ONCE(ports->seen[i]) + WGX_PORT_STALE);
+}
+
+/* Note a packet from remembered port @i: a write at most every WGX_PORT_TOUCH. */
+static void wgx_port_touch(struct wgx_endpoint_ports *ports, unsigned int i, unsigned long now)
+{
+	if (unlikely(time_after_eq(now, READ_ONCE(ports->seen[i]) + WGX_PORT_TOUCH)))
+		WRITE_ONCE(ports->seen[i], now);
+}
+
+/* Copy @endpoint into the peer (endpoint_lock held for writing). */
+static void wgx_endpoint_store(struct wgx_peer *peer, const struct wgx_endpoint *endpoint)
+{
 	if (endpoint->addr.sa_family == AF_INET) {
 		peer->endpoint.addr4 = endpoint->addr4;
 		peer->endpoint.src4 = endpoint->src4;
 		peer->endpoint.src_if4 = endpoint->src_if4;
-	} else if (endpoint->addr.sa_family == AF_INET6) {
+	} else {
 		peer->endpoint.addr6 = endpoint->addr6;
 		peer->endpoint.src6 = endpoint->src6;
-	} else {
-		goto out;
 	}
 	dst_cache_reset(&peer->endpoint_cache);
-out:
+}
+
+/* Forget every remembered port but @port, the endpoint's (endpoint_lock held for writing). */
+static void wgx_endpoint_ports_reset(struct wgx_endpoint_ports *ports, __be16 port, unsigned long now)
+{
+	unsigned int i;
+
+	for (i = 1; i < WGX_ENDPOINT_PORTS; ++i)
+		WRITE_ONCE(ports->port[i], 0);
+	WRITE_ONCE(ports->port[0], port);
+	WRITE_ONCE(ports->seen[0], now);
+}
+
+/*
+ * Port-only roaming (endpoint_lock held for writing): the endpoint moves to
+ * @port of the same host; its old port is remembered in slot @slot (where
+ * @port was, or the stalest slot), so packets from it cost no further write.
+ */
+static void wgx_endpoint_ports_move(struct wgx_endpoint_ports *ports, __be16 port, unsigned long now)
+{
+	unsigned int i, slot = 1;
+
+	for (i = 1; i < WGX_ENDPOINT_PORTS; ++i) {
+		if (ports->port[i] == port || !ports->port[i]) {
+			slot = i;
+			break;
+		}
+		if (time_before(ports->seen[i], ports->seen[slot]))
+			slot = i;
+	}
+	WRITE_ONCE(ports->port[slot], ports->port[0]);
+	WRITE_ONCE(ports->seen[slot], ports->seen[0]);
+	WRITE_ONCE(ports->port[0], port);
+	WRITE_ONCE(ports->seen[0], now);
+}
+
+void wgx_socket_set_peer_endpoint(struct wgx_peer *peer, const struct wgx_endpoint *endpoint)
+{
+	if (endpoint->addr.sa_family != AF_INET && endpoint->addr.sa_family != AF_INET6)
+		return;
+	write_lock_bh(&peer->endpoint_lock);
+	wgx_endpoint_store(peer, endpoint);
+	wgx_endpoint_ports_reset(&peer->endpoint_ports, wgx_endpoint_port(endpoint), jiffies);
 	write_unlock_bh(&peer->endpoint_lock);
+}
+
+/* What a received packet means for the endpoint. */
+enum wgx_roam {
+	WGX_ROAM_NONE,		/* a known port of the endpoint's host */
+	WGX_ROAM_PORT,		/* same host, a new (or the only live) port */
+	WGX_ROAM_HOST,		/* another address, family or local address */
+};
+
+static enum wgx_roam wgx_endpoint_classify(struct wgx_peer *peer, const struct wgx_endpoint *endpoint,
+					   unsigned long now, bool touch)
+{
+	struct wgx_endpoint_ports *ports = &peer->endpoint_ports;
+	__be16 port = wgx_endpoint_port(endpoint);
+	unsigned int i;
+
+	if (!wgx_endpoint_same_host(endpoint, &peer->endpoint))
+		return WGX_ROAM_HOST;
+	if (likely(READ_ONCE(ports->port[0]) == port && port == wgx_endpoint_port(&peer->endpoint))) {
+		if (touch)
+			wgx_port_touch(ports, 0, now);
+		return WGX_ROAM_NONE;
+	}
+	/* Another port of the same host: known and live, and the endpoint's own port live too? */
+	for (i = 1; i < WGX_ENDPOINT_PORTS; ++i) {
+		if (READ_ONCE(ports->port[i]) != port)
+			continue;
+		if (!wgx_port_fresh(ports, i, now) || !wgx_port_fresh(ports, 0, now))
+			break;
+		if (touch)
+			wgx_port_touch(ports, i, now);
+		return WGX_ROAM_NONE;
+	}
+	return WGX_ROAM_PORT;
 }
 
 void wgx_socket_set_peer_endpoint_from_skb(struct wgx_peer *peer, const struct sk_buff *skb)
 {
 	struct wgx_endpoint endpoint;
+	unsigned long now = jiffies;
+	enum wgx_roam roam;
 
-	if (!wgx_socket_endpoint_from_skb(&endpoint, skb))
-		wgx_socket_set_peer_endpoint(peer, &endpoint);
+	if (unlikely(wgx_socket_endpoint_from_skb(&endpoint, skb)))
+		return;
+	/* Lockless first: roaming is rare, every packet asks. */
+	if (likely(data_race(wgx_endpoint_classify(peer, &endpoint, now, true)) == WGX_ROAM_NONE))
+		return;
+
+	write_lock_bh(&peer->endpoint_lock);
+	roam = wgx_endpoint_classify(peer, &endpoint, now, false);
+	if (roam == WGX_ROAM_HOST) {
+		wgx_endpoint_store(peer, &endpoint);
+		wgx_endpoint_ports_reset(&peer->endpoint_ports, wgx_endpoint_port(&endpoint), now);
+	} else if (roam == WGX_ROAM_PORT) {
+		wgx_endpoint_store(peer, &endpoint);
+		wgx_endpoint_ports_move(&peer->endpoint_ports, wgx_endpoint_port(&endpoint), now);
+	}
+	write_unlock_bh(&peer->endpoint_lock);
 }
 
 void wgx_socket_clear_peer_endpoint_src(struct wgx_peer *peer)
@@ -329,74 +461,146 @@ static void wgx_set_sock_opts(struct socket *sock)
 	sk_set_memalloc(sock->sk);
 }
 
-int wgx_socket_init(struct wgx_device *wgx, u16 port)
+/* An IPv4 and, when IPv6 is up, an IPv6 socket bound to @port (0 = any free one). */
+static int wgx_socket_create(struct wgx_device *wgx, struct net *net, u16 port,
+			     struct sock **new4, struct sock **new6)
 {
-	struct net *net = wgx->creating_net;
 	struct udp_tunnel_sock_cfg cfg = {
 		.sk_user_data = wgx,
 		.encap_type = 1,
 		.encap_rcv = wgx_receive,
 	};
-	struct socket *new4 = NULL, *new6 = NULL;
 	struct udp_port_cfg port4 = {
 		.family = AF_INET,
 		.local_ip.s_addr = htonl(INADDR_ANY),
 		.local_udp_port = htons(port),
 		.use_udp_checksums = true,
 	};
-#if IS_ENABLED(CONFIG_IPV6)
-	struct udp_port_cfg port6 = {
-		.family = AF_INET6,
-		.local_ip6 = IN6ADDR_ANY_INIT,
-		.use_udp6_tx_checksums = true,
-		.use_udp6_rx_checksums = true,
-		.ipv6_v6only = true,
-	};
-	int retries = 0;
-#endif
+	struct socket *s4 = NULL, *s6 = NULL;
 	int ret;
 
-retry:
-	ret = udp_sock_create(net, &port4, &new4);
-	if (ret < 0) {
-		netdev_err(wgx->dev, "could not create IPv4 socket on port %u: %d\n", port, ret);
+	ret = udp_sock_create(net, &port4, &s4);
+	if (ret < 0)
 		return ret;
-	}
-	wgx_set_sock_opts(new4);
-	setup_udp_tunnel_sock(net, new4, &cfg);
+	wgx_set_sock_opts(s4);
+	setup_udp_tunnel_sock(net, s4, &cfg);
 
 #if IS_ENABLED(CONFIG_IPV6)
 	if (ipv6_mod_enabled()) {
+		struct udp_port_cfg port6 = {
+			.family = AF_INET6,
+			.local_ip6 = IN6ADDR_ANY_INIT,
+			.use_udp6_tx_checksums = true,
+			.use_udp6_rx_checksums = true,
+			.ipv6_v6only = true,
+		};
+
 		/* Same port for both families; with port 0 the kernel chose it for v4. */
-		port6.local_udp_port = inet_sk(new4->sk)->inet_sport;
-		ret = udp_sock_create(net, &port6, &new6);
+		port6.local_udp_port = inet_sk(s4->sk)->inet_sport;
+		ret = udp_sock_create(net, &port6, &s6);
 		if (ret < 0) {
-			udp_tunnel_sock_release(new4);
-			new4 = NULL;
-			if (ret == -EADDRINUSE && !port && retries++ < 100)
-				goto retry;
-			netdev_err(wgx->dev, "could not create IPv6 socket on port %u: %d\n", port, ret);
+			wgx_sock_free(s4->sk);
 			return ret;
 		}
-		wgx_set_sock_opts(new6);
-		setup_udp_tunnel_sock(net, new6, &cfg);
+		wgx_set_sock_opts(s6);
+		setup_udp_tunnel_sock(net, s6, &cfg);
 	}
 #endif
-
-	wgx_socket_reinit(wgx, new4->sk, new6 ? new6->sk : NULL);
+	*new4 = s4->sk;
+	*new6 = s6 ? s6->sk : NULL;
 	return 0;
 }
 
-void wgx_socket_reinit(struct wgx_device *wgx, struct sock *new4, struct sock *new6)
+/*
+ * Put @n (0..WGX_MAX_LISTEN_PORTS) socket pairs in place of the installed ones
+ * and free those after a grace period.  Senders that read a cleared slot
+ * fall back to the first socket (see wgx_send4()).
+ */
+static void wgx_socket_install(struct wgx_device *wgx, struct sock **new4, struct sock **new6,
+			       unsigned int n)
 {
-	struct sock *old4, *old6;
+	struct sock *old4[WGX_MAX_LISTEN_PORTS], *old6[WGX_MAX_LISTEN_PORTS];
+	unsigned int i;
 
 	lockdep_assert_held(&wgx->device_update_lock);
-	old4 = rcu_replace_pointer(wgx->sock4, new4, lockdep_is_held(&wgx->device_update_lock));
-	old6 = rcu_replace_pointer(wgx->sock6, new6, lockdep_is_held(&wgx->device_update_lock));
-	if (new4)
-		wgx->incoming_port = ntohs(inet_sk(new4)->inet_sport);
+	for (i = 0; i < WGX_MAX_LISTEN_PORTS; ++i) {
+		old4[i] = rcu_replace_pointer(wgx->sock4[i], i < n ? new4[i] : NULL,
+					      lockdep_is_held(&wgx->device_update_lock));
+		old6[i] = rcu_replace_pointer(wgx->sock6[i], i < n ? new6[i] : NULL,
+					      lockdep_is_held(&wgx->device_update_lock));
+	}
+	WRITE_ONCE(wgx->bound_ports, n);
+	if (n)
+		WRITE_ONCE(wgx->incoming_port, ntohs(inet_sk(new4[0])->inet_sport));
 	synchronize_net();
-	wgx_sock_free(old4);
-	wgx_sock_free(old6);
+	for (i = 0; i < WGX_MAX_LISTEN_PORTS; ++i) {
+		/* A socket kept in its slot (same port) is not old. */
+		if (!(i < n && old4[i] == new4[i]))
+			wgx_sock_free(old4[i]);
+		if (!(i < n && old6[i] == new6[i]))
+			wgx_sock_free(old6[i]);
+	}
+}
+
+int wgx_socket_init(struct wgx_device *wgx, u16 port, unsigned int nports)
+{
+	struct sock *new4[WGX_MAX_LISTEN_PORTS] = { }, *new6[WGX_MAX_LISTEN_PORTS] = { };
+	struct net *net = rcu_dereference_protected(wgx->creating_net,
+						    lockdep_is_held(&wgx->device_update_lock));
+	unsigned int i, keep = 0, retries = 0;
+	u16 base;
+	int ret;
+
+	lockdep_assert_held(&wgx->device_update_lock);
+	if (nports < 1 || nports > WGX_MAX_LISTEN_PORTS || (u32)port + nports - 1 > U16_MAX)
+		return -EINVAL;
+	if (!net)
+		return -ENONET;
+	/*
+	 * Same first port, other count: the ports bound already stay bound (they
+	 * could not be bound twice), only the difference is created or closed.
+	 */
+	if (port && port == wgx->incoming_port)
+		keep = min_t(unsigned int, READ_ONCE(wgx->bound_ports), nports);
+	for (i = 0; i < keep; ++i) {
+		new4[i] = rcu_dereference_protected(wgx->sock4[i],
+						    lockdep_is_held(&wgx->device_update_lock));
+		new6[i] = rcu_dereference_protected(wgx->sock6[i],
+						    lockdep_is_held(&wgx->device_update_lock));
+	}
+retry:
+	if (!keep) {
+		ret = wgx_socket_create(wgx, net, port, &new4[0], &new6[0]);
+		if (ret < 0)
+			goto err;
+	}
+	base = ntohs(inet_sk(new4[0])->inet_sport);
+	for (i = max(keep, 1U); i < nports; ++i) {
+		/* A randomly chosen first port may leave no room for the rest. */
+		if ((u32)base + i > U16_MAX) {
+			ret = -EADDRINUSE;
+			goto err;
+		}
+		ret = wgx_socket_create(wgx, net, base + i, &new4[i], &new6[i]);
+		if (ret < 0)
+			goto err;
+	}
+	wgx_socket_install(wgx, new4, new6, nports);
+	return 0;
+
+err:
+	for (i = keep; i < nports; ++i) {
+		wgx_sock_free(new4[i]);
+		wgx_sock_free(new6[i]);
+		new4[i] = new6[i] = NULL;
+	}
+	if (ret == -EADDRINUSE && !port && retries++ < 100)
+		goto retry;
+	netdev_err(wgx->dev, "could not bind %u UDP port(s) from %u: %d\n", nports, port, ret);
+	return ret;
+}
+
+void wgx_socket_uninit(struct wgx_device *wgx)
+{
+	wgx_socket_install(wgx, NULL, NULL, 0);
 }

@@ -1,7 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * socket.h - the device's UDP sockets (IPv4 and IPv6, one listen port) and
- * sending to a peer's endpoint.
+ * socket.h - the device's UDP sockets and sending to a peer's endpoint.
+ *
+ * A device listens on N consecutive UDP ports (N = listen_ports, 1 by
+ * default, as WireGuard), an IPv4 and an IPv6 socket on each.  Transport
+ * data leaves from the port the inner flow's hash selects, so one peer's
+ * traffic travels as up to N outer flows that the receiver's RSS can spread
+ * over its CPUs, while each inner flow keeps exactly one outer flow (and so
+ * its order).  Handshake messages and keepalives leave from the first port.
+ * All of it is ordinary WireGuard on the wire: a peer simply sees us send
+ * from several source ports, and any of them reaches us.
  */
 #ifndef WGX_SOCKET_H
 #define WGX_SOCKET_H
@@ -10,6 +18,9 @@
 #include <linux/in6.h>
 #include <linux/socket.h>
 #include <linux/skbuff.h>
+#include <uapi/linux/wgx.h>	/* WGX_MAX_LISTEN_PORTS */
+/* Source ports of one peer's address remembered for endpoint stickiness. */
+#define WGX_ENDPOINT_PORTS 16
 
 struct wgx_device;
 struct wgx_peer;
@@ -38,33 +49,63 @@ struct wgx_endpoint {
 };
 
 /**
- * wgx_socket_init - bind the device's sockets to @port (0 = any free port) in
- * the namespace that created the device, and install them.
- * Context: process, device_update_lock held.  Returns 0, -EADDRINUSE, -ENOMEM, ...
+ * struct wgx_endpoint_ports - the source ports a peer recently sent from on
+ * its endpoint's address, so that a peer sending from several ports (a wgx
+ * device with listen_ports > 1) does not make us rewrite its endpoint for
+ * every packet.  @port[0] is the endpoint's own port; @seen holds jiffies of
+ * the last packet from each port, refreshed at most every WGX_PORT_TOUCH.
+ * A packet from a port not in the table, or arriving while the endpoint's
+ * port has been silent for WGX_PORT_STALE, moves the endpoint (roaming).
+ * Written under the peer's endpoint_lock (write); read locklessly.
  */
-int wgx_socket_init(struct wgx_device *wgx, u16 port);
+struct wgx_endpoint_ports {
+	__be16 port[WGX_ENDPOINT_PORTS];
+	unsigned long seen[WGX_ENDPOINT_PORTS];
+};
 
 /**
- * wgx_socket_reinit - replace the installed sockets by @new4/@new6 (either may
- * be NULL) and release the old ones after an RCU grace period.
- * Context: process, device_update_lock held; may sleep.
+ * wgx_socket_init - bind @nports (1..WGX_MAX_LISTEN_PORTS) consecutive UDP
+ * ports from @port (0 = any free run of ports) in the namespace that created
+ * the device, IPv4 and (when available) IPv6 on each, and install them in
+ * place of the old ones.  On error the installed sockets are unchanged.
+ * Context: process, device_update_lock held.
+ * Returns 0, -EADDRINUSE (a port is taken, or the run would pass 65535),
+ * -ENOMEM, or another error of udp_sock_create().
  */
-void wgx_socket_reinit(struct wgx_device *wgx, struct sock *new4, struct sock *new6);
+int wgx_socket_init(struct wgx_device *wgx, u16 port, unsigned int nports);
+
+/**
+ * wgx_socket_uninit - close every socket of @wgx (device down, namespace gone,
+ * device destroyed), after an RCU grace period.  Process context,
+ * device_update_lock held; sleeps.
+ */
+void wgx_socket_uninit(struct wgx_device *wgx);
+
+/**
+ * wgx_socket_flow_port - the listen port (index 0..bound ports - 1) that the
+ * inner packet @skb, before encryption, leaves from: a keyed hash of its
+ * flow (addresses, protocol, ports), so every packet of a flow takes the
+ * same port; 0 with one port or for an empty packet (keepalive).  Any context.
+ */
+unsigned int wgx_socket_flow_port(struct wgx_device *wgx, const struct sk_buff *skb);
 
 /**
  * wgx_socket_send_skb_to_peer - send a fully built UDP payload @skb (a wire
- * message) to @peer's endpoint with DSCP/ECN byte @ds.  Consumes @skb.
+ * message) to @peer's endpoint with DSCP/ECN byte @ds, from listen port
+ * @index (wgx_socket_flow_port(); 0 for our own messages).  Consumes @skb.
  * Returns 0, -EHOSTUNREACH without an endpoint, -ENONET without sockets, or
  * a routing error.  Context: any; takes the peer's endpoint_lock for reading.
  */
-int wgx_socket_send_skb_to_peer(struct wgx_peer *peer, struct sk_buff *skb, u8 ds);
+int wgx_socket_send_skb_to_peer(struct wgx_peer *peer, struct sk_buff *skb, u8 ds,
+				unsigned int index);
 
 /** wgx_socket_send_buffer_to_peer - copy @len bytes at @buffer into a new skb and send it. */
 int wgx_socket_send_buffer_to_peer(struct wgx_peer *peer, const void *buffer, size_t len, u8 ds);
 
 /**
  * wgx_socket_send_buffer_as_reply_to_skb - send @len bytes to the source of
- * @in_skb from the address it was sent to (cookie replies, no peer needed).
+ * @in_skb from the address and port it was sent to (cookie replies, no peer
+ * needed).
  */
 int wgx_socket_send_buffer_as_reply_to_skb(struct wgx_device *wgx, struct sk_buff *in_skb,
 					   const void *buffer, size_t len);
@@ -77,10 +118,19 @@ int wgx_socket_send_buffer_as_reply_to_skb(struct wgx_device *wgx, struct sk_buf
 int wgx_socket_endpoint_from_skb(struct wgx_endpoint *endpoint, const struct sk_buff *skb);
 
 /**
- * wgx_socket_set_peer_endpoint - roam: make @endpoint the peer's endpoint when
- * it differs (address, port or our source).  Context: any; takes endpoint_lock.
+ * wgx_socket_set_peer_endpoint - make @endpoint the peer's endpoint (a
+ * configured endpoint), forgetting the ports remembered for the old one.
+ * Context: any; takes endpoint_lock.
  */
 void wgx_socket_set_peer_endpoint(struct wgx_peer *peer, const struct wgx_endpoint *endpoint);
+/**
+ * wgx_socket_set_peer_endpoint_from_skb - roaming (whitepaper 6.5): the
+ * sender of the authenticated message @skb becomes the peer's endpoint when it
+ * is at another address (or reached another of our addresses), or at a new
+ * source port of the same address (see struct wgx_endpoint_ports).  The
+ * common case, a known port, costs a lockless compare and no write, or one
+ * write per WGX_PORT_TOUCH per port.  Context: any (softirq on receive).
+ */
 void wgx_socket_set_peer_endpoint_from_skb(struct wgx_peer *peer, const struct sk_buff *skb);
 
 /** wgx_socket_clear_peer_endpoint_src - forget the source address (e.g. after the route changed). */

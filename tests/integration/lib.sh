@@ -179,3 +179,55 @@ iperf_ok() {
 wgx_peer_field() {
 	n "$1" "$WGX_TOOL" show wgt0 dump | sed -n 2p | cut -f "$2"
 }
+
+# ---- a veth that receives like a NIC (RSS on the outer headers) ----
+# On a veth the receive softirq runs on the sending CPU and the skb keeps the
+# hash the sender computed from the *inner* flow (it survives tunnel
+# encapsulation), so RPS on a veth spreads a tunnel peer's packets by inner
+# flow, which no NIC can do.  nic_like NS DEV makes DEV (in NS) behave like a
+# NIC port in both directions: what DEV sends loses its skb hash (tc egress
+# program build/bpf/hash_invalid.bpf.o, `make bpf`), so the far end hashes
+# the outer IP/UDP headers; what DEV receives is steered by RPS over every
+# CPU.  Apply it to both ends of the veth.
+WGX_BPF_HASH_INVALID=${WGX_BPF_HASH_INVALID:-$WGX_REPO/build/bpf/hash_invalid.bpf.o}
+nic_like() {
+	local ns=$1 dev=$2 mask
+	[ -r "$WGX_BPF_HASH_INVALID" ] || fail "$WGX_BPF_HASH_INVALID missing (make bpf)"
+	mask=$(printf '%x' $(((1 << $(nproc)) - 1)))
+	n "$ns" tc qdisc add dev "$dev" clsact
+	n "$ns" tc filter add dev "$dev" egress bpf direct-action obj "$WGX_BPF_HASH_INVALID" sec tc
+	n "$ns" sh -c "echo $mask > /sys/class/net/$dev/queues/rx-0/rps_cpus"
+}
+
+# ---- which CPU decrypts: per-CPU counts of ChaCha20-Poly1305 decryptions ----
+# A kprobe on chacha20poly1305_decrypt_sg_inplace (the kernel library call of
+# both wgx.ko and wireguard.ko's transport path) with a histogram per CPU,
+# counting only ciphertexts longer than 256 bytes: data segments, not ACKs
+# or keepalives.  decrypt_cpus_start arms or clears it; decrypt_cpus_read
+# sets DECRYPT_TOTAL, DECRYPT_MAX (busiest CPU's count) and DECRYPT_CPUS
+# ("cpu:count ..."), without forking.
+WGX_TRACEFS=/sys/kernel/tracing
+decrypt_cpus_start() {
+	local t=$WGX_TRACEFS
+	[ -d "$t/events" ] || mount -t tracefs nodev "$t" || fail "cannot mount tracefs"
+	if [ ! -d "$t/events/kprobes/wgx_decrypt" ]; then
+		echo 'p:wgx_decrypt chacha20poly1305_decrypt_sg_inplace len=%si:u64' >>"$t/kprobe_events" ||
+			fail "cannot add the decrypt kprobe"
+		echo 'hist:keys=common_cpu:vals=hitcount if len > 256' \
+			>"$t/events/kprobes/wgx_decrypt/trigger" || fail "cannot add the decrypt histogram"
+	else
+		echo 'hist:keys=common_cpu:vals=hitcount:clear if len > 256' \
+			>>"$t/events/kprobes/wgx_decrypt/trigger"
+	fi
+}
+decrypt_cpus_read() {
+	local line cpu count
+	DECRYPT_TOTAL=0 DECRYPT_MAX=0 DECRYPT_CPUS=
+	while read -r line; do
+		[[ $line =~ common_cpu:\ *([0-9]+)\ *\}\ *hitcount:\ *([0-9]+) ]] || continue
+		cpu=${BASH_REMATCH[1]} count=${BASH_REMATCH[2]}
+		DECRYPT_TOTAL=$((DECRYPT_TOTAL + count))
+		((count > DECRYPT_MAX)) && DECRYPT_MAX=$count
+		DECRYPT_CPUS+="$cpu:$count "
+	done <"$WGX_TRACEFS/events/kprobes/wgx_decrypt/hist"
+}

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "config.hpp"
 
+#include "uapi/linux/wgx.h"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -132,6 +134,16 @@ bool parse_port(std::string_view v, std::uint16_t &out, std::string &expected)
     if (!se)
         return false;
     out = ntohs(static_cast<std::uint16_t>(se->s_port));
+    return true;
+}
+
+bool parse_listen_ports(std::string_view v, std::uint16_t &out, std::string &expected)
+{
+    expected = "expected a number of ports 1-" + std::to_string(WGX_MAX_LISTEN_PORTS);
+    std::uint64_t n;
+    if (v.empty() || !is_digit(v[0]) || !parse_uint(v, 10, WGX_MAX_LISTEN_PORTS, n) || n < 1)
+        return false;
+    out = static_cast<std::uint16_t>(n);
     return true;
 }
 
@@ -402,6 +414,7 @@ class ConfigParser {
             r_.device.replace_peers = true;
             r_.device.private_key = Key{};
             r_.device.listen_port = 0;
+            r_.device.listen_ports = 1;
             r_.device.fwmark = 0;
         }
     }
@@ -507,6 +520,12 @@ class ConfigParser {
                 d.listen_port = p;
             else
                 invalid("ListenPort", value, expected);
+        } else if (iequals(key, "ListenPorts")) {
+            std::uint16_t n;
+            if (parse_listen_ports(value, n, expected))
+                d.listen_ports = n;
+            else
+                invalid("ListenPorts", value, expected);
         } else if (iequals(key, "FwMark")) {
             std::uint32_t m;
             if (parse_fwmark(value, m, expected))
@@ -522,10 +541,10 @@ class ConfigParser {
         } else if (is_peer_key(key)) {
             error("unknown key " + q(key) +
                   " in [Interface]: it belongs in a [Peer] section; [Interface] accepts "
-                  "PrivateKey, ListenPort, FwMark and MTU");
+                  "PrivateKey, ListenPort, ListenPorts, FwMark and MTU");
         } else {
             error("unknown key " + q(key) +
-                  " in [Interface]: expected PrivateKey, ListenPort, FwMark or MTU");
+                  " in [Interface]: expected PrivateKey, ListenPort, ListenPorts, FwMark or MTU");
         }
     }
 
@@ -565,7 +584,7 @@ class ConfigParser {
             else
                 invalid("PersistentKeepalive", value, expected);
         } else if (iequals(key, "PrivateKey") || iequals(key, "ListenPort") ||
-                   iequals(key, "FwMark") || iequals(key, "MTU")) {
+                   iequals(key, "ListenPorts") || iequals(key, "FwMark") || iequals(key, "MTU")) {
             error("unknown key " + q(key) +
                   " in [Peer]: it belongs in the [Interface] section; [Peer] accepts " +
                   peer_keys_list());
@@ -678,7 +697,8 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
                        const std::string &expected) {
         return fail("invalid " + arg + " " + q(value) + ": " + expected);
     };
-    static const char *device_args[] = {"listen-port", "fwmark", "private-key", "mtu", "offload"};
+    static const char *device_args[] = {"listen-port", "listen-ports", "fwmark", "private-key", "mtu",
+                                        "offload"};
     static const char *peer_args[] = {"remove",	  "preshared-key",	  "endpoint",
                                       "allowed-ips", "persistent-keepalive"};
 
@@ -706,6 +726,12 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
             if (!parse_port(value, p, expected))
                 return invalid(a, value, expected);
             d.listen_port = p;
+            i += 2;
+        } else if (a == "listen-ports") {
+            std::uint16_t n;
+            if (!parse_listen_ports(value, n, expected))
+                return invalid(a, value, expected);
+            d.listen_ports = n;
             i += 2;
         } else if (a == "fwmark") {
             std::uint32_t m;
@@ -800,7 +826,7 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
         } else {
             std::string what = peer ? "expected a peer setting (remove, preshared-key, endpoint, "
                                       "persistent-keepalive, allowed-ips) or `peer'"
-                                    : "expected listen-port, fwmark, private-key, mtu, offload "
+                                    : "expected listen-port, listen-ports, fwmark, private-key, mtu, offload "
                                       "or peer";
             return fail("invalid argument " + q(a) + ": " + what);
         }

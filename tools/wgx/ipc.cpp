@@ -86,13 +86,22 @@ Status get_device(const std::string &name, Device &out)
     }
 }
 
-Status set_device(const Device &dev)
+Status set_device(const Device &requested)
 {
     LinkInfo link;
     Kind kind;
-    Status st = link_of_kind(dev.name, link, kind);
+    Status st = link_of_kind(requested.name, link, kind);
     if (!st.is_ok())
         return st;
+    Device dev = requested;
+    if (kind != Kind::Wgx && dev.listen_ports) {
+        // A wgx extension; WireGuard listens on one port, which is what 1 asks for.
+        if (*dev.listen_ports != 1)
+            return Status::error(EOPNOTSUPP, "listen-ports " + std::to_string(*dev.listen_ports) +
+                                                 ": several listen ports are a wgx extension; `" +
+                                                 dev.name + "' is a WireGuard device");
+        dev.listen_ports.reset();
+    }
     if (!dev.offloads.empty() && !(st = ethtool_check_offloads(dev.name, dev.offloads)).is_ok())
         return st;
 

@@ -146,6 +146,8 @@ std::string format_json(const std::vector<Device> &devs, bool hide_keys)
         optional_key(w, d.private_key, !hide_keys);
         w.key("listen_port");
         w.num(d.listen_port.value_or(0));
+        w.key("listen_ports");
+        w.num(d.listen_ports.value_or(1));
         w.key("fwmark");
         w.num(d.fwmark.value_or(0));
         w.key("mtu");

@@ -108,6 +108,7 @@ struct Device {
     std::optional<Key> private_key;	    // GET: present if set; SET: zero removes
     std::optional<Key> public_key;	    // GET only
     std::optional<std::uint16_t> listen_port;
+    std::optional<std::uint16_t> listen_ports;  // wgx only: consecutive ports (1 = WireGuard)
     std::optional<std::uint32_t> fwmark;
     bool replace_peers = false;		    // SET only: WGX_DEVICE_F_REPLACE_PEERS
     std::vector<Peer> peers;

@@ -14,7 +14,7 @@ namespace {
 void set_usage(FILE *f, const char *cmd)
 {
     fprintf(f,
-            "Usage: %s %s <interface> [listen-port <port>] [fwmark <mark>] [private-key <file "
+            "Usage: %s %s <interface> [listen-port <port>] [listen-ports <count>] [fwmark <mark>] [private-key <file "
             "path>] [mtu <bytes>] [offload {gso|gro|tx-checksum|rx-checksum} {on|off}]... "
             "[peer <base64 public key> [remove] [preshared-key <file path>] [endpoint "
             "<ip>:<port>] [persistent-keepalive <interval seconds>] [allowed-ips "

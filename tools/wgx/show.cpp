@@ -171,6 +171,10 @@ std::string format_show(const Device &dev, const ShowOptions &o)
         s += label("private key") + secret(*dev.private_key) + "\n";
     if (dev.listen_port.value_or(0))
         s += label("listening port") + std::to_string(*dev.listen_port) + "\n";
+    if (dev.listen_ports.value_or(1) > 1 && dev.listen_port.value_or(0))
+        s += label("listening ports") + std::to_string(*dev.listen_ports) + " (" +
+             std::to_string(*dev.listen_port) + "-" +
+             std::to_string(*dev.listen_port + *dev.listen_ports - 1) + ")\n";
     if (dev.fwmark.value_or(0))
         s += label("fwmark") + fmt("0x%x", *dev.fwmark) + "\n";
     std::vector<const Peer *> peers = peers_by_handshake(dev);

@@ -16,6 +16,8 @@ std::string format_showconf(const Device &dev)
     std::string s = "[Interface]\n";
     if (dev.listen_port.value_or(0))
         s += "ListenPort = " + std::to_string(*dev.listen_port) + "\n";
+    if (dev.listen_ports.value_or(1) > 1)
+        s += "ListenPorts = " + std::to_string(*dev.listen_ports) + "\n";
     if (dev.fwmark.value_or(0)) {
         char buf[32];
         snprintf(buf, sizeof(buf), "FwMark = 0x%x\n", *dev.fwmark);

@@ -66,7 +66,7 @@ NlMessage build_get_device_request(std::uint16_t family, const std::string &ifna
 
 bool has_genl_changes(const Device &dev)
 {
-    return dev.private_key || dev.listen_port || dev.fwmark || dev.replace_peers ||
+    return dev.private_key || dev.listen_port || dev.listen_ports || dev.fwmark || dev.replace_peers ||
            !dev.peers.empty();
 }
 
@@ -141,6 +141,8 @@ Status build_set_device_messages(const Device &dev, std::uint16_t family, std::s
             bool ok = (!dev.private_key ||
                        m.put(WGX_DEVICE_A_PRIVATE_KEY, dev.private_key->data(), kKeyLen)) &&
                       (!dev.listen_port || m.put_u16(WGX_DEVICE_A_LISTEN_PORT, *dev.listen_port)) &&
+                      (!dev.listen_ports ||
+                       m.put_u16(WGX_DEVICE_A_LISTEN_PORTS, *dev.listen_ports)) &&
                       (!dev.fwmark || m.put_u32(WGX_DEVICE_A_FWMARK, *dev.fwmark)) &&
                       (!flags || m.put_u32(WGX_DEVICE_A_FLAGS, flags));
             if (!ok)
@@ -396,6 +398,10 @@ Status parse_device(const nlmsghdr *nlh, Device &dev, bool set_mode)
         case WGX_DEVICE_A_LISTEN_PORT:
             if (mnl_attr_validate(a, MNL_TYPE_U16) == 0)
                 dev.listen_port = mnl_attr_get_u16(a);
+            break;
+        case WGX_DEVICE_A_LISTEN_PORTS:
+            if (mnl_attr_validate(a, MNL_TYPE_U16) == 0)
+                dev.listen_ports = mnl_attr_get_u16(a);
             break;
         case WGX_DEVICE_A_FWMARK:
             if (mnl_attr_validate(a, MNL_TYPE_U32) == 0)

@@ -54,8 +54,12 @@
  *   WGX_DEVICE_A_PRIVATE_KEY    NLA_EXACT_LEN(32), only if one is set (GET)
  *   WGX_DEVICE_A_PUBLIC_KEY     NLA_EXACT_LEN(32), only if a private key
  *                               is set (GET, read-only)
- *   WGX_DEVICE_A_LISTEN_PORT    NLA_U16, the bound UDP port, 0 if the device
- *                               is down and no port was chosen (GET)
+ *   WGX_DEVICE_A_LISTEN_PORT    NLA_U16, the bound UDP port (the first of
+ *                               them), 0 if the device is down and no port
+ *                               was chosen (GET)
+ *   WGX_DEVICE_A_LISTEN_PORTS   NLA_U16, how many consecutive UDP ports the
+ *                               device listens on, from LISTEN_PORT (GET,
+ *                               wgx extension; see SET)
  *   WGX_DEVICE_A_FWMARK         NLA_U32, 0 = none (GET)
  *   WGX_DEVICE_A_STATS          NLA_NESTED, WGX_DEVICE_STATS_A_* (GET,
  *                               read-only, wgx extension)
@@ -122,6 +126,20 @@
  *                               clamped (RFC 7748); a peer whose public key
  *                               equals the new public key is removed.
  *   WGX_DEVICE_A_LISTEN_PORT    NLA_U16, 0 = choose a free port at random
+ *   WGX_DEVICE_A_LISTEN_PORTS   NLA_U16, 1..WGX_MAX_LISTEN_PORTS (wgx
+ *                               extension; default 1, WireGuard's behaviour):
+ *                               listen on this many consecutive UDP ports
+ *                               from LISTEN_PORT (with port 0: any free run)
+ *                               and send each inner flow's transport data
+ *                               from the port its flow hash selects, so one
+ *                               peer's traffic travels as several outer UDP
+ *                               flows that the receiver's RSS can spread
+ *                               over CPUs; each inner flow keeps one outer
+ *                               flow.  Handshakes and keepalives leave from
+ *                               the first port.  Nothing new on the wire:
+ *                               any WireGuard peer interoperates.  -EINVAL
+ *                               when LISTEN_PORT + LISTEN_PORTS - 1 > 65535;
+ *                               needs the same permission as LISTEN_PORT
  *   WGX_DEVICE_A_FWMARK         NLA_U32, 0 = no mark
  *   WGX_DEVICE_A_PEERS          NLA_NESTED
  *     0: NLA_NESTED, one peer:
@@ -210,6 +228,9 @@
 /* Maximum number of peers per device (same limit as WireGuard). */
 #define WGX_MAX_PEERS (1U << 20)
 
+/* Most consecutive UDP ports a device listens on (WGX_DEVICE_A_LISTEN_PORTS). */
+#define WGX_MAX_LISTEN_PORTS 16
+
 enum wgx_cmd {
 	WGX_CMD_GET_DEVICE,	/* = WG_CMD_GET_DEVICE (0) */
 	WGX_CMD_SET_DEVICE,	/* = WG_CMD_SET_DEVICE (1) */
@@ -235,6 +256,7 @@ enum wgx_device_attribute {
 	WGX_DEVICE_A_PEERS,		/* 8, nested */
 	/* wgx extensions; WireGuard stops at 8. */
 	WGX_DEVICE_A_STATS,		/* 9, nested WGX_DEVICE_STATS_A_*, read-only */
+	WGX_DEVICE_A_LISTEN_PORTS,	/* 10, u16, 1..WGX_MAX_LISTEN_PORTS */
 	__WGX_DEVICE_A_LAST
 };
 #define WGX_DEVICE_A_MAX (__WGX_DEVICE_A_LAST - 1)

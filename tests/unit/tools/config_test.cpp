@@ -49,6 +49,31 @@ TEST(ToolConfig, CanonicalFileRoundTripsByteForByte)
     }
 }
 
+// wgx's ListenPorts survives showconf -> setconf; the default (1) is not printed,
+// so a WireGuard-only file stays WireGuard-only.
+TEST(ToolConfig, ListenPortsRoundTrips)
+{
+    const std::string text = "[Interface]\nListenPort = 51820\nListenPorts = 8\n\n";
+    ParseResult r = parse_config(text, "lp.conf", test_options());
+    ASSERT_TRUE(r.ok()) << r.errors[0];
+    EXPECT_EQ(r.device.listen_ports, 8);
+    EXPECT_EQ(format_showconf(r.device), text);
+
+    ParseResult one = parse_config("[Interface]\nListenPorts = 1\n", "one.conf", test_options());
+    ASSERT_TRUE(one.ok());
+    EXPECT_EQ(one.device.listen_ports, 1);
+    EXPECT_EQ(format_showconf(one.device).find("ListenPorts"), std::string::npos);
+
+    ParseResult misplaced = parse_config(
+        "[Peer]\nPublicKey = " + std::string(test::kPub2) + "\nListenPorts = 2\n", "p.conf",
+        test_options());
+    ASSERT_EQ(misplaced.errors.size(), 1u);
+    EXPECT_NE(misplaced.errors[0].find("p.conf:3: unknown key `ListenPorts' in [Peer]: it belongs in "
+                                       "the [Interface] section"),
+              std::string::npos)
+        << misplaced.errors[0];
+}
+
 TEST(ToolConfig, ParsedValuesOfCanonicalFile)
 {
     ParseResult r = parse_config(read_golden("basic.conf"), "basic.conf", test_options());
@@ -130,6 +155,7 @@ TEST(ToolConfig, SetconfResetsUnspecifiedAddconfDoesNot)
     ASSERT_TRUE(set.device.private_key);
     EXPECT_TRUE(key_is_zero(*set.device.private_key));  // removes the key
     EXPECT_EQ(set.device.listen_port, 0);
+    EXPECT_EQ(set.device.listen_ports, 1);  // one port, unless the file says otherwise
     EXPECT_EQ(set.device.fwmark, 0u);
 
     ParseResult add = parse_config(text, "f", test_options(true));
@@ -137,6 +163,7 @@ TEST(ToolConfig, SetconfResetsUnspecifiedAddconfDoesNot)
     EXPECT_FALSE(add.device.replace_peers);
     EXPECT_FALSE(add.device.private_key);
     EXPECT_FALSE(add.device.listen_port);
+    EXPECT_FALSE(add.device.listen_ports);
     EXPECT_FALSE(add.device.fwmark);
     ASSERT_EQ(add.device.peers.size(), 1u);
     EXPECT_TRUE(add.device.peers[0].replace_allowed_ips);
@@ -163,6 +190,12 @@ TEST(ToolConfig, OffValuesAndNumberForms)
     EXPECT_EQ(iface("ListenPort = 65535").device.listen_port, 65535);
     for (const char *bad : {"65536", "-1", "1x", "99999999999999999999"})
         EXPECT_FALSE(iface(std::string("ListenPort = ") + bad).ok()) << bad;
+
+    EXPECT_EQ(iface("ListenPorts = 1").device.listen_ports, 1);
+    EXPECT_EQ(iface("ListenPorts = 16").device.listen_ports, 16);
+    EXPECT_EQ(iface("listenports = 8").device.listen_ports, 8);
+    for (const char *bad : {"0", "17", "off", "-1", "0x4", "2 ports"})
+        EXPECT_FALSE(iface(std::string("ListenPorts = ") + bad).ok()) << bad;
 
     EXPECT_EQ(iface("MTU = 68").device.mtu, 68u);
     EXPECT_EQ(iface("mtu = 9000").device.mtu, 9000u);

@@ -1,0 +1,173 @@
+# Integration suite: several listen ports per device (`listen-ports N`, a wgx
+# extension): one peer's traffic travels as up to N outer UDP flows, each
+# inner flow on one of them.  Interop with wgx, wireguard.ko and
+# wireguard-go both ways, binding rules (collisions, random ports, netns
+# moves), and the receive spread on a NIC-like bed.  See lib.sh.
+
+# listen_ports NS N — set wgt0's listen ports in NS (wgx).
+listen_ports() {
+	n "$1" "$WGX_TOOL" set wgt0 listen-ports "$2"
+}
+
+# udp_ports NS — the UDP ports bound in NS, sorted, one line ("51820 51821 ...").
+udp_ports() {
+	n "$1" ss -Hunl | awk '{n = split($4, a, ":"); print a[n]}' | sort -nu | tr '\n' ' ' | sed 's/ $//'
+}
+
+# both_ways — ping and TCP both directions.
+both_ways() {
+	ping_ok a 10.0.0.2
+	ping_ok b 10.0.0.1
+	iperf_ok a 10.0.0.2 8
+	iperf_ok a 10.0.0.2 8 -R
+}
+
+test_wgx_wgx_four_ports() {
+	tunnel_setup wgx 4 0
+	listen_ports a 4
+	listen_ports b 4
+	expect_eq "ports bound in a" "51820 51821 51822 51823" "$(udp_ports a)"
+	expect_eq "ports bound in b" "51821 51822 51823 51824" "$(udp_ports b)"
+	expect_eq "json listen_ports" 4 "$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].listen_ports')"
+	n a "$WGX_TOOL" showconf wgt0 | grep -qx 'ListenPorts = 4' || fail "showconf lacks ListenPorts = 4"
+	n b tcpdump -n -i vb -c 400 "udp and src host 192.0.2.1" >/tmp/a-ports 2>/dev/null &
+	sleep 0.5
+	both_ways
+	wait
+	# 8 flows over 4 ports: a sends from more than one of its ports.
+	local used
+	used=$(sed -n 's/.* 192\.0\.2\.1\.\([0-9]*\) > .*/\1/p' /tmp/a-ports | sort -u | tr '\n' ' ')
+	echo "a sent from ports: $used"
+	[ "$(echo "$used" | wc -w)" -ge 2 ] || fail "a sent from one port only: $used"
+	for p in $used; do
+		[ "$p" -ge 51820 ] && [ "$p" -le 51823 ] || fail "a sent from unexpected port $p"
+	done
+	# b's endpoint for a stayed on one of a's ports.
+	local ep
+	ep=$(wgx_peer_field b 3)
+	[[ $ep =~ ^192\.0\.2\.1:5182[0-3]$ ]] || fail "b's endpoint for a is $ep"
+}
+
+test_wgx_to_wireguard_four_ports() {
+	tunnel_setup wireguard 4 0
+	listen_ports a 4
+	both_ways
+	# wireguard.ko follows our last source port; every one of them reaches us.
+	local ep
+	ep=$(n b wg show wgt0 endpoints | cut -f2)
+	[[ $ep =~ ^192\.0\.2\.1:5182[0-3]$ ]] || fail "wireguard.ko's endpoint for a is $ep"
+}
+
+test_wgx_to_wireguard_four_ports_outer6() {
+	tunnel_setup wireguard 6 1
+	listen_ports a 4
+	both_ways
+}
+
+test_wgx_to_wireguard_go_four_ports() {
+	tunnel_setup wireguard-go 4 0
+	listen_ports a 4
+	both_ways
+}
+
+test_port_collision_leaves_device_unchanged() {
+	tunnel_setup wgx 4 0
+	ping_ok a 10.0.0.2
+	# Something else holds a's port 51822: four ports from 51820 cannot be had.
+	n a python3 -c 'import socket,time; s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.bind(("0.0.0.0",51822)); time.sleep(60)' &
+	local i
+	for i in $(seq 50); do
+		[ "$(udp_ports a)" = "51820 51822" ] && break
+		sleep 0.2
+	done
+	local out
+	out=$(listen_ports a 4 2>&1) && fail "listen-ports 4 over a taken port succeeded"
+	echo "$out"
+	echo "$out" | grep -q 'Address already in use' || fail "no EADDRINUSE: $out"
+	expect_eq "ports after the failure" "51820 51822" "$(udp_ports a)"
+	expect_eq "listen ports after the failure" 1 \
+		"$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].listen_ports')"
+	ping_ok a 10.0.0.2
+	# A run that does not pass 65535, and port + count beyond it refused by the kernel.
+	out=$(n a "$WGX_TOOL" set wgt0 listen-port 65534 listen-ports 3 2>&1) && fail "65534 + 3 ports accepted"
+	echo "$out"
+	expect_eq "listen port after the refusal" 51820 "$(n a "$WGX_TOOL" show wgt0 listen-port)"
+	kill %1 2>/dev/null || true
+}
+
+test_random_run_of_ports() {
+	tunnel_setup wgx 4 0
+	n a "$WGX_TOOL" set wgt0 listen-port 0 listen-ports 8
+	local first ports want i
+	first=$(n a "$WGX_TOOL" show wgt0 listen-port)
+	ports=$(udp_ports a)
+	want=
+	for ((i = 0; i < 8; i++)); do want+="$((first + i)) "; done
+	expect_eq "a random run of 8 ports" "${want% }" "$ports"
+	# b still knows a at 51820: its packets must now reach a new port of a's.
+	n b "$WGX_TOOL" set wgt0 peer "$KA_pub" endpoint "192.0.2.1:$((first + 5))"
+	ping_ok b 10.0.0.1
+	# Down and up again: the same run is bound again.
+	n a ip link set wgt0 down
+	expect_eq "no ports while down" "" "$(udp_ports a)"
+	n a ip link set wgt0 up
+	expect_eq "the same run after up" "${want% }" "$(udp_ports a)"
+	# Down cleared a's sessions: a initiates anew.
+	ping_ok a 10.0.0.2
+}
+
+test_netns_move_keeps_ports() {
+	tunnel_setup wgx 4 0
+	listen_ports a 4
+	ping_ok a 10.0.0.2
+	ip netns add elsewhere
+	n a ip link set wgt0 netns elsewhere
+	# The sockets stay in the creating namespace, all four of them.
+	n elsewhere ip addr add 10.0.0.1/24 dev wgt0
+	n elsewhere ip link set wgt0 up
+	expect_eq "ports in a after the move" "51820 51821 51822 51823" "$(udp_ports a)"
+	expect_eq "ports in the new namespace" "" "$(udp_ports elsewhere)"
+	n elsewhere ping -c 3 -W 3 10.0.0.2 >/dev/null
+	n elsewhere "$WGX_TOOL" set wgt0 listen-ports 2
+	expect_eq "ports in a after shrinking" "51820 51821" "$(udp_ports a)"
+	n elsewhere ping -c 3 -W 3 10.0.0.2 >/dev/null
+	ip netns del elsewhere
+}
+
+# On the NIC-like bed, a 16-flow transfer from a sender with 8 listen ports is
+# decrypted by the receiver on more than one CPU (with one port: on one).
+# Where a run's ports all hash to one CPU (chance 1 in 128 with 8 ports on 2
+# CPUs), the next run's flows use other ports: up to three runs.
+test_receive_spreads_on_nic_like_bed() {
+	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
+	tunnel_setup wgx 4 0
+	nic_like a va
+	nic_like b vb
+	listen_ports a 8
+	ping_ok a 10.0.0.2
+	local try share
+	for try in 1 2 3; do
+		decrypt_cpus_start
+		iperf_ok a 10.0.0.2 16
+		decrypt_cpus_read
+		echo "run $try: decryptions per CPU: $DECRYPT_CPUS (total $DECRYPT_TOTAL)"
+		[ "$DECRYPT_TOTAL" -gt 1000 ] || fail "only $DECRYPT_TOTAL data decryptions counted"
+		share=$((100 * DECRYPT_MAX / DECRYPT_TOTAL))
+		[ "$share" -le 90 ] && return 0
+	done
+	fail "the busiest CPU decrypted $share% in every run"
+}
+
+# The bed itself: one outer UDP flow lands on one CPU (what RSS does).
+test_nic_like_bed_steers_one_flow_to_one_cpu() {
+	tunnel_setup wgx 4 0
+	nic_like a va
+	nic_like b vb
+	ping_ok a 10.0.0.2
+	decrypt_cpus_start
+	iperf_ok a 10.0.0.2 16
+	decrypt_cpus_read
+	echo "decryptions per CPU: $DECRYPT_CPUS (total $DECRYPT_TOTAL)"
+	[ "$DECRYPT_TOTAL" -gt 1000 ] || fail "only $DECRYPT_TOTAL data decryptions counted"
+	expect_eq "share of the busiest CPU with one listen port" "$DECRYPT_TOTAL" "$DECRYPT_MAX"
+}
