@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "config.hpp"
+#include "set_args.hpp"
 #include "ipc.hpp"
 #include "subcommands.hpp"
 
