@@ -19,6 +19,19 @@ typedef __SIZE_TYPE__ wgx_size;
 /*
  * Error numbers returned (negated) across the boundary.  They are the Linux
  * errno values, spelled out because the core cannot include <errno.h>.
+ *
+ * Functions returning int give 0 on success or one of these negated values.
+ * In the protocol modules (messages.h, noise.h, cookie.h, transport.h):
+ *   -WGX_EINVAL        malformed message (length, type, reserved bytes) or bad argument
+ *   -WGX_ENOKEY        no private key on the identity, or no usable static-static DH
+ *   -WGX_EKEYREJECTED  a Diffie-Hellman result was all zero (low-order point), or a
+ *                      transport counter >= WGX_TRANSPORT_REJECT_AFTER_MESSAGES
+ *   -WGX_EBADMSG       authentication (AEAD tag) failed
+ *   -WGX_EALREADY      replayed initiation: TAI64N timestamp not newer than the last accepted
+ *   -WGX_EBUSY         initiation flood: less than 1/50 s after the last accepted one
+ *   -WGX_ESTALE        handshake not in the state the call needs (or wrong receiver index)
+ *   -WGX_EMSGSIZE      output buffer too small
+ * None of those sleeps or allocates, except *_create() (see @may_sleep).
  */
 enum wgx_errno {
 	WGX_EPERM = 1,
@@ -38,6 +51,16 @@ enum wgx_errno {
 	WGX_ETIMEDOUT = 110,
 	WGX_EALREADY = 114,
 	WGX_ESTALE = 116,
+};
+
+/*
+ * Address families for the allowed-IPs trie and the ratelimiter.  The values
+ * equal Linux AF_INET / AF_INET6, so the glue can pass them through unchanged.
+ * Addresses are always raw network-order bytes: 4 for IPv4, 16 for IPv6.
+ */
+enum {
+	WGX_AF_INET = 2,
+	WGX_AF_INET6 = 10,
 };
 
 #ifdef __cplusplus

@@ -4,9 +4,10 @@
 #
 # Flags are derived from the kernel's own KBUILD_CFLAGS (code model, red zone,
 # retpolines/return thunks, stack protector, no SSE, ...) with the C-only
-# options filtered out, plus the freestanding subset that the host build uses
-# too (CMakeLists.txt, WGX_CORE_SUBSET_FLAGS).  The core never includes a
-# kernel header: only include/ and kmod/core/ are on its include path.
+# options filtered out, plus the freestanding subset and warnings of
+# core/flags.mk, the list the host build (CMakeLists.txt) reads too.  The core
+# never includes a kernel header: only include/ and kmod/core/ are on its
+# include path.
 #
 # The rule goes through if_changed_dep, so every object gets a real .cmd file
 # with its dependencies and command line, and objtool runs on it like on C.
@@ -26,14 +27,10 @@ wgx-cxx-filter := -std=% -Wstrict-prototypes -Wold-style-definition \
 	-pg -mfentry -mrecord-mcount -mnop-mcount -DCC_USING_FENTRY -DCC_USING_NOP_MCOUNT \
 	-Wmissing-include-dirs -Wunused-but-set-variable -Wunused-const-variable
 
-wgx-core-subset := -std=gnu++20 -ffreestanding -fno-exceptions -fno-rtti \
-	-fno-threadsafe-statics -fno-use-cxa-atexit -nostdinc -nostdinc++ \
-	-fno-asynchronous-unwind-tables -mgeneral-regs-only \
-	-fno-builtin-new -fno-builtin-delete
+include $(src)/core/flags.mk
 
 wgx-cxxflags = $(filter-out $(wgx-cxx-filter),$(KBUILD_CFLAGS) $(KBUILD_CFLAGS_MODULE)) \
-	$(wgx-core-subset) -Wall -Wextra -Wno-missing-field-initializers -Werror \
-	-I$(src)/../include -I$(src)/core -DWGX_KERNEL
+	$(wgx-core-cxxflags) -I$(src)/../include -I$(src)/core -DWGX_KERNEL
 
 quiet_cmd_cxx_o_cpp = C++ $(quiet_modtag) $@
       cmd_cxx_o_cpp = $(WGX_CXX) -Wp,-MMD,$(depfile) $(wgx-cxxflags) -c -o $@ $< \

@@ -29,6 +29,8 @@
 
 #include "allowedips.hpp"
 
+#include <wgx/platform.h>
+
 namespace wgx::aip {
 
 struct Node {

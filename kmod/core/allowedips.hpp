@@ -3,10 +3,10 @@
 // allowedips.hpp - cryptokey routing table (whitepaper section 2): longest-prefix
 // match from IPv4/IPv6 prefixes to an opaque peer pointer.  The C API and the
 // concurrency contract (lock-free RCU readers, one serialized writer) are in
-// <wgx/core.h>, "allowed IPs"; this header holds what the C++ side shares.
+// <wgx/allowedips.h>; this header holds what the C++ side shares.
 #pragma once
 
-#include <wgx/core.h>
+#include <wgx/allowedips.h>
 
 #include "bytes.hpp"
 

@@ -3,10 +3,10 @@
 // cookie.hpp - the cookie mechanism inside the core (whitepaper 5.3, 5.4.4,
 // 5.4.7): the per-peer sending side (mac1/mac2 of our handshake messages,
 // the cookie a peer gave us) and the device's checker (mac1/mac2 validation,
-// cookie replies).  The extern "C" entry points are declared in <wgx/core.h>.
+// cookie replies).  The extern "C" entry points are declared in <wgx/cookie.h>.
 #pragma once
 
-#include <wgx/core.h>
+#include <wgx/cookie.h>
 
 #include "bytes.hpp"
 #include "messages.hpp"

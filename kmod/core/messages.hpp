@@ -2,14 +2,14 @@
 //
 // messages.hpp - WireGuard message layouts for the C++ core (whitepaper 5.4).
 //
-// The layouts are defined once, as packed C structs in <wgx/core.h>, so the C
+// The layouts are defined once, as packed C structs in <wgx/messages.h>, so the C
 // glue and the core agree byte for byte; this header adds compile-time checks
 // of every offset and the byte-level accessors the core uses (the core never
 // dereferences a struct pointer into a packet buffer: it reads and writes at
 // these offsets with explicit little-endian loads/stores).
 #pragma once
 
-#include <wgx/core.h>
+#include <wgx/messages.h>
 
 #include "bytes.hpp"
 

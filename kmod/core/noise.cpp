@@ -9,6 +9,8 @@
 // message has been fully built or verified, so a failure leaves it unchanged.
 #include "noise.hpp"
 
+#include <wgx/core_test.h>
+
 namespace wgx::noise {
 
 void hmac(u8 *out, const u8 *key, const void *a, usize alen, const void *b, usize blen)

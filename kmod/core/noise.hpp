@@ -3,10 +3,10 @@
 // noise.hpp - Noise_IKpsk2_25519_ChaChaPoly_BLAKE2s as used by WireGuard
 // (whitepaper 5.4): the symmetric helpers HASH, MAC, HMAC, KDF1..3 (5.4.1)
 // over the platform's BLAKE2s, a self-wiping buffer for secrets, and the
-// layouts of the opaque identity and handshake handles of <wgx/core.h>.
+// layouts of the opaque identity and handshake handles of <wgx/noise.h>.
 #pragma once
 
-#include <wgx/core.h>
+#include <wgx/noise.h>
 #include <wgx/platform.h>
 
 #include "bytes.hpp"

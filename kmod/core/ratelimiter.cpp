@@ -15,6 +15,9 @@
 
 #include "ratelimiter.hpp"
 
+#include <wgx/core_test.h>
+#include <wgx/platform.h>
+
 namespace wgx::rl {
 
 struct Entry {
@@ -25,7 +28,7 @@ struct Entry {
     u32 next;    // next entry in the chain or free list, as index + 1; 0 = end
     u8 family;   // WGX_AF_INET / WGX_AF_INET6 (u8 fits both values)
 };
-static_assert(sizeof(Entry) == 40, "documented in <wgx/core.h>");
+static_assert(sizeof(Entry) == 40, "documented in <wgx/ratelimiter.h>");
 
 } // namespace wgx::rl
 

@@ -2,10 +2,10 @@
 //
 // ratelimiter.hpp - handshake ratelimiter constants (token bucket per source,
 // as the in-tree wireguard ratelimiter: 20 packets/s, burst 5, IPv4 /32 and
-// IPv6 /64).  The C API is in <wgx/core.h>, "handshake ratelimiter".
+// IPv6 /64).  The C API is in <wgx/ratelimiter.h>.
 #pragma once
 
-#include <wgx/core.h>
+#include <wgx/ratelimiter.h>
 
 #include "bytes.hpp"
 

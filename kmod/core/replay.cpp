@@ -22,9 +22,9 @@ static_assert(u64(1) << WORD_SHIFT == WGX_REPLAY_WORD_BITS);
 
 bool replay_check(wgx_replay &r, u64 counter)
 {
-    if (counter >= REJECT_AFTER_MESSAGES)
+    if (counter >= transport::REJECT_AFTER_MESSAGES)
         return false;
-    // No overflow: counter + 1 + REPLAY_WINDOW < 2^64 because counter < REJECT_AFTER_MESSAGES.
+    // No overflow: counter + 1 + REPLAY_WINDOW < 2^64 because counter < transport::REJECT_AFTER_MESSAGES.
     const u64 n = counter + 1;
     if (n + REPLAY_WINDOW < r.top)
         return false; // too far behind the greatest accepted counter

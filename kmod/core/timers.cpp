@@ -224,7 +224,7 @@ bool wgx_timers_core_want_rekey_on_receive(struct wgx_timers *t, wgx_u64 birth_n
 
 bool wgx_timers_core_keypair_usable(const struct wgx_timers *t, wgx_u64 birth_ns, wgx_u64 counter, wgx_u64 now_ns)
 {
-    return age(birth_ns, now_ns) < t->params.reject_after_time_ns && counter < WGX_REJECT_AFTER_MESSAGES;
+    return age(birth_ns, now_ns) < t->params.reject_after_time_ns && counter < WGX_TRANSPORT_REJECT_AFTER_MESSAGES;
 }
 
 } // extern "C"

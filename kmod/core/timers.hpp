@@ -2,11 +2,11 @@
 //
 // timers.hpp - protocol durations of the WireGuard timer state machine
 // (whitepaper section 6.1) in nanoseconds, for the C++ side.  The state
-// (struct wgx_timers) and the event/expiry functions are in <wgx/core.h>,
-// "timer state machine"; the kernel glue maps each deadline onto a kernel timer.
+// (struct wgx_timers) and the event/expiry functions are in <wgx/timers.h>;
+// the kernel glue maps each deadline onto a kernel timer.
 #pragma once
 
-#include <wgx/core.h>
+#include <wgx/timers.h>
 
 #include "bytes.hpp"
 

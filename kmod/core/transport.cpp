@@ -6,6 +6,9 @@
 // associated data over the plaintext zero-padded to a multiple of 16 bytes.
 #include "transport.hpp"
 
+#include <wgx/core_test.h>
+#include <wgx/platform.h>
+
 using namespace wgx;
 
 int wgx_msg_classify(const u8 *data, usize len) { return msg::classify(data, len); }

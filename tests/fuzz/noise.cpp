@@ -10,6 +10,7 @@
 //   build: CC=clang CXX=clang++ cmake -S . -B build-fuzz -DWGX_FUZZ=ON && cmake --build build-fuzz
 //   run:   build-fuzz/fuzz/fuzz_noise -max_total_time=60
 #include <wgx/core.h>
+#include <wgx/core_test.h>
 
 #include <cstdint>
 #include <cstdlib>

@@ -30,7 +30,7 @@ struct Reader {
 };
 
 constexpr uint64_t W = WGX_REPLAY_WINDOW;
-constexpr uint64_t REJECT = WGX_REJECT_AFTER_MESSAGES;
+constexpr uint64_t REJECT = WGX_TRANSPORT_REJECT_AFTER_MESSAGES;
 
 } // namespace
 

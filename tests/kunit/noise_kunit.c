@@ -12,6 +12,7 @@
 #include <linux/slab.h>
 
 #include <wgx/core.h>
+#include <wgx/core_test.h>
 
 #include "kunit_util.h"
 

@@ -18,6 +18,7 @@
 #include <linux/workqueue.h>
 
 #include <wgx/core.h>
+#include <wgx/core_test.h>
 
 #include "kunit_util.h"
 

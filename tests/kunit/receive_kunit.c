@@ -27,6 +27,7 @@
 #include <net/checksum.h>
 #include <net/inet_ecn.h>
 #include <net/ip.h>
+#include <wgx/core_test.h>
 
 #include "kunit_util.h"
 

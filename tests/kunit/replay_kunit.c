@@ -23,7 +23,7 @@
 static void wgx_replay_constants(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, W, 8128ULL);
-	KUNIT_EXPECT_EQ(test, WGX_REJECT_AFTER_MESSAGES, U64_MAX - 8192);
+	KUNIT_EXPECT_EQ(test, WGX_TRANSPORT_REJECT_AFTER_MESSAGES, U64_MAX - 8192);
 	KUNIT_EXPECT_EQ(test, sizeof(struct wgx_replay), (size_t)(8 + 1024));
 }
 
@@ -65,12 +65,12 @@ static void wgx_replay_limit(struct kunit *test)
 	struct wgx_replay r;
 
 	wgx_replay_init(&r);
-	KUNIT_EXPECT_FALSE(test, wgx_replay_check(&r, WGX_REJECT_AFTER_MESSAGES));
+	KUNIT_EXPECT_FALSE(test, wgx_replay_check(&r, WGX_TRANSPORT_REJECT_AFTER_MESSAGES));
 	KUNIT_EXPECT_FALSE(test, wgx_replay_check(&r, U64_MAX));
-	KUNIT_EXPECT_TRUE(test, wgx_replay_check(&r, WGX_REJECT_AFTER_MESSAGES - 1));
-	KUNIT_EXPECT_FALSE(test, wgx_replay_check(&r, WGX_REJECT_AFTER_MESSAGES - 1));
-	KUNIT_EXPECT_TRUE(test, wgx_replay_check(&r, WGX_REJECT_AFTER_MESSAGES - 1 - W));
-	KUNIT_EXPECT_FALSE(test, wgx_replay_check(&r, WGX_REJECT_AFTER_MESSAGES - 2 - W));
+	KUNIT_EXPECT_TRUE(test, wgx_replay_check(&r, WGX_TRANSPORT_REJECT_AFTER_MESSAGES - 1));
+	KUNIT_EXPECT_FALSE(test, wgx_replay_check(&r, WGX_TRANSPORT_REJECT_AFTER_MESSAGES - 1));
+	KUNIT_EXPECT_TRUE(test, wgx_replay_check(&r, WGX_TRANSPORT_REJECT_AFTER_MESSAGES - 1 - W));
+	KUNIT_EXPECT_FALSE(test, wgx_replay_check(&r, WGX_TRANSPORT_REJECT_AFTER_MESSAGES - 2 - W));
 }
 
 /*

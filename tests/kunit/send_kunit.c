@@ -25,6 +25,7 @@
 #include <linux/udp.h>
 #include <net/checksum.h>
 #include <net/ip.h>
+#include <wgx/core_test.h>
 
 #include "kunit_util.h"
 

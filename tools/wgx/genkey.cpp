@@ -40,14 +40,8 @@ bool public_key_of(Key &pub, const Key &priv)
 
 int genkey_main(int argc, const char *argv[])
 {
-    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-        printf("Usage: %s %s\n", prog_name, argv[0]);
-        return 0;
-    }
-    if (argc != 1) {
-        fprintf(stderr, "Usage: %s %s\n", prog_name, argv[0]);
-        return 1;
-    }
+    if (int rc = check_usage(argc, argv, argc == 1, ""); rc >= 0)
+        return rc;
     struct stat st;
     if (!fstat(STDOUT_FILENO, &st) && S_ISREG(st.st_mode) && (st.st_mode & S_IRWXO))
         fputs("Warning: writing to world accessible file.\n"

@@ -4,7 +4,6 @@
 #include <sodium.h>
 
 #include <cstdio>
-#include <cstring>
 
 #include "encoding.hpp"
 #include "keys.hpp"
@@ -14,14 +13,8 @@ namespace wgx {
 
 int pubkey_main(int argc, const char *argv[])
 {
-    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-        printf("Usage: %s %s\n", prog_name, argv[0]);
-        return 0;
-    }
-    if (argc != 1) {
-        fprintf(stderr, "Usage: %s %s\n", prog_name, argv[0]);
-        return 1;
-    }
+    if (int rc = check_usage(argc, argv, argc == 1, ""); rc >= 0)
+        return rc;
     char b64[kKeyBase64Len + 1] = {};
     if (fread(b64, 1, kKeyBase64Len, stdin) != kKeyBase64Len) {
         fprintf(stderr, "%s: Key is not the correct length or format\n", prog_name);

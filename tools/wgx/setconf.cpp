@@ -74,19 +74,11 @@ bool read_file(const char *path, std::string &out, std::string &warning)
 
 int setconf_main(int argc, const char *argv[])
 {
-    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-        printf("Usage: %s %s <interface> <configuration filename>\n", prog_name, argv[0]);
-        return 0;
-    }
-    if (argc != 3) {
-        fprintf(stderr, "Usage: %s %s <interface> <configuration filename>\n", prog_name, argv[0]);
+    if (int rc = check_usage(argc, argv, argc == 3, "<interface> <configuration filename>");
+        rc >= 0)
+        return rc;
+    if (!check_ifname(argv[1]))
         return 1;
-    }
-    if (strlen(argv[1]) > kIfNameMax) {
-        fprintf(stderr, "Invalid interface name `%s': at most %zu characters\n", argv[1],
-                kIfNameMax);
-        return 1;
-    }
     const bool append = !strcmp(argv[0], "addconf");
     const bool sync = !strcmp(argv[0], "syncconf");
     std::string text, warning;
@@ -97,8 +89,7 @@ int setconf_main(int argc, const char *argv[])
     ParseResult r = parse_config(text, argv[2], opts);
     std::fill(text.begin(), text.end(), '\0');
     if (!r.ok()) {
-        for (const std::string &e : r.errors)
-            fprintf(stderr, "%s\n", e.c_str());
+        print_messages(r.errors);
         fprintf(stderr, "Configuration parsing error: nothing was changed\n");
         return 1;
     }
@@ -108,9 +99,7 @@ int setconf_main(int argc, const char *argv[])
                                [](const Peer &p) { return p.preshared_key.has_value(); });
     if (!warning.empty() && secrets)
         fprintf(stderr, "%s\n", warning.c_str());
-    for (const std::string &w : r.warnings)
-        fprintf(stderr, "%s\n", w.c_str());
-    r.device.name = argv[1];
+    print_messages(r.warnings);
     if (sync) {
         Device runtime;
         Status st = get_device(argv[1], runtime);
@@ -121,12 +110,7 @@ int setconf_main(int argc, const char *argv[])
         }
         sync_config(r.device, runtime);
     }
-    Status st = set_device(r.device);
-    if (!st.is_ok()) {
-        fprintf(stderr, "Unable to modify interface %s: %s\n", argv[1], st.text().c_str());
-        return 1;
-    }
-    return 0;
+    return apply_device(r.device, argv[1]);
 }
 
 }  // namespace wgx

@@ -2,7 +2,6 @@
 //
 // `wgx showconf IF`: the running configuration in config-file grammar.
 #include <cstdio>
-#include <cstring>
 
 #include "encoding.hpp"
 #include "format.hpp"
@@ -51,11 +50,8 @@ std::string format_showconf(const Device &dev)
 
 int showconf_main(int argc, const char *argv[])
 {
-    if (argc != 2 || argv[1][0] == '-') {
-        FILE *f = argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) ? stdout : stderr;
-        fprintf(f, "Usage: %s %s <interface>\n", prog_name, argv[0]);
-        return f == stdout ? 0 : 1;
-    }
+    if (int rc = check_usage(argc, argv, argc == 2 && argv[1][0] != '-', "<interface>"); rc >= 0)
+        return rc;
     Device d;
     Status st = get_device(argv[1], d);
     if (!st.is_ok()) {

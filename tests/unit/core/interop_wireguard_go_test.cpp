@@ -26,6 +26,7 @@
 #include <gtest/gtest.h>
 
 #include <wgx/core.h>
+#include <wgx/core_test.h>
 
 #include <arpa/inet.h>
 #include <fcntl.h>

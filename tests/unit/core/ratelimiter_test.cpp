@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include <wgx/core.h>
+#include <wgx/core_test.h>
 
 namespace {
 

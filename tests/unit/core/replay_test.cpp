@@ -17,7 +17,7 @@
 namespace {
 
 constexpr uint64_t W = WGX_REPLAY_WINDOW;          // 8128
-constexpr uint64_t REJECT = WGX_REJECT_AFTER_MESSAGES; // 2^64 - 2^13 - 1
+constexpr uint64_t REJECT = WGX_TRANSPORT_REJECT_AFTER_MESSAGES; // 2^64 - 2^13 - 1
 
 struct Replay {
     wgx_replay r;

@@ -345,7 +345,7 @@ TEST(Timers, KeypairUsable)
 {
     Timers t;
     const uint64_t birth = 77 * SEC;
-    const uint64_t reject = WGX_REJECT_AFTER_MESSAGES;
+    const uint64_t reject = WGX_TRANSPORT_REJECT_AFTER_MESSAGES;
     EXPECT_TRUE(wgx_timers_core_keypair_usable(&t.t, birth, 0, birth));
     EXPECT_TRUE(wgx_timers_core_keypair_usable(&t.t, birth, 0, birth + 180 * SEC - 1));
     EXPECT_FALSE(wgx_timers_core_keypair_usable(&t.t, birth, 0, birth + 180 * SEC));

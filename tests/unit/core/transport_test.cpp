@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <wgx/core.h>
+#include <wgx/core_test.h>
 
 #include <array>
 #include <cstring>

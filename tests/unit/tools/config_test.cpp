@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-// Config-file parser: golden round trips, odd real-world input, every
-// malformed-input class with its exact file:line message, setconf/addconf
-// semantics.
+// Config-file parser (tools/wgx/config.hpp): golden round trips, odd
+// real-world input, every malformed-input class with its exact file:line
+// message, setconf/addconf semantics.  The value forms are in values_test.cpp.
 #include "../../../tools/wgx/format.hpp"
 #include "tool_test_util.hpp"
 
@@ -167,122 +167,6 @@ TEST(ToolConfig, SetconfResetsUnspecifiedAddconfDoesNot)
     EXPECT_FALSE(add.device.fwmark);
     ASSERT_EQ(add.device.peers.size(), 1u);
     EXPECT_TRUE(add.device.peers[0].replace_allowed_ips);
-}
-
-TEST(ToolConfig, OffValuesAndNumberForms)
-{
-    auto iface = [](const std::string &body) {
-        return parse_config("[Interface]\n" + body + "\n", "f", test_options(true));
-    };
-    EXPECT_EQ(iface("FwMark = off").device.fwmark, 0u);
-    EXPECT_EQ(iface("FwMark = OFF").device.fwmark, 0u);
-    EXPECT_EQ(iface("FwMark = 0").device.fwmark, 0u);
-    EXPECT_EQ(iface("FwMark = 4294967295").device.fwmark, 0xffffffffu);
-    EXPECT_EQ(iface("FwMark = 0xffffffff").device.fwmark, 0xffffffffu);
-    EXPECT_EQ(iface("FwMark = 0XaB").device.fwmark, 0xabu);
-    EXPECT_EQ(iface("FwMark = 010").device.fwmark, 10u);  // decimal, not octal, like wg
-    EXPECT_EQ(iface("FwMark = 1 2").device.fwmark, 12u);  // whitespace is removed, like wg
-    for (const char *bad : {"0x", "x10", "+1", "-1", "4294967296", "0x1g", "1.5", "on"})
-        EXPECT_FALSE(iface(std::string("FwMark = ") + bad).ok()) << bad;
-
-    EXPECT_EQ(iface("ListenPort = off").device.listen_port, 0);
-    EXPECT_EQ(iface("ListenPort = 0").device.listen_port, 0);
-    EXPECT_EQ(iface("ListenPort = 65535").device.listen_port, 65535);
-    for (const char *bad : {"65536", "-1", "1x", "99999999999999999999"})
-        EXPECT_FALSE(iface(std::string("ListenPort = ") + bad).ok()) << bad;
-
-    EXPECT_EQ(iface("ListenPorts = 1").device.listen_ports, 1);
-    EXPECT_EQ(iface("ListenPorts = 16").device.listen_ports, 16);
-    EXPECT_EQ(iface("listenports = 8").device.listen_ports, 8);
-    for (const char *bad : {"0", "17", "off", "-1", "0x4", "2 ports"})
-        EXPECT_FALSE(iface(std::string("ListenPorts = ") + bad).ok()) << bad;
-
-    EXPECT_EQ(iface("MTU = 68").device.mtu, 68u);
-    EXPECT_EQ(iface("mtu = 9000").device.mtu, 9000u);
-    for (const char *bad : {"0", "67", "65536", "off", "1500b"})
-        EXPECT_FALSE(iface(std::string("MTU = ") + bad).ok()) << bad;
-
-    auto peer = [](const std::string &body) {
-        return parse_config("[Peer]\nPublicKey = " + std::string(test::kPub2) + "\n" + body + "\n",
-                            "f", test_options(true));
-    };
-    EXPECT_EQ(peer("PersistentKeepalive = off").device.peers[0].persistent_keepalive, 0);
-    EXPECT_EQ(peer("PersistentKeepalive = 0").device.peers[0].persistent_keepalive, 0);
-    EXPECT_EQ(peer("PersistentKeepalive = 65535").device.peers[0].persistent_keepalive, 65535);
-    EXPECT_FALSE(peer("PersistentKeepalive = 65536").ok());
-    EXPECT_FALSE(peer("PersistentKeepalive = 0x10").ok());
-}
-
-TEST(ToolConfig, AllowedIpsForms)
-{
-    auto peer = [](const std::string &body) {
-        return parse_config("[Peer]\nPublicKey = " + std::string(test::kPub2) + "\n" + body + "\n",
-                            "f", test_options(true));
-    };
-    ParseResult r = peer("AllowedIPs = 10.0.0.1, fd00::1, 0.0.0.0/0, ::/0, ::ffff:10.0.0.1/128");
-    ASSERT_TRUE(r.ok());
-    const auto &ips = r.device.peers[0].allowed_ips;
-    ASSERT_EQ(ips.size(), 5u);
-    EXPECT_EQ(ips[0], test::prefix("10.0.0.1", 32));  // no prefix: host route
-    EXPECT_EQ(ips[1], test::prefix("fd00::1", 128));
-    EXPECT_EQ(ips[2], test::prefix("0.0.0.0", 0));
-    EXPECT_EQ(ips[3], test::prefix("::", 0));
-    EXPECT_EQ(ips[4], test::prefix("::ffff:10.0.0.1", 128));
-    EXPECT_TRUE(r.warnings.empty());
-
-    // Empty value: the peer's allowed IPs are replaced by nothing.
-    r = peer("AllowedIPs =");
-    ASSERT_TRUE(r.ok());
-    EXPECT_TRUE(r.device.peers[0].allowed_ips.empty());
-    EXPECT_TRUE(r.device.peers[0].replace_allowed_ips);
-
-    // Host bits: accepted with a warning naming file:line (the kernel masks them).
-    r = peer("AllowedIPs = 10.0.0.1/24");
-    ASSERT_TRUE(r.ok());
-    ASSERT_EQ(r.warnings.size(), 1u);
-    EXPECT_EQ(r.warnings[0],
-              "f:3: warning: AllowedIPs entry `10.0.0.1/24' has host bits set beyond its prefix");
-
-    // +/- prefixes: incremental change, no replace; '-' removes.
-    r = peer("AllowedIPs = +10.0.0.0/24, -10.9.0.0/16");
-    ASSERT_TRUE(r.ok());
-    EXPECT_FALSE(r.device.peers[0].replace_allowed_ips);
-    ASSERT_EQ(r.device.peers[0].allowed_ips.size(), 2u);
-    EXPECT_FALSE(r.device.peers[0].allowed_ips[0].remove);
-    EXPECT_TRUE(r.device.peers[0].allowed_ips[1].remove);
-
-    for (const char *bad : {"10.0.0.1/33", "10.0.0.1/x", "10.0.0/24", "fd00::/129", "fd00:::1",
-                            "10.0.0.1//24", "/24", "+", "10.0.0.1/ 24x", "1.2.3.4.5"})
-        EXPECT_FALSE(peer(std::string("AllowedIPs = ") + bad).ok()) << bad;
-}
-
-TEST(ToolConfig, EndpointForms)
-{
-    auto ep = [](const std::string &v) {
-        return parse_config("[Peer]\nPublicKey = " + std::string(test::kPub2) +
-                                "\nEndpoint = " + v + "\n",
-                            "f", test_options(true));
-    };
-    EXPECT_EQ(ep("192.0.2.1:51820").device.peers[0].endpoint, test::endpoint("192.0.2.1", 51820));
-    EXPECT_EQ(ep("[2001:db8::1]:1").device.peers[0].endpoint, test::endpoint("2001:db8::1", 1));
-    // Unbracketed IPv6: split at the last colon, as wg does.
-    EXPECT_EQ(ep("2001:db8::1:51820").device.peers[0].endpoint,
-              test::endpoint("2001:db8::1", 51820));
-    EXPECT_EQ(ep("vpn.example.com:51820").device.peers[0].endpoint,
-              test::endpoint("192.0.2.7", 51820));
-    EXPECT_EQ(ep("[v6.example.com]:51820").device.peers[0].endpoint,
-              test::endpoint("2001:db8::7", 51820));
-    for (const char *bad : {"192.0.2.1", "192.0.2.1:", ":51820", "[2001:db8::1]", "[2001:db8::1]51820",
-                            "[2001:db8::1]:", "[]:51820", "[2001:db8::1"}) {
-        ParseResult r = ep(bad);
-        ASSERT_EQ(r.errors.size(), 1u) << bad;
-        EXPECT_EQ(r.errors[0], std::string("f:3: invalid Endpoint `") + bad +
-                                   "': expected HOST:PORT, IPV4:PORT or [IPV6]:PORT");
-    }
-    ParseResult r = ep("unknown.example.net:51820");
-    ASSERT_EQ(r.errors.size(), 1u);
-    EXPECT_EQ(r.errors[0],
-              "f:3: unable to resolve Endpoint `unknown.example.net:51820': Name or service not known");
 }
 
 TEST(ToolConfig, CommentsEverywhereAndNoTrailingNewline)

@@ -1,35 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-// `wgx set` argument parsing: wg's grammar plus mtu/offload, key files.
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cstdio>
-
+// `wgx set` argument parsing (tools/wgx/set_args.hpp): wg's grammar plus
+// mtu/offload, key files.
 #include "tool_test_util.hpp"
 
 namespace wgx {
 namespace {
 
 using test::key;
-
-class TempFile {
-  public:
-    TempFile(const std::string &content, mode_t mode = 0600)
-    {
-        char tmpl[] = "/tmp/wgx-unit-XXXXXX";
-        int fd = mkstemp(tmpl);
-        EXPECT_GE(fd, 0);
-        path_ = tmpl;
-        EXPECT_EQ(write(fd, content.data(), content.size()), (ssize_t)content.size());
-        fchmod(fd, mode);
-        close(fd);
-    }
-    ~TempFile() { unlink(path_.c_str()); }
-    const std::string &path() const { return path_; }
-
-  private:
-    std::string path_;
-};
+using test::TempFile;
 
 ParseResult parse(std::vector<std::string> args)
 {
@@ -160,59 +138,13 @@ TEST(ToolSetArgs, ErrorsNameArgumentAndExpectation)
     }
 }
 
-TEST(ToolSetArgs, KeyFiles)
+TEST(ToolSetArgs, KeyFileWarningsPassThrough)
 {
-    std::vector<std::string> warnings;
-    std::string err;
-    Key k;
-
-    TempFile good(std::string(test::kPriv1) + " \n\t\n");
-    ASSERT_TRUE(read_key_file(good.path(), k, err, warnings)) << err;
-    EXPECT_EQ(k, key(test::kPriv1));
-    EXPECT_TRUE(warnings.empty());
-
-    // An empty file (or /dev/null) is the all-zero key: "remove".
-    TempFile empty("");
-    ASSERT_TRUE(read_key_file(empty.path(), k, err, warnings));
-    EXPECT_TRUE(key_is_zero(k));
-    ASSERT_TRUE(read_key_file("/dev/null", k, err, warnings));
-    EXPECT_TRUE(key_is_zero(k));
-    EXPECT_TRUE(warnings.empty());  // /dev/null is not a regular file
-
-    TempFile trailing(std::string(test::kPriv1) + "x");
-    EXPECT_FALSE(read_key_file(trailing.path(), k, err, warnings));
-    EXPECT_EQ(err, "key file `" + trailing.path() +
-                       "' has a trailing character `x' after the key: expected only whitespace");
-    EXPECT_TRUE(key_is_zero(k));
-
-    TempFile shortkey("abc\n");
-    EXPECT_FALSE(read_key_file(shortkey.path(), k, err, warnings));
-    EXPECT_EQ(err, "key file `" + shortkey.path() +
-                       "' is too short: expected a 44-character base64 key");
-
-    TempFile badchars(std::string(43, '-') + "=");
-    EXPECT_FALSE(read_key_file(badchars.path(), k, err, warnings));
-    EXPECT_EQ(err, "key file `" + badchars.path() +
-                       "' does not hold a valid key: expected 44 base64 characters ending in '='");
-
     TempFile world(std::string(test::kPriv1) + "\n", 0644);
-    ASSERT_TRUE(read_key_file(world.path(), k, err, warnings));
-    ASSERT_EQ(warnings.size(), 1u);
-    EXPECT_EQ(warnings[0], "Warning: `" + world.path() + "' is world accessible");
-
-    // set passes key-file warnings through.
     ParseResult r = parse({"private-key", world.path()});
     ASSERT_TRUE(r.ok());
     ASSERT_EQ(r.warnings.size(), 1u);
-}
-
-TEST(ToolSetArgs, WorldAccessibleWarningRule)
-{
-    EXPECT_EQ(world_accessible_warning("k", 0100600, true), "");
-    EXPECT_EQ(world_accessible_warning("k", 0100640, true), "");
-    EXPECT_EQ(world_accessible_warning("k", 0100604, true), "Warning: `k' is world accessible");
-    EXPECT_EQ(world_accessible_warning("k", 0100601, true), "Warning: `k' is world accessible");
-    EXPECT_EQ(world_accessible_warning("k", 0020666, false), "");
+    EXPECT_EQ(r.warnings[0], "Warning: `" + world.path() + "' is world accessible");
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 
 #include <arpa/inet.h>
 #include <netdb.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +18,8 @@
 #include <gtest/gtest.h>
 
 #include "../../../tools/wgx/config.hpp"
+#include "../../../tools/wgx/set_args.hpp"
+#include "../../../tools/wgx/values.hpp"
 #include "../../../tools/wgx/encoding.hpp"
 #include "../../../tools/wgx/model.hpp"
 
@@ -99,6 +103,26 @@ inline Endpoint endpoint(const char *ip, unsigned short port)
     }
     return e;
 }
+
+// A temporary file holding @content with mode @mode, removed at scope exit.
+class TempFile {
+  public:
+    TempFile(const std::string &content, mode_t mode = 0600)
+    {
+        char tmpl[] = "/tmp/wgx-unit-XXXXXX";
+        int fd = mkstemp(tmpl);
+        EXPECT_GE(fd, 0);
+        path_ = tmpl;
+        EXPECT_EQ(write(fd, content.data(), content.size()), (ssize_t)content.size());
+        fchmod(fd, mode);
+        close(fd);
+    }
+    ~TempFile() { unlink(path_.c_str()); }
+    const std::string &path() const { return path_; }
+
+  private:
+    std::string path_;
+};
 
 inline AllowedIp prefix(const char *ip, unsigned cidr)
 {

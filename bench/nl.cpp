@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// nl.cpp - wgx-bench-nl, the benchmark's generic netlink helper, for the
+// handshake and many-peers workloads.  FAMILY is "wireguard" or "wgx": both
+// use the same commands and attribute numbers, and the helper speaks them
+// through the wgx tool's own library (tools/wgx: netlink.hpp, wgnl.hpp), so
+// the benchmark configures and reads devices with exactly the tool's
+// encoder.  Built by CMake into build/bench/.
+//
+//   wgx-bench-nl wait FAMILY IFNAME PEERS TIMEOUT CMD [ARG...]
+//       Read every peer's latest handshake time on IFNAME, start CMD (which
+//       makes the initiators initiate, e.g. `ip -n a -batch up.batch`), then
+//       poll IFNAME every 5 ms until PEERS peers have a new latest handshake
+//       time or TIMEOUT seconds (1..600) pass.  A responder records that time
+//       when the first transport data packet of the new session arrives, so a
+//       peer counts once its handshake is complete on both sides.  Prints
+//         {"peers":M,"listed":L,"completed":C,"seconds":S,"p50_seconds":S50,
+//          "polls":N,"cmd_exit":X}
+//       S: from starting CMD to the last completion (to the timeout when
+//       C < M); S50: to the median completion.  CMD's output goes to stderr.
+//
+//   wgx-bench-nl setup FAMILY FILE
+//       Configure many single-peer devices in one process (instead of one
+//       tool run per device, which costs a second under TCG).  FILE lines:
+//         IFNAME PRIVATE_KEY_HEX PEER_PUBLIC_KEY_HEX ENDPOINT_IPV4 PORT KEEPALIVE_S
+//       The peer gets the endpoint, persistent keepalive and no allowed IPs.
+//       Prints {"devices":N}.
+//
+//   wgx-bench-nl count FAMILY IFNAME
+//       Prints {"peers":N}: how many peers GET_DEVICE lists for IFNAME.
+//
+// Errors: {"error":"..."} on stdout, exit status 1 (no such family or
+// device, malformed FILE line, the kernel refused a SET_DEVICE, fewer peers
+// listed than PEERS).  Exit 2: usage.
+#include <arpa/inet.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "model.hpp"
+#include "netlink.hpp"
+#include "wgnl.hpp"
+
+namespace {
+
+using namespace wgx;
+
+constexpr long kMaxPeers = 65536;
+
+[[noreturn]] __attribute__((format(printf, 1, 2))) void fail(const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    for (char *p = msg; *p; p++)
+        if (*p == '"' || *p == '\\' || static_cast<unsigned char>(*p) < 0x20)
+            *p = ' ';
+    printf("{\"error\":\"%s\"}\n", msg);
+    exit(1);
+}
+
+double now_s()
+{
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+// One generic netlink socket and the id of FAMILY.
+struct Family {
+    NlSocket sock;
+    std::uint16_t id = 0;
+
+    explicit Family(const char *name)
+    {
+        Status st = sock.open(NETLINK_GENERIC);
+        if (!st.is_ok())
+            fail("netlink socket: %s", st.text().c_str());
+        if (!genl_family_id(sock, name, id).is_ok())
+            fail("no generic netlink family %s (module not loaded?)", name);
+    }
+
+    // The peers GET_DEVICE lists for @ifname, split peers coalesced.
+    std::vector<Peer> dump(const std::string &ifname)
+    {
+        Device dev;
+        NlMessage req = build_get_device_request(id, ifname);
+        Status st = sock.request(
+            req, [&](const nlmsghdr *nlh) { return parse_get_device_message(nlh, dev); });
+        if (!st.is_ok())
+            fail("cannot read device %s: %s", ifname.c_str(), st.text().c_str());
+        coalesce_peers(dev);
+        return std::move(dev.peers);
+    }
+};
+
+long parse_long(const char *s, long lo, long hi, const char *what)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || !*s || *end || v < lo || v > hi)
+        fail("%s must be %ld..%ld, got '%s'", what, lo, hi, s);
+    return v;
+}
+
+// A peer's latest handshake before CMD, and when (seconds after CMD started)
+// it changed; done < 0: not yet.
+struct Waited {
+    Key key;
+    std::int64_t sec, nsec;
+    double done = -1;
+};
+
+int cmd_wait(Family &f, char **argv)
+{
+    const std::string ifname = argv[0];
+    const long want = parse_long(argv[1], 1, kMaxPeers, "PEERS");
+    const long timeout = parse_long(argv[2], 1, 600, "TIMEOUT");
+
+    std::vector<Waited> peers;
+    const std::vector<Peer> before = f.dump(ifname);
+    const std::size_t listed = before.size();
+    if (listed < static_cast<std::size_t>(want))
+        fail("%s: GET_DEVICE lists %zu peers, expected %ld", ifname.c_str(), listed, want);
+    for (const Peer &p : before) {
+        if (peers.size() == static_cast<std::size_t>(kMaxPeers))
+            break;
+        peers.push_back({p.public_key, p.last_handshake_sec, p.last_handshake_nsec});
+    }
+
+    fflush(stdout);
+    const double t0 = now_s();
+    pid_t pid = fork();
+    if (pid < 0)
+        fail("fork: %s", strerror(errno));
+    if (pid == 0) {
+        dup2(2, 1);
+        execvp(argv[3], argv + 3);
+        fprintf(stderr, "wgx-bench-nl: cannot run %s: %s\n", argv[3], strerror(errno));
+        _exit(127);
+    }
+    std::size_t done = 0, polls = 0;
+    double t;
+    for (;;) {
+        t = now_s() - t0;
+        for (const Peer &p : f.dump(ifname)) {
+            auto w = std::find_if(peers.begin(), peers.end(),
+                                  [&](const Waited &x) { return x.key == p.public_key; });
+            if (w != peers.end() && w->done < 0 && (p.last_handshake_sec || p.last_handshake_nsec) &&
+                (p.last_handshake_sec != w->sec || p.last_handshake_nsec != w->nsec))
+                w->done = t;
+        }
+        polls++;
+        done = std::count_if(peers.begin(), peers.end(), [](const Waited &w) { return w.done >= 0; });
+        if (done >= static_cast<std::size_t>(want) || t >= static_cast<double>(timeout))
+            break;
+        timespec pause = {0, 5000000};
+        nanosleep(&pause, nullptr);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+
+    std::vector<double> times;
+    for (const Waited &w : peers)
+        if (w.done >= 0)
+            times.push_back(w.done);
+    std::sort(times.begin(), times.end());
+    const double last = times.empty() ? 0 : times.back();
+    const double p50 = times.empty() ? 0 : times[(times.size() - 1) / 2];
+    printf("{\"peers\":%ld,\"listed\":%zu,\"completed\":%zu,\"seconds\":%.4f,"
+           "\"p50_seconds\":%.4f,\"polls\":%zu,\"cmd_exit\":%d}\n",
+           want, listed, times.size(), times.size() >= static_cast<std::size_t>(want) ? last : t,
+           p50, polls, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    return 0;
+}
+
+bool hex_key(const std::string &hex, Key &key)
+{
+    if (hex.size() != 2 * kKeyLen)
+        return false;
+    for (std::size_t i = 0; i < kKeyLen; i++) {
+        unsigned int byte;
+        if (sscanf(hex.c_str() + 2 * i, "%2x", &byte) != 1)
+            return false;
+        key[i] = static_cast<std::uint8_t>(byte);
+    }
+    return true;
+}
+
+int cmd_setup(Family &f, char **argv)
+{
+    std::ifstream in(argv[0]);
+    if (!in)
+        fail("%s: %s", argv[0], strerror(errno));
+    std::string line;
+    std::size_t lineno = 0, devices = 0;
+    while (std::getline(in, line)) {
+        lineno++;
+        if (line.empty() || line[0] == '#')
+            continue;
+        std::istringstream fields(line);
+        std::string ifname, priv_hex, pub_hex, ip;
+        long port = -1, keepalive = -1;
+        Device dev;
+        Peer peer;
+        Key priv;
+        Endpoint ep;
+        ep.addr4.sin_family = AF_INET;
+        if (!(fields >> ifname >> priv_hex >> pub_hex >> ip >> port >> keepalive) ||
+            !hex_key(priv_hex, priv) || !hex_key(pub_hex, peer.public_key) ||
+            inet_pton(AF_INET, ip.c_str(), &ep.addr4.sin_addr) != 1 || port < 1 || port > 65535 ||
+            keepalive < 0 || keepalive > 65535)
+            fail("%s:%zu: expected IFNAME PRIVKEY_HEX PUBKEY_HEX IPV4 PORT KEEPALIVE", argv[0],
+                 lineno);
+        ep.addr4.sin_port = htons(static_cast<std::uint16_t>(port));
+        peer.endpoint = ep;
+        peer.persistent_keepalive = static_cast<std::uint16_t>(keepalive);
+        dev.name = ifname;
+        dev.private_key = priv;
+        dev.peers.push_back(peer);
+
+        std::vector<NlMessage> msgs;
+        Status st = build_set_device_messages(dev, f.id, default_set_message_size(), msgs);
+        for (NlMessage &m : msgs)
+            if (st.is_ok())
+                st = f.sock.request(m, nullptr);
+        if (!st.is_ok())
+            fail("SET_DEVICE %s: %s", ifname.c_str(), st.text().c_str());
+        devices++;
+    }
+    printf("{\"devices\":%zu}\n", devices);
+    return 0;
+}
+
+int cmd_count(Family &f, char **argv)
+{
+    printf("{\"peers\":%zu}\n", f.dump(argv[0]).size());
+    return 0;
+}
+
+[[noreturn]] void usage()
+{
+    fprintf(stderr, "usage: wgx-bench-nl wait FAMILY IFNAME PEERS TIMEOUT CMD [ARG...]\n"
+                    "       wgx-bench-nl setup FAMILY FILE\n"
+                    "       wgx-bench-nl count FAMILY IFNAME\n");
+    exit(2);
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    if (argc < 3)
+        usage();
+    const std::string cmd = argv[1];
+    if (cmd == "wait" && argc >= 7) {
+        Family f(argv[2]);
+        return cmd_wait(f, argv + 3);
+    }
+    if (cmd == "setup" && argc == 4) {
+        Family f(argv[2]);
+        return cmd_setup(f, argv + 3);
+    }
+    if (cmd == "count" && argc == 4) {
+        Family f(argv[2]);
+        return cmd_count(f, argv + 3);
+    }
+    usage();
+}

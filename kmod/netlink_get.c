@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netlink_get.c - WGX_CMD_GET_DEVICE of the generic netlink family "wgx"
+ * (netlink.c): a dump of one device's configuration, peers, allowed IPs and
+ * counters, as include/uapi/linux/wgx.h specifies it.
+ *
+ * Dumps resume exactly: the context remembers the next peer (with a
+ * reference) and the index of its next allowed IP, so a peer whose allowed
+ * IPs do not fit continues in the next message.  A change of the peer list or
+ * of the allowed IPs between two messages marks the first message built after
+ * it NLM_F_DUMP_INTR (nl_dump_check_consistent()); the reader starts over.
+ */
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/jhash.h>
+#include <linux/netdevice.h>
+#include <linux/string.h>
+#include <linux/time64.h>
+#include <linux/time_types.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+#include <net/sock.h>
+
+#include <uapi/linux/wgx.h>
+#include <wgx/core.h>
+
+#include "device.h"
+#include "netlink_internal.h"
+#include "peer.h"
+
+/* ---- counters: uapi attribute <-> kernel counter ---- */
+
+static const struct {
+	u16 attr;
+	u16 stat;
+} wgx_nl_peer_stats[] = {
+	{ WGX_PEER_STATS_A_RX_PACKETS, WGX_PEER_STAT_RX_PACKETS },
+	{ WGX_PEER_STATS_A_TX_PACKETS, WGX_PEER_STAT_TX_PACKETS },
+	{ WGX_PEER_STATS_A_RX_DROP_AUTH, WGX_PEER_STAT_RX_DROP_AUTH },
+	{ WGX_PEER_STATS_A_RX_DROP_REPLAY, WGX_PEER_STAT_RX_DROP_REPLAY },
+	{ WGX_PEER_STATS_A_RX_DROP_ALLOWEDIPS, WGX_PEER_STAT_RX_DROP_ALLOWEDIPS },
+	{ WGX_PEER_STATS_A_RX_DROP_NO_KEYPAIR, WGX_PEER_STAT_RX_DROP_NO_KEYPAIR },
+	{ WGX_PEER_STATS_A_RX_DROP_MALFORMED, WGX_PEER_STAT_RX_DROP_MALFORMED },
+	{ WGX_PEER_STATS_A_TX_DROP_STAGED_OVERFLOW, WGX_PEER_STAT_TX_DROP_STAGED_OVERFLOW },
+	{ WGX_PEER_STATS_A_TX_DROP_NO_ENDPOINT, WGX_PEER_STAT_TX_DROP_NO_ENDPOINT },
+	{ WGX_PEER_STATS_A_TX_DROP_ERROR, WGX_PEER_STAT_TX_DROP_ERROR },
+	{ WGX_PEER_STATS_A_HANDSHAKE_INITIATIONS_TX, WGX_PEER_STAT_HANDSHAKE_INITIATIONS_TX },
+	{ WGX_PEER_STATS_A_HANDSHAKE_INITIATIONS_RX, WGX_PEER_STAT_HANDSHAKE_INITIATIONS_RX },
+	{ WGX_PEER_STATS_A_HANDSHAKE_RESPONSES_TX, WGX_PEER_STAT_HANDSHAKE_RESPONSES_TX },
+	{ WGX_PEER_STATS_A_HANDSHAKE_RESPONSES_RX, WGX_PEER_STAT_HANDSHAKE_RESPONSES_RX },
+	{ WGX_PEER_STATS_A_COOKIE_REPLIES_RX, WGX_PEER_STAT_COOKIE_REPLIES_RX },
+	{ WGX_PEER_STATS_A_HANDSHAKES_COMPLETED, WGX_PEER_STAT_HANDSHAKES_COMPLETED },
+	{ WGX_PEER_STATS_A_HANDSHAKE_TIMEOUTS, WGX_PEER_STAT_HANDSHAKE_TIMEOUTS },
+	{ WGX_PEER_STATS_A_HANDSHAKE_DROP_INVALID, WGX_PEER_STAT_HANDSHAKE_DROP_INVALID },
+	{ WGX_PEER_STATS_A_KEEPALIVES_TX, WGX_PEER_STAT_KEEPALIVES_TX },
+	{ WGX_PEER_STATS_A_KEEPALIVES_RX, WGX_PEER_STAT_KEEPALIVES_RX },
+};
+
+static const struct {
+	u16 attr;
+	u16 stat;
+} wgx_nl_device_stats[] = {
+	{ WGX_DEVICE_STATS_A_RX_HANDSHAKE_PACKETS, WGX_DEVICE_STAT_RX_HANDSHAKE_PACKETS },
+	{ WGX_DEVICE_STATS_A_RX_DROP_MALFORMED, WGX_DEVICE_STAT_RX_DROP_MALFORMED },
+	{ WGX_DEVICE_STATS_A_RX_DROP_MAC1, WGX_DEVICE_STAT_RX_DROP_MAC1 },
+	{ WGX_DEVICE_STATS_A_RX_DROP_MAC2, WGX_DEVICE_STAT_RX_DROP_MAC2 },
+	{ WGX_DEVICE_STATS_A_RX_DROP_UNKNOWN_PEER, WGX_DEVICE_STAT_RX_DROP_UNKNOWN_PEER },
+	{ WGX_DEVICE_STATS_A_RX_DROP_UNKNOWN_INDEX, WGX_DEVICE_STAT_RX_DROP_UNKNOWN_INDEX },
+	{ WGX_DEVICE_STATS_A_RX_DROP_RATELIMITED, WGX_DEVICE_STAT_RX_DROP_RATELIMITED },
+	{ WGX_DEVICE_STATS_A_RX_DROP_HANDSHAKE_QUEUE, WGX_DEVICE_STAT_RX_DROP_HANDSHAKE_QUEUE },
+	{ WGX_DEVICE_STATS_A_COOKIE_REPLIES_TX, WGX_DEVICE_STAT_COOKIE_REPLIES_TX },
+	{ WGX_DEVICE_STATS_A_TX_DROP_NO_PEER, WGX_DEVICE_STAT_TX_DROP_NO_PEER },
+	{ WGX_DEVICE_STATS_A_UNDER_LOAD_ENTERED, WGX_DEVICE_STAT_UNDER_LOAD_ENTERED },
+};
+
+/*
+ * struct wgx_dump_ctx - state of one dump, kept in netlink_callback::ctx.
+ * @wgx: the device (its net_device referenced from start to done).
+ * @next_peer: the peer the next message starts with (referenced), or NULL
+ *             for the first peer of the list.
+ * @next_allowedip: index of @next_peer's first allowed IP not sent yet; 0
+ *                  when the peer has not been started.
+ * @started: the device attributes were sent.
+ * @done: every peer was sent; the next call ends the dump.
+ */
+struct wgx_dump_ctx {
+	struct wgx_device *wgx;
+	struct wgx_peer *next_peer;
+	u64 next_allowedip;
+	bool started;
+	bool done;
+};
+
+static struct wgx_dump_ctx *wgx_dump_ctx(struct netlink_callback *cb)
+{
+	BUILD_BUG_ON(sizeof(struct wgx_dump_ctx) > sizeof(cb->ctx));
+	return (struct wgx_dump_ctx *)cb->ctx;
+}
+
+/*
+ * A value that changes whenever the peer list or the allowed IPs change: a
+ * peer creation bumps peer_ids, a removal lowers num_peers, the trie bumps
+ * its own sequence on every change.  Never 0, which would disable the
+ * consistency check.  device_update_lock held.
+ */
+static unsigned int wgx_nl_dump_generation(struct wgx_device *wgx)
+{
+	u64 ips = wgx_allowedips_seq(wgx->allowedips);
+	u32 gen = jhash_3words((u32)ips ^ (u32)(ips >> 32),
+			       (u32)wgx->peer_ids ^ (u32)(wgx->peer_ids >> 32),
+			       wgx->num_peers, 0);
+
+	return gen ?: 1;
+}
+
+int wgx_netlink_get_start(struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct wgx_dump_ctx *ctx = wgx_dump_ctx(cb);
+	struct wgx_device *wgx;
+
+	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_peer_stats) != WGX_PEER_STATS_A_MAX);
+	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_device_stats) != WGX_DEVICE_STATS_A_MAX);
+	wgx = wgx_netlink_lookup_device(sock_net(cb->skb->sk), info->attrs, cb->extack);
+	if (IS_ERR(wgx))
+		return PTR_ERR(wgx);
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->wgx = wgx;
+	return 0;
+}
+
+int wgx_netlink_get_done(struct netlink_callback *cb)
+{
+	struct wgx_dump_ctx *ctx = wgx_dump_ctx(cb);
+
+	if (ctx->next_peer)
+		wgx_peer_put(ctx->next_peer);
+	if (ctx->wgx)
+		dev_put(ctx->wgx->dev);
+	memset(ctx, 0, sizeof(*ctx));
+	return 0;
+}
+
+/* Device attributes of the first message (after ifindex and ifname). */
+static int wgx_nl_put_device(struct sk_buff *skb, struct wgx_device *wgx)
+{
+	u8 private_key[WGX_KEY_LEN], public_key[WGX_KEY_LEN];
+	struct nlattr *nest;
+	bool has_key;
+	size_t i;
+	int ret = -EMSGSIZE;
+
+	down_read(&wgx->identity_lock);
+	has_key = wgx_noise_identity_get_keys(wgx->identity, public_key, private_key);
+	up_read(&wgx->identity_lock);
+	if (has_key && (nla_put(skb, WGX_DEVICE_A_PRIVATE_KEY, WGX_KEY_LEN, private_key) ||
+			nla_put(skb, WGX_DEVICE_A_PUBLIC_KEY, WGX_KEY_LEN, public_key)))
+		goto out;
+	if (nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORT, wgx->incoming_port) ||
+	    nla_put_u32(skb, WGX_DEVICE_A_FWMARK, READ_ONCE(wgx->fwmark)))
+		goto out;
+
+	nest = nla_nest_start(skb, WGX_DEVICE_A_STATS);
+	if (!nest)
+		goto out;
+	for (i = 0; i < ARRAY_SIZE(wgx_nl_device_stats); ++i) {
+		if (nla_put_u64_64bit(skb, wgx_nl_device_stats[i].attr,
+				      wgx_device_stats_read(wgx, wgx_nl_device_stats[i].stat),
+				      WGX_DEVICE_STATS_A_UNSPEC)) {
+			nla_nest_cancel(skb, nest);
+			goto out;
+		}
+	}
+	nla_nest_end(skb, nest);
+	ret = 0;
+out:
+	memzero_explicit(private_key, sizeof(private_key));
+	return ret;
+}
+
+/* Endpoint as a clean sockaddr (no stale padding bytes), if the peer has one. */
+static int wgx_nl_put_endpoint(struct sk_buff *skb, struct wgx_peer *peer)
+{
+	struct wgx_endpoint ep;
+
+	read_lock_bh(&peer->endpoint_lock);
+	ep = peer->endpoint;
+	read_unlock_bh(&peer->endpoint_lock);
+
+	if (ep.addr.sa_family == AF_INET) {
+		struct sockaddr_in sin = {
+			.sin_family = AF_INET,
+			.sin_port = ep.addr4.sin_port,
+			.sin_addr = ep.addr4.sin_addr,
+		};
+
+		return nla_put(skb, WGX_PEER_A_ENDPOINT, sizeof(sin), &sin);
+	}
+	if (ep.addr.sa_family == AF_INET6) {
+		struct sockaddr_in6 sin6 = {
+			.sin6_family = AF_INET6,
+			.sin6_port = ep.addr6.sin6_port,
+			.sin6_flowinfo = ep.addr6.sin6_flowinfo,
+			.sin6_addr = ep.addr6.sin6_addr,
+			.sin6_scope_id = ep.addr6.sin6_scope_id,
+		};
+
+		return nla_put(skb, WGX_PEER_A_ENDPOINT, sizeof(sin6), &sin6);
+	}
+	return 0;
+}
+
+/* Everything of a peer except its public key and allowed IPs. */
+static int wgx_nl_put_peer_state(struct sk_buff *skb, struct wgx_peer *peer)
+{
+	struct wgx_device *wgx = peer->wgx;
+	struct __kernel_timespec last_handshake;
+	struct timespec64 walltime;
+	u8 psk[WGX_KEY_LEN];
+	struct nlattr *nest;
+	size_t i;
+	int ret;
+
+	down_read(&wgx->identity_lock);
+	mutex_lock(&peer->handshake_lock);
+	wgx_noise_handshake_get_preshared_key(peer->handshake, psk);
+	mutex_unlock(&peer->handshake_lock);
+	up_read(&wgx->identity_lock);
+	ret = nla_put(skb, WGX_PEER_A_PRESHARED_KEY, sizeof(psk), psk);
+	memzero_explicit(psk, sizeof(psk));
+	if (ret)
+		return ret;
+
+	spin_lock_bh(&peer->timers_lock);
+	walltime = peer->walltime_last_handshake;
+	spin_unlock_bh(&peer->timers_lock);
+	last_handshake.tv_sec = walltime.tv_sec;
+	last_handshake.tv_nsec = walltime.tv_nsec;
+	if (nla_put(skb, WGX_PEER_A_LAST_HANDSHAKE_TIME, sizeof(last_handshake), &last_handshake) ||
+	    nla_put_u16(skb, WGX_PEER_A_PERSISTENT_KEEPALIVE_INTERVAL,
+			READ_ONCE(peer->timer_state.persistent_keepalive_s)) ||
+	    nla_put_u64_64bit(skb, WGX_PEER_A_RX_BYTES,
+			      wgx_peer_stats_read(peer, WGX_PEER_STAT_RX_BYTES),
+			      WGX_PEER_A_UNSPEC) ||
+	    nla_put_u64_64bit(skb, WGX_PEER_A_TX_BYTES,
+			      wgx_peer_stats_read(peer, WGX_PEER_STAT_TX_BYTES),
+			      WGX_PEER_A_UNSPEC) ||
+	    nla_put_u32(skb, WGX_PEER_A_PROTOCOL_VERSION, 1) ||
+	    wgx_nl_put_endpoint(skb, peer))
+		return -EMSGSIZE;
+
+	nest = nla_nest_start(skb, WGX_PEER_A_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < ARRAY_SIZE(wgx_nl_peer_stats); ++i) {
+		if (nla_put_u64_64bit(skb, wgx_nl_peer_stats[i].attr,
+				      wgx_peer_stats_read(peer, wgx_nl_peer_stats[i].stat),
+				      WGX_PEER_STATS_A_UNSPEC)) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* wgx_allowedips_walk() callback: one allowed IP as an element of WGX_PEER_A_ALLOWEDIPS. */
+static int wgx_nl_put_allowedip(void *data, int family, const wgx_u8 *addr, wgx_u8 cidr)
+{
+	struct sk_buff *skb = data;
+	struct nlattr *nest = nla_nest_start(skb, 0);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u16(skb, WGX_ALLOWEDIP_A_FAMILY, family) ||
+	    nla_put(skb, WGX_ALLOWEDIP_A_IPADDR,
+		    family == AF_INET6 ? sizeof(struct in6_addr) : sizeof(struct in_addr), addr) ||
+	    nla_put_u8(skb, WGX_ALLOWEDIP_A_CIDR_MASK, cidr)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * One peer element of WGX_DEVICE_A_PEERS, starting at allowed IP *@next_ip.
+ * A peer not begun yet (*@next_ip == 0) gets every attribute; a continued one
+ * only its public key and the remaining allowed IPs (uapi "Splitting").
+ * Returns 0 when the peer is complete (*@next_ip reset to 0), 1 when it was
+ * cut after at least one allowed IP (*@next_ip = the first one left out), or
+ * -EMSGSIZE when nothing of it fits (the message is unchanged).
+ */
+static int wgx_nl_put_peer(struct sk_buff *skb, struct wgx_peer *peer, u64 *next_ip)
+{
+	struct wgx_allowedips *table = peer->wgx->allowedips;
+	u64 count = wgx_allowedips_count(table, peer);
+	struct nlattr *nest, *ips;
+	u64 next;
+
+	if (*next_ip && *next_ip >= count) {
+		/*
+		 * Allowed IPs vanished since the last message (this one is marked
+		 * NLM_F_DUMP_INTR): nothing of this peer is left to send.
+		 */
+		*next_ip = 0;
+		return 0;
+	}
+
+	nest = nla_nest_start(skb, 0);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put(skb, WGX_PEER_A_PUBLIC_KEY, WGX_KEY_LEN, peer->public_key))
+		goto cancel;
+	if (!*next_ip && wgx_nl_put_peer_state(skb, peer))
+		goto cancel;
+
+	if (*next_ip < count) {
+		ips = nla_nest_start(skb, WGX_PEER_A_ALLOWEDIPS);
+		if (!ips)
+			goto cancel;
+		next = wgx_allowedips_walk(table, peer, *next_ip, wgx_nl_put_allowedip, skb);
+		if (next == *next_ip)
+			goto cancel; /* not even one allowed IP fits: start the peer afresh */
+		nla_nest_end(skb, ips);
+		if (next < count) {
+			nla_nest_end(skb, nest);
+			*next_ip = next;
+			return 1;
+		}
+	}
+	nla_nest_end(skb, nest);
+	*next_ip = 0;
+	return 0;
+
+cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+int wgx_netlink_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct wgx_dump_ctx *ctx = wgx_dump_ctx(cb);
+	struct wgx_device *wgx = ctx->wgx;
+	struct wgx_peer *peer, *next_peer = NULL;
+	struct nlattr *peers;
+	bool progress = false;
+	void *hdr;
+	int ret = -EMSGSIZE;
+
+	if (!wgx || ctx->done)
+		return 0;
+
+	mutex_lock(&wgx->device_update_lock);
+	cb->seq = wgx_nl_dump_generation(wgx);
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq, &wgx_netlink_family,
+			  NLM_F_MULTI, WGX_CMD_GET_DEVICE);
+	if (!hdr)
+		goto out_unlock;
+	genl_dump_check_consistent(cb, hdr);
+
+	if (nla_put_u32(skb, WGX_DEVICE_A_IFINDEX, wgx->dev->ifindex) ||
+	    nla_put_string(skb, WGX_DEVICE_A_IFNAME, wgx->dev->name))
+		goto out_cancel;
+	if (!ctx->started) {
+		if (wgx_nl_put_device(skb, wgx))
+			goto out_cancel;
+		progress = true;
+	}
+
+	peers = nla_nest_start(skb, WGX_DEVICE_A_PEERS);
+	if (!peers)
+		goto out_cancel;
+
+	peer = ctx->next_peer;
+	if (peer && READ_ONCE(peer->is_dead)) {
+		/*
+		 * The peer to continue with was removed: the generation changed,
+		 * so this message is marked NLM_F_DUMP_INTR and the reader
+		 * starts over.  End here rather than guess where to go on.
+		 */
+		ctx->done = true;
+		goto peers_end;
+	}
+	if (!peer)
+		peer = list_first_entry(&wgx->peer_list, struct wgx_peer, peer_list);
+	list_for_each_entry_from(peer, &wgx->peer_list, peer_list) {
+		ret = wgx_nl_put_peer(skb, peer, &ctx->next_allowedip);
+		if (ret >= 0)
+			progress = true;
+		if (ret) {
+			next_peer = peer; /* cut inside this peer, or it did not fit at all */
+			break;
+		}
+	}
+	if (!next_peer)
+		ctx->done = true;
+	if (!progress) {
+		/*
+		 * A single peer does not fit an empty message: cannot happen
+		 * with the sizes involved, but never loop forever.
+		 */
+		ret = -EMSGSIZE;
+		goto out_cancel;
+	}
+
+peers_end:
+	/* nla_len() of an open nest is still 0: look at the tail instead. */
+	if (skb_tail_pointer(skb) == (unsigned char *)peers + NLA_HDRLEN)
+		nla_nest_cancel(skb, peers);
+	else
+		nla_nest_end(skb, peers);
+	genlmsg_end(skb, hdr);
+	ctx->started = true;
+
+	if (next_peer != ctx->next_peer) {
+		if (next_peer)
+			wgx_peer_get(next_peer);
+		if (ctx->next_peer)
+			wgx_peer_put(ctx->next_peer);
+		ctx->next_peer = next_peer;
+	}
+	mutex_unlock(&wgx->device_update_lock);
+	return skb->len;
+
+out_cancel:
+	genlmsg_cancel(skb, hdr);
+out_unlock:
+	mutex_unlock(&wgx->device_update_lock);
+	return ret;
+}

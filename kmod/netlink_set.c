@@ -1,0 +1,684 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netlink_set.c - WGX_CMD_SET_DEVICE of the generic netlink family "wgx"
+ * (netlink.c): configuration of a device and its peers, as
+ * include/uapi/linux/wgx.h specifies it.
+ *
+ * It works in three phases under rtnl_lock and device_update_lock:
+ *   1. parse: every attribute of the message (device, each peer, each
+ *      allowed IP) is checked and copied into a request, nothing changes;
+ *   2. plan: the peers the message names are looked up and the outcome of
+ *      every peer entry (create, update, remove, skip) is decided, including
+ *      the peer limit and the device's own public key; nothing changes;
+ *   3. apply: peers the device does not know yet are created first and the
+ *      listen port is bound (both undone if either fails), then the changes
+ *      are made in the order the uapi defines.  After that point only an
+ *      allocation failure of the allowed-IPs trie or of a peer re-created
+ *      after REPLACE_PEERS can fail, which the extack message reports.
+ */
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+#include <crypto/algapi.h>
+#include <crypto/curve25519.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+
+#include <uapi/linux/wgx.h>
+#include <wgx/core.h>
+
+#include "device.h"
+#include "netlink_internal.h"
+#include "peer.h"
+#include "peerlookup.h"
+#include "send.h"
+#include "socket.h"
+#include "timers.h"
+
+/* One allowed IP of the message, validated. */
+struct wgx_nl_allowedip {
+	const struct nlattr *attr;
+	u8 addr[16];
+	u16 family;
+	u8 cidr;
+	bool remove;
+};
+
+/* What applying one peer entry of the message does, decided before any change. */
+enum wgx_nl_peer_action {
+	WGX_NL_PEER_SKIP,	/* own public key, or UPDATE_ONLY/REMOVE_ME of an absent peer */
+	WGX_NL_PEER_REMOVE,
+	WGX_NL_PEER_CREATE,
+	WGX_NL_PEER_UPDATE,
+};
+
+/*
+ * One peer entry of the message.  Entries with the same public key form a
+ * group; @group is the index of the group's first entry, which also holds the
+ * group's state: @live (the peer with that key, referenced, or NULL),
+ * @exists/@existed/@created_once (used while planning).
+ */
+struct wgx_nl_peer {
+	const struct nlattr *attr;
+	u8 *public_key;			/* in the message */
+	u8 *preshared_key;		/* in the message; NULL when absent */
+	const struct nlattr *endpoint;	/* validated sockaddr_in/in6, or NULL */
+	const struct nlattr *allowedips;
+	u32 flags;
+	int keepalive;			/* seconds, -1 when absent */
+	u32 first_ip, nr_ips;		/* in wgx_nl_set::ips */
+	u32 group;
+	enum wgx_nl_peer_action action;
+	bool precreate;			/* created before any change is made */
+
+	struct wgx_peer *live;
+	bool exists, existed, created_once;
+};
+
+struct wgx_nl_set {
+	struct wgx_device *wgx;
+	struct genl_info *info;
+	u32 flags;
+
+	bool key_change, key_clear;
+	u8 new_public_key[WGX_KEY_LEN];
+	bool port_change;
+	u16 port;
+	bool fwmark_change;
+	u32 fwmark;
+
+	struct wgx_nl_peer *peers;
+	u32 nr_peers;
+	struct wgx_nl_allowedip *ips;
+	u32 nr_ips;
+};
+
+static int wgx_nl_parse_allowedip(struct wgx_nl_allowedip *ip, const struct nlattr *attr,
+				  struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[WGX_ALLOWEDIP_A_MAX + 1];
+	unsigned int addr_len, max_cidr;
+	int ret;
+
+	ret = nla_parse_nested(tb, WGX_ALLOWEDIP_A_MAX, attr, wgx_netlink_allowedip_policy, extack);
+	if (ret)
+		return ret;
+	if (!tb[WGX_ALLOWEDIP_A_FAMILY] || !tb[WGX_ALLOWEDIP_A_IPADDR] ||
+	    !tb[WGX_ALLOWEDIP_A_CIDR_MASK]) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "allowed IP needs WGX_ALLOWEDIP_A_FAMILY, _IPADDR and _CIDR_MASK");
+		return -EINVAL;
+	}
+	ip->attr = attr;
+	ip->family = nla_get_u16(tb[WGX_ALLOWEDIP_A_FAMILY]);
+	if (ip->family == AF_INET) {
+		addr_len = sizeof(struct in_addr);
+		max_cidr = 32;
+	} else if (ip->family == AF_INET6) {
+		addr_len = sizeof(struct in6_addr);
+		max_cidr = 128;
+	} else {
+		NL_SET_ERR_MSG_ATTR(extack, tb[WGX_ALLOWEDIP_A_FAMILY],
+				    "allowed IP family must be AF_INET or AF_INET6");
+		return -EINVAL;
+	}
+	if (nla_len(tb[WGX_ALLOWEDIP_A_IPADDR]) != addr_len) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[WGX_ALLOWEDIP_A_IPADDR],
+				    "allowed IP address length does not match its family");
+		return -EINVAL;
+	}
+	ip->cidr = nla_get_u8(tb[WGX_ALLOWEDIP_A_CIDR_MASK]);
+	if (ip->cidr > max_cidr) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[WGX_ALLOWEDIP_A_CIDR_MASK],
+				    "CIDR mask longer than the address (32 for IPv4, 128 for IPv6)");
+		return -EINVAL;
+	}
+	memcpy(ip->addr, nla_data(tb[WGX_ALLOWEDIP_A_IPADDR]), addr_len);
+	if (tb[WGX_ALLOWEDIP_A_FLAGS]) {
+		u32 flags = nla_get_u32(tb[WGX_ALLOWEDIP_A_FLAGS]);
+
+		if (flags & ~WGX_ALLOWEDIP_F_ALL) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[WGX_ALLOWEDIP_A_FLAGS],
+					    "unknown allowed IP flag");
+			return -EOPNOTSUPP;
+		}
+		ip->remove = flags & WGX_ALLOWEDIP_F_REMOVE_ME;
+	}
+	return 0;
+}
+
+static int wgx_nl_parse_peer(struct wgx_nl_peer *p, const struct nlattr *attr,
+			     struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[WGX_PEER_A_MAX + 1], *ip;
+	int ret, rem;
+
+	ret = nla_parse_nested(tb, WGX_PEER_A_MAX, attr, wgx_netlink_peer_policy, extack);
+	if (ret)
+		return ret;
+	p->attr = attr;
+	if (!tb[WGX_PEER_A_PUBLIC_KEY]) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "peer without WGX_PEER_A_PUBLIC_KEY");
+		return -EINVAL;
+	}
+	p->public_key = nla_data(tb[WGX_PEER_A_PUBLIC_KEY]);
+	if (tb[WGX_PEER_A_FLAGS]) {
+		p->flags = nla_get_u32(tb[WGX_PEER_A_FLAGS]);
+		if (p->flags & ~WGX_PEER_F_ALL) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[WGX_PEER_A_FLAGS], "unknown peer flag");
+			return -EOPNOTSUPP;
+		}
+	}
+	if (tb[WGX_PEER_A_PROTOCOL_VERSION] && nla_get_u32(tb[WGX_PEER_A_PROTOCOL_VERSION]) != 1) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[WGX_PEER_A_PROTOCOL_VERSION],
+				    "only protocol version 1 is supported");
+		return -EPFNOSUPPORT;
+	}
+	if (tb[WGX_PEER_A_PRESHARED_KEY])
+		p->preshared_key = nla_data(tb[WGX_PEER_A_PRESHARED_KEY]);
+	p->endpoint = tb[WGX_PEER_A_ENDPOINT];
+	p->keepalive = tb[WGX_PEER_A_PERSISTENT_KEEPALIVE_INTERVAL] ?
+		       nla_get_u16(tb[WGX_PEER_A_PERSISTENT_KEEPALIVE_INTERVAL]) : -1;
+	p->allowedips = tb[WGX_PEER_A_ALLOWEDIPS];
+	if (p->allowedips)
+		nla_for_each_nested(ip, p->allowedips, rem)
+			++p->nr_ips;
+	return 0;
+}
+
+/* Phase 1: check and copy every attribute; no state changes, no lookups. */
+static int wgx_nl_set_parse(struct wgx_nl_set *req)
+{
+	struct nlattr **attrs = req->info->attrs;
+	struct netlink_ext_ack *extack = req->info->extack;
+	struct wgx_device *wgx = req->wgx;
+	struct nlattr *attr, *ip;
+	u32 i, k;
+	int ret, rem, rem_ip;
+
+	if (attrs[WGX_DEVICE_A_FLAGS]) {
+		req->flags = nla_get_u32(attrs[WGX_DEVICE_A_FLAGS]);
+		if (req->flags & ~WGX_DEVICE_F_ALL) {
+			NL_SET_ERR_MSG_ATTR(extack, attrs[WGX_DEVICE_A_FLAGS],
+					    "unknown device flag");
+			return -EOPNOTSUPP;
+		}
+	}
+
+	if (attrs[WGX_DEVICE_A_LISTEN_PORT] || attrs[WGX_DEVICE_A_FWMARK]) {
+		struct nlattr *which = attrs[WGX_DEVICE_A_LISTEN_PORT] ?:
+				       attrs[WGX_DEVICE_A_FWMARK];
+		struct net *net;
+		bool allowed;
+
+		/* The sockets live in the creating namespace: its admin decides. */
+		rcu_read_lock();
+		net = rcu_dereference(wgx->creating_net);
+		allowed = net && ns_capable(net->user_ns, CAP_NET_ADMIN);
+		rcu_read_unlock();
+		if (!allowed) {
+			NL_SET_ERR_MSG_ATTR(extack, which,
+					    "listen port and fwmark need CAP_NET_ADMIN in the namespace that created the device");
+			return -EPERM;
+		}
+	}
+	if (attrs[WGX_DEVICE_A_LISTEN_PORT]) {
+		req->port = nla_get_u16(attrs[WGX_DEVICE_A_LISTEN_PORT]);
+		req->port_change = true;
+	}
+	if (attrs[WGX_DEVICE_A_FWMARK]) {
+		req->fwmark = nla_get_u32(attrs[WGX_DEVICE_A_FWMARK]);
+		req->fwmark_change = req->fwmark != READ_ONCE(wgx->fwmark);
+	}
+
+	if (!attrs[WGX_DEVICE_A_PEERS])
+		return 0;
+
+	nla_for_each_nested(attr, attrs[WGX_DEVICE_A_PEERS], rem)
+		++req->nr_peers;
+	if (!req->nr_peers)
+		return 0;
+	req->peers = kvcalloc(req->nr_peers, sizeof(*req->peers), GFP_KERNEL);
+	if (!req->peers)
+		return -ENOMEM;
+	i = 0;
+	nla_for_each_nested(attr, attrs[WGX_DEVICE_A_PEERS], rem) {
+		ret = wgx_nl_parse_peer(&req->peers[i], attr, extack);
+		if (ret)
+			return ret;
+		req->peers[i].first_ip = req->nr_ips;
+		req->nr_ips += req->peers[i].nr_ips;
+		++i;
+	}
+
+	if (!req->nr_ips)
+		return 0;
+	req->ips = kvcalloc(req->nr_ips, sizeof(*req->ips), GFP_KERNEL);
+	if (!req->ips)
+		return -ENOMEM;
+	for (i = 0; i < req->nr_peers; ++i) {
+		struct wgx_nl_peer *p = &req->peers[i];
+
+		if (!p->allowedips)
+			continue;
+		k = p->first_ip;
+		nla_for_each_nested(ip, p->allowedips, rem_ip) {
+			ret = wgx_nl_parse_allowedip(&req->ips[k++], ip, extack);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+struct wgx_nl_key_index {
+	const u8 *key;
+	u32 index;
+};
+
+static int wgx_nl_key_index_cmp(const void *a, const void *b)
+{
+	const struct wgx_nl_key_index *x = a, *y = b;
+	int c = memcmp(x->key, y->key, WGX_KEY_LEN);
+
+	if (c)
+		return c;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Set every entry's @group to the index of the first entry with the same public key. */
+static int wgx_nl_group_peers(struct wgx_nl_set *req)
+{
+	struct wgx_nl_key_index *order;
+	u32 i, first = 0;
+
+	order = kvmalloc_array(req->nr_peers, sizeof(*order), GFP_KERNEL);
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < req->nr_peers; ++i) {
+		order[i].key = req->peers[i].public_key;
+		order[i].index = i;
+	}
+	sort(order, req->nr_peers, sizeof(*order), wgx_nl_key_index_cmp, NULL);
+	for (i = 0; i < req->nr_peers; ++i) {
+		if (i == 0 || memcmp(order[i].key, order[i - 1].key, WGX_KEY_LEN))
+			first = order[i].index;
+		req->peers[order[i].index].group = first;
+	}
+	kvfree(order);
+	return 0;
+}
+
+/*
+ * Phase 2: decide what every entry does, as applying them in order would.
+ * Looks peers up (taking references kept in the groups) but changes nothing.
+ */
+static int wgx_nl_set_plan(struct wgx_nl_set *req)
+{
+	struct netlink_ext_ack *extack = req->info->extack;
+	struct nlattr *key_attr = req->info->attrs[WGX_DEVICE_A_PRIVATE_KEY];
+	struct wgx_device *wgx = req->wgx;
+	const bool replace = req->flags & WGX_DEVICE_F_REPLACE_PEERS;
+	u8 cur_private[WGX_KEY_LEN], cur_public[WGX_KEY_LEN], new_private[WGX_KEY_LEN];
+	const u8 *own_public = NULL;
+	u32 i, count, nr_creates = 0;
+	bool has_cur;
+	int ret = 0;
+
+	down_read(&wgx->identity_lock);
+	has_cur = wgx_noise_identity_get_keys(wgx->identity, cur_public, cur_private);
+	up_read(&wgx->identity_lock);
+
+	if (key_attr) {
+		bool clear;
+
+		memcpy(new_private, nla_data(key_attr), WGX_KEY_LEN);
+		clear = !memchr_inv(new_private, 0, WGX_KEY_LEN);
+		if (!clear)
+			curve25519_clamp_secret(new_private);
+		if (clear)
+			req->key_change = has_cur;
+		else
+			req->key_change = !has_cur ||
+					  crypto_memneq(new_private, cur_private, WGX_KEY_LEN);
+		req->key_clear = clear;
+		if (req->key_change && !clear &&
+		    !curve25519_generate_public(req->new_public_key, new_private)) {
+			NL_SET_ERR_MSG_ATTR(extack, key_attr, "private key yields no public key");
+			ret = -EINVAL;
+		}
+		memzero_explicit(new_private, sizeof(new_private));
+	}
+	memzero_explicit(cur_private, sizeof(cur_private));
+	if (ret)
+		return ret;
+
+	if (req->key_change)
+		own_public = req->key_clear ? NULL : req->new_public_key;
+	else if (has_cur)
+		own_public = cur_public;
+
+	/*
+	 * Peers left when the entries start: wgx_device_set_private_key()
+	 * removes the peer whose key becomes our own.
+	 */
+	count = replace ? 0 : wgx->num_peers;
+	if (!replace && req->key_change && own_public) {
+		struct wgx_peer *self;
+
+		self = wgx_pubkey_hashtable_lookup(wgx->peer_hashtable, own_public);
+		if (self) {
+			--count;
+			wgx_peer_put(self);
+		}
+	}
+
+	if (!req->nr_peers)
+		return 0;
+	ret = wgx_nl_group_peers(req);
+	if (ret)
+		return ret;
+
+	for (i = 0; i < req->nr_peers; ++i) {
+		struct wgx_nl_peer *p = &req->peers[i], *g = &req->peers[p->group];
+
+		if (own_public && !memcmp(p->public_key, own_public, WGX_KEY_LEN)) {
+			p->action = WGX_NL_PEER_SKIP; /* silently, as WireGuard */
+			continue;
+		}
+		if (p->group == i && !replace) {
+			g->live = wgx_pubkey_hashtable_lookup(wgx->peer_hashtable, p->public_key);
+			g->existed = !!g->live;
+			g->exists = g->existed;
+		}
+		if (p->flags & WGX_PEER_F_REMOVE_ME) {
+			p->action = g->exists ? WGX_NL_PEER_REMOVE : WGX_NL_PEER_SKIP;
+			if (g->exists) {
+				g->exists = false;
+				--count;
+			}
+			continue;
+		}
+		if (g->exists) {
+			p->action = WGX_NL_PEER_UPDATE;
+			continue;
+		}
+		if (p->flags & WGX_PEER_F_UPDATE_ONLY) {
+			p->action = WGX_NL_PEER_SKIP;
+			continue;
+		}
+		if (count >= WGX_MAX_PEERS_PER_DEVICE) {
+			NL_SET_ERR_MSG_ATTR(extack, p->attr,
+					    "the device would have too many peers");
+			return -E2BIG;
+		}
+		++count;
+		++nr_creates;
+		g->exists = true;
+		p->action = WGX_NL_PEER_CREATE;
+		/*
+		 * A key the device does not know yet: the peer can be created
+		 * before anything else changes.  Not with REPLACE_PEERS, whose
+		 * removal of every peer must come first.
+		 */
+		p->precreate = !replace && !g->existed && !g->created_once;
+		g->created_once = true;
+	}
+
+	/*
+	 * Creating early changes when peers exist: only do it if the device
+	 * stays within the limit even before any removal makes room.
+	 */
+	if (wgx->num_peers + nr_creates > WGX_MAX_PEERS_PER_DEVICE) {
+		for (i = 0; i < req->nr_peers; ++i)
+			req->peers[i].precreate = false;
+	}
+	return 0;
+}
+
+static const u8 *wgx_nl_psk_or_null(const u8 *psk)
+{
+	return psk && memchr_inv(psk, 0, WGX_KEY_LEN) ? psk : NULL;
+}
+
+static int wgx_nl_create_peer(struct wgx_nl_set *req, struct wgx_nl_peer *p)
+{
+	struct wgx_nl_peer *g = &req->peers[p->group];
+	struct wgx_peer *peer;
+
+	peer = wgx_peer_create(req->wgx, p->public_key, wgx_nl_psk_or_null(p->preshared_key));
+	if (IS_ERR(peer))
+		return PTR_ERR(peer);
+	g->live = wgx_peer_get(peer);
+	return 0;
+}
+
+/* Apply one peer entry (phase 3).  Only allocation failures are possible. */
+static int wgx_nl_apply_peer(struct wgx_nl_set *req, struct wgx_nl_peer *p)
+{
+	struct netlink_ext_ack *extack = req->info->extack;
+	struct wgx_nl_peer *g = &req->peers[p->group];
+	struct wgx_device *wgx = req->wgx;
+	struct wgx_allowedips *table = wgx->allowedips;
+	struct wgx_peer *peer;
+	bool is_new = false;
+	u32 i;
+	int ret;
+
+	switch (p->action) {
+	case WGX_NL_PEER_SKIP:
+		return 0;
+	case WGX_NL_PEER_REMOVE:
+		wgx_peer_remove(g->live);
+		wgx_peer_put(g->live);
+		g->live = NULL;
+		return 0;
+	case WGX_NL_PEER_CREATE:
+		if (!p->precreate) {
+			ret = wgx_nl_create_peer(req, p);
+			if (ret) {
+				NL_SET_ERR_MSG_ATTR(extack, p->attr,
+						    "cannot create the peer; earlier changes of this message stay applied");
+				return ret;
+			}
+		}
+		is_new = true;
+		break;
+	case WGX_NL_PEER_UPDATE:
+		break;
+	}
+	peer = g->live;
+
+	/* A new peer got its preshared key at creation. */
+	if (p->preshared_key && !is_new) {
+		down_read(&wgx->identity_lock);
+		mutex_lock(&peer->handshake_lock);
+		wgx_noise_handshake_set_preshared_key(peer->handshake,
+						      wgx_nl_psk_or_null(p->preshared_key));
+		mutex_unlock(&peer->handshake_lock);
+		up_read(&wgx->identity_lock);
+	}
+
+	if (p->endpoint) {
+		struct wgx_endpoint ep;
+
+		memset(&ep, 0, sizeof(ep));
+		if (nla_len(p->endpoint) == sizeof(struct sockaddr_in))
+			memcpy(&ep.addr4, nla_data(p->endpoint), sizeof(ep.addr4));
+		else
+			memcpy(&ep.addr6, nla_data(p->endpoint), sizeof(ep.addr6));
+		wgx_socket_set_peer_endpoint(peer, &ep);
+	}
+
+	if ((p->flags & WGX_PEER_F_REPLACE_ALLOWEDIPS) && !is_new)
+		wgx_allowedips_remove_by_peer(table, peer);
+
+	for (i = p->first_ip; i < p->first_ip + p->nr_ips; ++i) {
+		const struct wgx_nl_allowedip *ip = &req->ips[i];
+
+		if (ip->remove) {
+			/* -ENOENT (absent, or another peer's) is not an error. */
+			wgx_allowedips_remove(table, ip->family, ip->addr, ip->cidr, peer);
+			continue;
+		}
+		ret = wgx_allowedips_insert(table, ip->family, ip->addr, ip->cidr, peer, true);
+		if (ret) {
+			NL_SET_ERR_MSG_ATTR(extack, ip->attr,
+					    "cannot insert the allowed IP; earlier changes of this message stay applied");
+			return ret;
+		}
+	}
+
+	if (p->keepalive >= 0) {
+		u16 old = READ_ONCE(peer->timer_state.persistent_keepalive_s);
+
+		wgx_timers_set_persistent_keepalive(peer, p->keepalive);
+		/* Turned on or changed while up: one keepalive now starts the cycle. */
+		if (p->keepalive && p->keepalive != old && netif_running(wgx->dev))
+			wgx_send_keepalive(peer);
+	}
+	return 0;
+}
+
+/* Undo the early creation of peers (phase 3 failed before any other change). */
+static void wgx_nl_undo_precreate(struct wgx_nl_set *req)
+{
+	u32 i;
+
+	for (i = 0; i < req->nr_peers; ++i) {
+		struct wgx_nl_peer *p = &req->peers[i], *g = &req->peers[p->group];
+
+		if (p->precreate && g->live) {
+			wgx_peer_remove(g->live);
+			wgx_peer_put(g->live);
+			g->live = NULL;
+		}
+	}
+}
+
+/* Phase 3. */
+static int wgx_nl_set_apply(struct wgx_nl_set *req)
+{
+	struct netlink_ext_ack *extack = req->info->extack;
+	struct nlattr **attrs = req->info->attrs;
+	struct wgx_device *wgx = req->wgx;
+	struct wgx_peer *peer;
+	u32 i;
+	int ret;
+
+	/* Steps that can fail, and can be undone. */
+	for (i = 0; i < req->nr_peers; ++i) {
+		struct wgx_nl_peer *p = &req->peers[i];
+
+		if (!p->precreate)
+			continue;
+		ret = wgx_nl_create_peer(req, p);
+		if (ret) {
+			NL_SET_ERR_MSG_ATTR(extack, p->attr, "cannot create the peer");
+			goto undo;
+		}
+	}
+	if (req->port_change) {
+		ret = wgx_device_set_listen_port(wgx, req->port);
+		if (ret) {
+			NL_SET_ERR_MSG_ATTR(extack, attrs[WGX_DEVICE_A_LISTEN_PORT],
+					    "cannot bind the UDP sockets to this port");
+			goto undo;
+		}
+	}
+
+	/* From here on the device changes, in the order of the uapi. */
+	if (req->flags & WGX_DEVICE_F_REPLACE_PEERS)
+		wgx_peer_remove_all(wgx);
+
+	if (req->key_change) {
+		ret = wgx_device_set_private_key(wgx, req->key_clear ? NULL :
+						 nla_data(attrs[WGX_DEVICE_A_PRIVATE_KEY]));
+		if (ret) {
+			NL_SET_ERR_MSG_ATTR(extack, attrs[WGX_DEVICE_A_PRIVATE_KEY],
+					    "cannot set the private key; earlier changes of this message stay applied");
+			return ret;
+		}
+	}
+
+	if (req->fwmark_change) {
+		WRITE_ONCE(wgx->fwmark, req->fwmark);
+		/* Routes may differ under the new mark: forget cached sources. */
+		list_for_each_entry(peer, &wgx->peer_list, peer_list)
+			wgx_socket_clear_peer_endpoint_src(peer);
+	}
+
+	for (i = 0; i < req->nr_peers; ++i) {
+		ret = wgx_nl_apply_peer(req, &req->peers[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+
+undo:
+	wgx_nl_undo_precreate(req);
+	return ret;
+}
+
+static void wgx_nl_set_release(struct wgx_nl_set *req)
+{
+	u32 i;
+
+	for (i = 0; i < req->nr_peers; ++i) {
+		if (req->peers[i].live)
+			wgx_peer_put(req->peers[i].live);
+	}
+	kvfree(req->ips);
+	kvfree(req->peers);
+}
+
+/* Key material must not linger in the request (nor in an echoed error). */
+static void wgx_nl_wipe_keys(struct genl_info *info)
+{
+	struct nlattr *peer, *psk;
+	int rem;
+
+	if (info->attrs[WGX_DEVICE_A_PRIVATE_KEY])
+		memzero_explicit(nla_data(info->attrs[WGX_DEVICE_A_PRIVATE_KEY]),
+				 nla_len(info->attrs[WGX_DEVICE_A_PRIVATE_KEY]));
+	if (!info->attrs[WGX_DEVICE_A_PEERS])
+		return;
+	nla_for_each_nested(peer, info->attrs[WGX_DEVICE_A_PEERS], rem) {
+		psk = nla_find_nested(peer, WGX_PEER_A_PRESHARED_KEY);
+		if (psk)
+			memzero_explicit(nla_data(psk), nla_len(psk));
+	}
+}
+
+int wgx_netlink_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct wgx_nl_set req = { .info = info };
+	struct wgx_device *wgx;
+	int ret;
+
+	wgx = wgx_netlink_lookup_device(genl_info_net(info), info->attrs, info->extack);
+	if (IS_ERR(wgx)) {
+		ret = PTR_ERR(wgx);
+		goto out;
+	}
+	req.wgx = wgx;
+
+	rtnl_lock();
+	mutex_lock(&wgx->device_update_lock);
+	ret = wgx_nl_set_parse(&req);
+	if (!ret)
+		ret = wgx_nl_set_plan(&req);
+	if (!ret)
+		ret = wgx_nl_set_apply(&req);
+	wgx_nl_set_release(&req);
+	mutex_unlock(&wgx->device_update_lock);
+	rtnl_unlock();
+	dev_put(wgx->dev);
+out:
+	wgx_nl_wipe_keys(info);
+	return ret;
+}

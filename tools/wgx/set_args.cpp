@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// set_args.cpp - the argument parser of `wgx set` (set_args.hpp).  The
+// single values are parsed by values.cpp.
+#include "set_args.hpp"
+
+#include <algorithm>
+#include <iterator>
+
+#include "encoding.hpp"
+
+namespace wgx {
+
+const std::vector<std::string> &offload_names()
+{
+    static const std::vector<std::string> names = {"gso", "gro", "tx-checksum", "rx-checksum"};
+    return names;
+}
+
+ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOptions &opts)
+{
+    ParseResult r;
+    Device &d = r.device;
+    Peer *peer = nullptr;
+    bool incremental = false;
+    auto fail = [&](const std::string &msg) {
+        r.errors.push_back(msg);
+        r.device = Device{};
+        return r;
+    };
+    auto invalid = [&](const std::string &arg, const std::string &value,
+                       const std::string &expected) {
+        return fail("invalid " + arg + " " + quoted(value) + ": " + expected);
+    };
+    static const char *device_args[] = {"listen-port", "fwmark", "private-key", "mtu", "offload"};
+    static const char *peer_args[] = {"remove",	  "preshared-key",	  "endpoint",
+                                      "allowed-ips", "persistent-keepalive"};
+
+    for (std::size_t i = 0; i < args.size();) {
+        const std::string &a = args[i];
+        bool have_value = i + 1 < args.size();
+        const std::string value = have_value ? args[i + 1] : std::string();
+        std::string expected, err;
+
+        bool is_device_arg = std::find_if(std::begin(device_args), std::end(device_args),
+                                          [&](const char *x) { return a == x; }) !=
+                             std::end(device_args);
+        bool is_peer_arg = std::find_if(std::begin(peer_args), std::end(peer_args),
+                                        [&](const char *x) { return a == x; }) !=
+                           std::end(peer_args);
+        if (is_device_arg && peer)
+            return fail(quoted(a) + " is an interface setting and must come before the first `peer'");
+        if (is_peer_arg && !peer)
+            return fail(quoted(a) + " is a peer setting: expected `peer <base64 public key>' before it");
+        if (a != "remove" && (is_device_arg || is_peer_arg || a == "peer") && !have_value)
+            return fail(quoted(a) + " needs a value");
+
+        if (a == "listen-port") {
+            std::uint16_t p;
+            if (!parse_port(value, p, expected))
+                return invalid(a, value, expected);
+            d.listen_port = p;
+            i += 2;
+        } else if (a == "fwmark") {
+            std::uint32_t m;
+            if (!parse_fwmark(value, m, expected))
+                return invalid(a, value, expected);
+            d.fwmark = m;
+            i += 2;
+        } else if (a == "private-key") {
+            Key k;
+            if (!read_key_file(value, k, err, r.warnings))
+                return fail("private-key: " + err);
+            d.private_key = k;
+            i += 2;
+        } else if (a == "mtu") {
+            std::uint32_t m;
+            if (!parse_mtu(value, m, expected))
+                return invalid(a, value, expected);
+            d.mtu = m;
+            i += 2;
+        } else if (a == "offload") {
+            const auto &names = offload_names();
+            if (std::find(names.begin(), names.end(), value) == names.end())
+                return invalid("offload", value, "expected gso, gro, tx-checksum or rx-checksum");
+            if (i + 2 >= args.size())
+                return fail("`offload " + value + "' needs a value: expected on or off");
+            const std::string &onoff = args[i + 2];
+            if (onoff != "on" && onoff != "off")
+                return invalid("offload " + value + " setting", onoff, "expected on or off");
+            d.offloads.push_back({value, onoff == "on"});
+            i += 3;
+        } else if (a == "peer") {
+            Key k;
+            if (!key_from_base64(k, value))
+                return invalid("peer public key", value,
+                               "expected a base64 key of 44 characters ending in '='");
+            d.peers.emplace_back();
+            peer = &d.peers.back();
+            peer->public_key = k;
+            incremental = false;
+            i += 2;
+        } else if (a == "remove") {
+            peer->remove = true;
+            i += 1;
+        } else if (a == "preshared-key") {
+            Key k;
+            if (!read_key_file(value, k, err, r.warnings))
+                return fail("preshared-key: " + err);
+            peer->preshared_key = k;
+            i += 2;
+        } else if (a == "endpoint") {
+            Endpoint ep;
+            if (!parse_endpoint(value, ep, opts.resolve, expected, err)) {
+                if (!expected.empty())
+                    return invalid(a, value, expected);
+                return fail("unable to resolve endpoint " + quoted(value) + ": " + err);
+            }
+            peer->endpoint = ep;
+            i += 2;
+        } else if (a == "persistent-keepalive") {
+            std::uint16_t k;
+            if (!parse_keepalive(value, k, expected))
+                return invalid(a, value, expected);
+            peer->persistent_keepalive = k;
+            i += 2;
+        } else if (a == "allowed-ips") {
+            std::string list = strip_spaces(value);
+            if (!incremental)
+                peer->replace_allowed_ips = true;
+            std::size_t start = 0;
+            while (!list.empty()) {
+                std::size_t comma = list.find(',', start);
+                std::string entry = list.substr(
+                    start, comma == std::string::npos ? std::string::npos : comma - start);
+                AllowedIp ip;
+                char sign;
+                bool host_bits;
+                if (!parse_allowed_ip(entry, ip, sign, host_bits, expected))
+                    return invalid("allowed-ips entry", entry, expected);
+                if (sign) {
+                    incremental = true;
+                    peer->replace_allowed_ips = false;
+                }
+                if (host_bits)
+                    r.warnings.push_back("Warning: allowed-ips entry " + quoted(entry) +
+                                         " has host bits set beyond its prefix");
+                peer->allowed_ips.push_back(ip);
+                if (comma == std::string::npos)
+                    break;
+                start = comma + 1;
+            }
+            i += 2;
+        } else {
+            std::string what = peer ? "expected a peer setting (remove, preshared-key, endpoint, "
+                                      "persistent-keepalive, allowed-ips) or `peer'"
+                                    : "expected listen-port, fwmark, private-key, mtu, offload "
+                                      "or peer";
+            return fail("invalid argument " + quoted(a) + ": " + what);
+        }
+    }
+    return r;
+}
+
+}  // namespace wgx
