@@ -156,7 +156,8 @@ static int wgx_nl_put_device(struct sk_buff *skb, struct wgx_device *wgx)
 	if (has_key && (nla_put(skb, WGX_DEVICE_A_PRIVATE_KEY, WGX_KEY_LEN, private_key) ||
 			nla_put(skb, WGX_DEVICE_A_PUBLIC_KEY, WGX_KEY_LEN, public_key)))
 		goto out;
-	if (nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORT, wgx->incoming_port) ||
+	if (nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORT, READ_ONCE(wgx->incoming_port)) ||
+	    nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORTS, wgx->listen_ports) ||
 	    nla_put_u32(skb, WGX_DEVICE_A_FWMARK, READ_ONCE(wgx->fwmark)))
 		goto out;
 

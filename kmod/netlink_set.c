@@ -88,6 +88,7 @@ struct wgx_nl_set {
 	u8 new_public_key[WGX_KEY_LEN];
 	bool port_change;
 	u16 port;
+	u16 nports;
 	bool fwmark_change;
 	u32 fwmark;
 
@@ -209,8 +210,10 @@ static int wgx_nl_set_parse(struct wgx_nl_set *req)
 		}
 	}
 
-	if (attrs[WGX_DEVICE_A_LISTEN_PORT] || attrs[WGX_DEVICE_A_FWMARK]) {
+	if (attrs[WGX_DEVICE_A_LISTEN_PORT] || attrs[WGX_DEVICE_A_LISTEN_PORTS] ||
+	    attrs[WGX_DEVICE_A_FWMARK]) {
 		struct nlattr *which = attrs[WGX_DEVICE_A_LISTEN_PORT] ?:
+				       attrs[WGX_DEVICE_A_LISTEN_PORTS] ?:
 				       attrs[WGX_DEVICE_A_FWMARK];
 		struct net *net;
 		bool allowed;
@@ -226,9 +229,21 @@ static int wgx_nl_set_parse(struct wgx_nl_set *req)
 			return -EPERM;
 		}
 	}
+	req->port = wgx->incoming_port;
+	req->nports = wgx->listen_ports;
 	if (attrs[WGX_DEVICE_A_LISTEN_PORT]) {
 		req->port = nla_get_u16(attrs[WGX_DEVICE_A_LISTEN_PORT]);
 		req->port_change = true;
+	}
+	if (attrs[WGX_DEVICE_A_LISTEN_PORTS]) {
+		req->nports = nla_get_u16(attrs[WGX_DEVICE_A_LISTEN_PORTS]);
+		req->port_change = true;
+	}
+	if (req->port_change && (u32)req->port + req->nports - 1 > U16_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[WGX_DEVICE_A_LISTEN_PORTS] ?:
+				    attrs[WGX_DEVICE_A_LISTEN_PORT],
+				    "listen port + listen ports - 1 exceeds 65535");
+		return -EINVAL;
 	}
 	if (attrs[WGX_DEVICE_A_FWMARK]) {
 		req->fwmark = nla_get_u32(attrs[WGX_DEVICE_A_FWMARK]);
@@ -583,7 +598,7 @@ static int wgx_nl_set_apply(struct wgx_nl_set *req)
 		}
 	}
 	if (req->port_change) {
-		ret = wgx_device_set_listen_port(wgx, req->port);
+		ret = wgx_device_set_listen_port(wgx, req->port, req->nports);
 		if (ret) {
 			NL_SET_ERR_MSG_ATTR(extack, attrs[WGX_DEVICE_A_LISTEN_PORT],
 					    "cannot bind the UDP sockets to this port");

@@ -4,6 +4,8 @@
 // arguments (values.hpp), and the text helpers both parsers share.
 #include "values.hpp"
 
+#include "uapi/linux/wgx.h"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -117,6 +119,16 @@ bool parse_port(std::string_view v, std::uint16_t &out, std::string &expected)
     if (!se)
         return false;
     out = ntohs(static_cast<std::uint16_t>(se->s_port));
+    return true;
+}
+
+bool parse_listen_ports(std::string_view v, std::uint16_t &out, std::string &expected)
+{
+    expected = "expected a number of ports 1-" + std::to_string(WGX_MAX_LISTEN_PORTS);
+    std::uint64_t n;
+    if (v.empty() || !is_digit(v[0]) || !parse_uint(v, 10, WGX_MAX_LISTEN_PORTS, n) || n < 1)
+        return false;
+    out = static_cast<std::uint16_t>(n);
     return true;
 }
 

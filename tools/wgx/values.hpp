@@ -57,6 +57,8 @@ struct ParseResult {
 
 /** Port: decimal 0-65535, "off" (= 0, random port; a wgx extension), or a UDP service name. */
 bool parse_port(std::string_view v, std::uint16_t &out, std::string &expected);
+/** ListenPorts (wgx): decimal 1-WGX_MAX_LISTEN_PORTS, consecutive UDP ports from ListenPort. */
+bool parse_listen_ports(std::string_view v, std::uint16_t &out, std::string &expected);
 /** FwMark: "off", or decimal / 0x-hexadecimal 0-0xffffffff. */
 bool parse_fwmark(std::string_view v, std::uint32_t &out, std::string &expected);
 /** PersistentKeepalive: "off" or decimal seconds 0-65535 (0 = off). */

@@ -33,6 +33,12 @@ TEST(ToolValues, OffValuesAndNumberForms)
     for (const char *bad : {"65536", "-1", "1x", "99999999999999999999"})
         EXPECT_FALSE(iface(std::string("ListenPort = ") + bad).ok()) << bad;
 
+    EXPECT_EQ(iface("ListenPorts = 1").device.listen_ports, 1);
+    EXPECT_EQ(iface("ListenPorts = 16").device.listen_ports, 16);
+    EXPECT_EQ(iface("listenports = 8").device.listen_ports, 8);
+    for (const char *bad : {"0", "17", "off", "-1", "0x4", "2 ports"})
+        EXPECT_FALSE(iface(std::string("ListenPorts = ") + bad).ok()) << bad;
+
     EXPECT_EQ(iface("MTU = 68").device.mtu, 68u);
     EXPECT_EQ(iface("mtu = 9000").device.mtu, 9000u);
     for (const char *bad : {"0", "67", "65536", "off", "1500b"})
