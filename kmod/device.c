@@ -11,10 +11,13 @@
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/if_arp.h>
+#include <linux/inetdevice.h>
 #include <linux/ipv6.h>
+#include <net/addrconf.h>
 #include <net/ip.h>
 #include <linux/rtnetlink.h>
 #include <linux/random.h>
+#include <linux/suspend.h>
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
@@ -45,6 +48,27 @@ u64 wgx_device_stats_read(struct wgx_device *wgx, enum wgx_device_stat stat)
 	return sum;
 }
 
+/*
+ * A tunnel with cryptokey routing has no neighbours: no IPv6 link-local
+ * address (and so no router solicitations or MLD reports, which would only
+ * be dropped for want of a peer) and no ICMP redirects, which would point
+ * senders at a "better" next hop that must not exist.  send_redirects
+ * applies when the device's or the namespace's "all" value is set, so both
+ * go off, as WireGuard does.  RTNL held (ndo_open).
+ */
+static void wgx_device_quiet_addrconf(struct net_device *dev)
+{
+	struct in_device *dev_v4 = __in_dev_get_rtnl(dev);
+	struct inet6_dev *dev_v6 = __in6_dev_get(dev);
+
+	if (dev_v4) {
+		IN_DEV_CONF_SET(dev_v4, SEND_REDIRECTS, false);
+		IPV4_DEVCONF_ALL(dev_net(dev), SEND_REDIRECTS) = false;
+	}
+	if (dev_v6)
+		dev_v6->cnf.addr_gen_mode = IN6_ADDR_GEN_MODE_NONE;
+}
+
 static int wgx_open(struct net_device *dev)
 {
 	struct wgx_device *wgx = netdev_priv(dev);
@@ -60,6 +84,7 @@ static int wgx_open(struct net_device *dev)
 	ret = wgx_socket_init(wgx, wgx->incoming_port, wgx->listen_ports);
 	if (ret < 0)
 		goto out;
+	wgx_device_quiet_addrconf(dev);
 	netif_tx_start_all_queues(dev);
 	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
 		if (READ_ONCE(peer->timer_state.persistent_keepalive_s))
@@ -133,6 +158,10 @@ int wgx_device_set_private_key(struct wgx_device *wgx, const u8 *private_key)
 	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
 		wgx_peer_clear_keypairs(peer);
 		wgx_peer_clear_handshake(peer);
+		/* Up and able to talk now: persistent keepalive starts at once, as at up. */
+		if (has_key && netif_running(wgx->dev) &&
+		    READ_ONCE(peer->timer_state.persistent_keepalive_s))
+			wgx_send_keepalive(peer);
 	}
 	memzero_explicit(public_key, sizeof(public_key));
 	return ret ? -EINVAL : 0;
@@ -224,7 +253,7 @@ static void wgx_setup(struct net_device *dev)
 	dev->max_mtu = IP_MAX_MTU - sizeof(struct ipv6hdr) - WGX_MESSAGE_OVERHEAD;
 	dev->tx_queue_len = 1000;
 	dev->needs_free_netdev = true;
-	dev->priv_destructor = wgx_destruct;
+	/* dev->priv_destructor is set by wgx_newlink() once registration succeeded. */
 	netif_keep_dst(dev);
 
 	memset(wgx, 0, sizeof(*wgx));
@@ -294,6 +323,12 @@ static int wgx_newlink(struct net *src_net, struct net_device *dev, struct nlatt
 	ret = register_netdevice(dev);
 	if (ret < 0)
 		goto err_handshake;
+	/*
+	 * Only now: a failing register_netdevice() calls priv_destructor, which
+	 * would free (under an rtnl_lock we already hold) what the unwind below
+	 * frees again.
+	 */
+	dev->priv_destructor = wgx_destruct;
 	wgx_set_xps(dev);
 	list_add(&wgx->device_list, &wgx_device_list);
 	queue_delayed_work(system_power_efficient_wq, &wgx->ratelimiter_gc, HZ);
@@ -371,16 +406,61 @@ static struct pernet_operations wgx_netns_ops = {
 	.pre_exit = wgx_netns_pre_exit,
 };
 
+/*
+ * Before the machine suspends or hibernates, every session key and handshake
+ * state goes: a hibernation image on disk must not hold them, and a machine
+ * that wakes up hours later must not resume stale sessions.  Peers simply
+ * handshake again on the next packet, as WireGuard does.  Not with
+ * CONFIG_PM_AUTOSLEEP, where the system suspends whenever idle.
+ */
+static int wgx_device_pm_notification(struct notifier_block *nb, unsigned long action, void *data)
+{
+	struct wgx_device *wgx;
+	struct wgx_peer *peer;
+
+	if (IS_ENABLED(CONFIG_PM_AUTOSLEEP) ||
+	    (action != PM_HIBERNATION_PREPARE && action != PM_SUSPEND_PREPARE))
+		return NOTIFY_DONE;
+
+	rtnl_lock();
+	list_for_each_entry(wgx, &wgx_device_list, device_list) {
+		mutex_lock(&wgx->device_update_lock);
+		list_for_each_entry(peer, &wgx->peer_list, peer_list) {
+			wgx_peer_clear_keypairs(peer);
+			wgx_peer_clear_handshake(peer);
+			wgx_peer_purge_staged(peer);
+		}
+		mutex_unlock(&wgx->device_update_lock);
+	}
+	rtnl_unlock();
+	/* The keypairs' memory is freed (and wiped) after a grace period: wait for it. */
+	rcu_barrier();
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block wgx_device_pm_notifier = {
+	.notifier_call = wgx_device_pm_notification,
+};
+
 int __init wgx_device_init(void)
 {
 	int ret;
 
-	ret = register_pernet_device(&wgx_netns_ops);
+	ret = register_pm_notifier(&wgx_device_pm_notifier);
 	if (ret)
 		return ret;
+	ret = register_pernet_device(&wgx_netns_ops);
+	if (ret)
+		goto err_pm;
 	ret = rtnl_link_register(&wgx_link_ops);
 	if (ret)
-		unregister_pernet_device(&wgx_netns_ops);
+		goto err_pernet;
+	return 0;
+
+err_pernet:
+	unregister_pernet_device(&wgx_netns_ops);
+err_pm:
+	unregister_pm_notifier(&wgx_device_pm_notifier);
 	return ret;
 }
 
@@ -389,4 +469,5 @@ void wgx_device_exit(void)
 {
 	rtnl_link_unregister(&wgx_link_ops);
 	unregister_pernet_device(&wgx_netns_ops);
+	unregister_pm_notifier(&wgx_device_pm_notifier);
 }

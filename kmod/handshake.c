@@ -57,18 +57,23 @@ static void wgx_handshake_refused(struct wgx_peer *peer, struct wgx_keypair *key
  * @skb, a handshake message from @peer, authenticated and gave @keypair:
  * count it as @stat, roam to its source, feed the timers, install the keypair.
  */
-static void wgx_handshake_session_derived(struct wgx_peer *peer, struct sk_buff *skb,
-					struct wgx_keypair *keypair, enum wgx_peer_stat stat)
+static bool wgx_handshake_session_derived(struct wgx_peer *peer, struct sk_buff *skb,
+					  struct wgx_keypair *keypair, enum wgx_peer_stat stat)
 {
+	WRITE_ONCE(keypair->sending_valid, true);
+	WRITE_ONCE(keypair->receiving_valid, true);
+	/* A peer removed meanwhile keeps nothing (see wgx_peer_keypair_install()). */
+	if (unlikely(!wgx_peer_keypair_install(peer, keypair))) {
+		wgx_keypair_put(keypair, true);
+		return false;
+	}
 	wgx_peer_stats_inc(peer, stat);
+	wgx_peer_count_rx(peer, skb->len);
 	wgx_socket_set_peer_endpoint_from_skb(peer, skb);
 	wgx_timers_any_authenticated_packet_received(peer);
 	wgx_timers_any_authenticated_packet_traversal(peer);
-
-	WRITE_ONCE(keypair->sending_valid, true);
-	WRITE_ONCE(keypair->receiving_valid, true);
-	wgx_peer_keypair_install(peer, keypair);
 	wgx_timers_session_derived(peer);
+	return true;
 }
 
 static void wgx_handshake_consume_initiation(struct wgx_device *wgx, struct sk_buff *skb)
@@ -104,7 +109,14 @@ static void wgx_handshake_consume_initiation(struct wgx_device *wgx, struct sk_b
 	}
 
 	mutex_lock(&peer->handshake_lock);
-	ret = wgx_noise_consume_initiation_finish(peer->handshake, &scratch, now);
+	/*
+	 * Removal marks the peer dead before it clears the handshake under this
+	 * lock: a dead peer must not get a new index (it would outlive the peer).
+	 */
+	if (unlikely(READ_ONCE(peer->is_dead)))
+		ret = -ESHUTDOWN;
+	else
+		ret = wgx_noise_consume_initiation_finish(peer->handshake, &scratch, now);
 	if (!ret) {
 		index = wgx_index_hashtable_insert(wgx->index_hashtable, &peer->handshake_entry);
 		ret = wgx_noise_create_response(peer->handshake, msg, le32_to_cpu(index), now);
@@ -123,7 +135,8 @@ static void wgx_handshake_consume_initiation(struct wgx_device *wgx, struct sk_b
 		wgx_handshake_refused(peer, keypair, "initiation", ret);
 		goto out;
 	}
-	wgx_handshake_session_derived(peer, skb, keypair, WGX_PEER_STAT_HANDSHAKE_INITIATIONS_RX);
+	if (!wgx_handshake_session_derived(peer, skb, keypair, WGX_PEER_STAT_HANDSHAKE_INITIATIONS_RX))
+		goto out;
 
 	wgx_timers_any_authenticated_packet_sent(peer);
 	if (!wgx_socket_send_buffer_to_peer(peer, msg, sizeof(msg), 0))
@@ -158,7 +171,10 @@ static void wgx_handshake_consume_response(struct wgx_device *wgx, struct sk_buf
 	mutex_lock(&peer->handshake_lock);
 	/* The index may have been re-used for a newer initiation meanwhile:
 	 * the core checks the receiver index against the one it sent. */
-	ret = wgx_noise_consume_response(peer->handshake, skb->data, skb->len, now);
+	if (unlikely(READ_ONCE(peer->is_dead)))
+		ret = -ESHUTDOWN;
+	else
+		ret = wgx_noise_consume_response(peer->handshake, skb->data, skb->len, now);
 	if (!ret)
 		ret = wgx_noise_begin_session(peer->handshake, &keypair->keys, now);
 	if (!ret && !wgx_index_hashtable_replace(wgx->index_hashtable, &peer->handshake_entry,
@@ -171,7 +187,8 @@ static void wgx_handshake_consume_response(struct wgx_device *wgx, struct sk_buf
 		wgx_handshake_refused(peer, keypair, "response", ret);
 		goto out;
 	}
-	wgx_handshake_session_derived(peer, skb, keypair, WGX_PEER_STAT_HANDSHAKE_RESPONSES_RX);
+	if (!wgx_handshake_session_derived(peer, skb, keypair, WGX_PEER_STAT_HANDSHAKE_RESPONSES_RX))
+		goto out;
 	wgx_timers_handshake_complete(peer);
 	/* Confirm the session to the responder: staged data, or a keepalive. */
 	wgx_send_keepalive(peer);
@@ -302,11 +319,16 @@ void wgx_handshake_initiation_worker(struct work_struct *work)
 	ktime_get_real_ts64(&wall);
 	down_read(&wgx->identity_lock);
 	mutex_lock(&peer->handshake_lock);
-	index = wgx_index_hashtable_insert(wgx->index_hashtable, &peer->handshake_entry);
-	ret = wgx_noise_create_initiation(peer->handshake, msg, le32_to_cpu(index),
-					  wgx_timers_clock_ns(), wall.tv_sec, wall.tv_nsec);
-	if (ret)
-		wgx_index_hashtable_remove(wgx->index_hashtable, &peer->handshake_entry);
+	/* As in wgx_handshake_consume_initiation(): no new index for a dead peer. */
+	if (unlikely(READ_ONCE(peer->is_dead))) {
+		ret = -ESHUTDOWN;
+	} else {
+		index = wgx_index_hashtable_insert(wgx->index_hashtable, &peer->handshake_entry);
+		ret = wgx_noise_create_initiation(peer->handshake, msg, le32_to_cpu(index),
+						  wgx_timers_clock_ns(), wall.tv_sec, wall.tv_nsec);
+		if (ret)
+			wgx_index_hashtable_remove(wgx->index_hashtable, &peer->handshake_entry);
+	}
 	mutex_unlock(&peer->handshake_lock);
 	up_read(&wgx->identity_lock);
 	if (ret) {

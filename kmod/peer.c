@@ -97,6 +97,14 @@ static void wgx_peer_release(struct kref *refcount)
 {
 	struct wgx_peer *peer = container_of(refcount, struct wgx_peer, refcount);
 
+	/*
+	 * Removal cleared these already; they are repeated here, where nothing
+	 * else can use the peer, so that no race with removal can leave an
+	 * index naming a freed peer or a staged packet nobody frees.
+	 */
+	wgx_index_hashtable_remove(peer->wgx->index_hashtable, &peer->handshake_entry);
+	skb_queue_purge(&peer->staged);
+
 	/* Nothing can find the peer any more; readers that still hold a pointer
 	 * obtained it under RCU, so free after a grace period. */
 	call_rcu(&peer->rcu, wgx_peer_free_rcu);
@@ -117,6 +125,12 @@ u64 wgx_peer_stats_read(struct wgx_peer *peer, enum wgx_peer_stat stat)
 	for_each_possible_cpu(cpu)
 		sum += READ_ONCE(per_cpu_ptr(peer->stats, cpu)->v[stat]);
 	return sum;
+}
+
+void wgx_peer_count_rx(struct wgx_peer *peer, size_t len)
+{
+	wgx_peer_stats_add(peer, WGX_PEER_STAT_RX_BYTES, len);
+	dev_sw_netstats_rx_add(peer->wgx->dev, len);
 }
 
 void wgx_peer_purge_staged(struct wgx_peer *peer)
@@ -183,11 +197,15 @@ void wgx_keypair_put(struct wgx_keypair *keypair, bool unreference_now)
 #define wgx_keypair_deref(peer, slot) \
 	rcu_dereference_protected((peer)->slot, lockdep_is_held(&(peer)->keypairs_lock))
 
-void wgx_peer_keypair_install(struct wgx_peer *peer, struct wgx_keypair *keypair)
+bool wgx_peer_keypair_install(struct wgx_peer *peer, struct wgx_keypair *keypair)
 {
 	struct wgx_keypair *previous, *current_kp, *next;
 
 	spin_lock_bh(&peer->keypairs_lock);
+	if (unlikely(READ_ONCE(peer->is_dead))) {
+		spin_unlock_bh(&peer->keypairs_lock);
+		return false;
+	}
 	previous = wgx_keypair_deref(peer, keypair_previous);
 	current_kp = wgx_keypair_deref(peer, keypair_current);
 	next = wgx_keypair_deref(peer, keypair_next);
@@ -213,6 +231,7 @@ void wgx_peer_keypair_install(struct wgx_peer *peer, struct wgx_keypair *keypair
 		wgx_keypair_put(previous, true);
 	}
 	spin_unlock_bh(&peer->keypairs_lock);
+	return true;
 }
 
 bool wgx_peer_keypair_received_with(struct wgx_peer *peer, struct wgx_keypair *keypair)
@@ -297,16 +316,21 @@ static void wgx_peer_unpublish(struct wgx_peer *peer)
 	--wgx->num_peers;
 }
 
-/* Step 2, after a grace period: stop everything the peer still runs, drop the list's reference. */
+/*
+ * Step 2, after a grace period: stop everything the peer still runs, drop the
+ * list's reference.  Timers and works first, so none of them re-creates what
+ * the clearing below removes; handshake workers that still hold a reference
+ * see is_dead under handshake_lock / keypairs_lock and install nothing.
+ */
 static void wgx_peer_shutdown(struct wgx_peer *peer)
 {
-	wgx_peer_clear_keypairs(peer);
-	wgx_peer_clear_handshake(peer);
 	wgx_timers_peer_stop(peer);
 	if (cancel_work_sync(&peer->initiation_work))
 		wgx_peer_put(peer);
 	if (cancel_work_sync(&peer->zero_keys_work))
 		wgx_peer_put(peer);
+	wgx_peer_clear_keypairs(peer);
+	wgx_peer_clear_handshake(peer);
 	wgx_peer_purge_staged(peer);
 	netdev_dbg(peer->wgx->dev, "peer %llu removed\n", peer->internal_id);
 	wgx_peer_put(peer);

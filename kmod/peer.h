@@ -172,7 +172,18 @@ static inline void wgx_peer_stats_inc(struct wgx_peer *peer, enum wgx_peer_stat 
 	wgx_peer_stats_add(peer, stat, 1);
 }
 
-/** wgx_peer_count_tx - account one datagram of @len bytes sent to @peer. */
+/**
+ * wgx_peer_count_rx - account one authenticated message of @len bytes (UDP
+ * payload: transport data, keepalive, initiation or response) from @peer, in
+ * the peer's and the device's counters (WireGuard counts messages, not inner
+ * bytes, in both).  Any context.
+ */
+void wgx_peer_count_rx(struct wgx_peer *peer, size_t len);
+
+/**
+ * wgx_peer_count_tx - account one datagram of @len bytes sent to @peer (the
+ * device's tx counters are kept by the tunnel transmit, iptunnel_xmit_stats).
+ */
 static inline void wgx_peer_count_tx(struct wgx_peer *peer, size_t len)
 {
 	wgx_peer_stats_add(peer, WGX_PEER_STAT_TX_BYTES, len);
@@ -196,9 +207,11 @@ void wgx_peer_clear_handshake(struct wgx_peer *peer);
  * wgx_peer_keypair_install - install a freshly derived keypair (whitepaper 5.4.5,
  * 6.1): the initiator makes it current at once (previous <- current); the
  * responder keeps it as next until the first transport data confirms it.
- * Takes keypairs_lock.  @keypair's reference moves to the peer.
+ * Takes keypairs_lock.  @keypair's reference moves to the peer.  Returns
+ * false, installing nothing, when the peer is dead (its removal cleared the
+ * keypairs, or will under the same lock): the caller keeps the reference.
  */
-void wgx_peer_keypair_install(struct wgx_peer *peer, struct wgx_keypair *keypair);
+bool wgx_peer_keypair_install(struct wgx_peer *peer, struct wgx_keypair *keypair);
 /**
  * wgx_peer_keypair_received_with - transport data arrived with @keypair: if it
  * is the peer's next keypair, it becomes current (responder confirmation).

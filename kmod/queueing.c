@@ -44,12 +44,25 @@ static void wgx_txq_worker(struct work_struct *work)
 	wgx_txq_maybe_wake(txq);
 }
 
+/*
+ * The CPU that drains @txq: its own, while online.  A queue can belong to a
+ * possible CPU that is not (or never was) online, whose per-CPU worker pool
+ * has no worker: its packets would wait forever (and device deletion, which
+ * drains the workqueue, with them).  The enqueuing CPU takes over then.
+ */
+static int wgx_txq_worker_cpu(const struct wgx_txq *txq)
+{
+	if (likely(cpu_online(txq->cpu)))
+		return txq->cpu;
+	return raw_smp_processor_id();
+}
+
 bool wgx_queueing_tx_enqueue(struct wgx_txq *txq, struct sk_buff *skb)
 {
 	if (unlikely(ptr_ring_produce_bh(&txq->ring, skb)))
 		return false;
 	atomic_inc(&txq->len);
-	queue_work_on(txq->cpu, txq->wgx->tx_wq, &txq->work);
+	queue_work_on(wgx_txq_worker_cpu(txq), txq->wgx->tx_wq, &txq->work);
 	return true;
 }
 

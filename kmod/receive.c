@@ -170,7 +170,7 @@ static void wgx_receive_deliver(struct wgx_device *wgx, struct wgx_peer *peer,
 				struct sk_buff *skb, u8 outer_ds)
 {
 	struct net_device *dev = wgx->dev;
-	unsigned int len, inner_len;
+	unsigned int inner_len;
 	struct wgx_peer *routed;
 	__be16 protocol = 0;
 
@@ -214,13 +214,10 @@ static void wgx_receive_deliver(struct wgx_device *wgx, struct wgx_peer *peer,
 		INET_ECN_decapsulate(skb, outer_ds, ipv6_get_dsfield(ipv6_hdr(skb)));
 	skb_probe_transport_header(skb);
 
-	len = skb->len;
-	if (likely(gro_cells_receive(&wgx->gro_cells, skb) == NET_RX_SUCCESS)) {
-		dev_sw_netstats_rx_add(dev, len);
+	if (likely(gro_cells_receive(&wgx->gro_cells, skb) == NET_RX_SUCCESS))
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_RX_PACKETS);
-	} else {
+	else
 		DEV_STATS_INC(dev, rx_dropped);
-	}
 	return;
 
 malformed:
@@ -277,7 +274,7 @@ static void wgx_receive_data(struct wgx_device *wgx, struct sk_buff *skb)
 
 	/* Authenticated: the peer is where this came from (roaming). */
 	wgx_socket_set_peer_endpoint_from_skb(peer, skb);
-	wgx_peer_stats_add(peer, WGX_PEER_STAT_RX_BYTES, message_len);
+	wgx_peer_count_rx(peer, message_len);
 	if (unlikely(wgx_peer_keypair_received_with(peer, keypair))) {
 		wgx_timers_handshake_complete(peer);
 		wgx_send_staged(peer);

@@ -183,8 +183,13 @@ static bool wgx_send_encrypt_skb(struct sk_buff *skb, struct wgx_keypair *keypai
 	if (unlikely(skb->ip_summed == CHECKSUM_PARTIAL && skb_checksum_help(skb)))
 		return false;
 
-	skb_set_inner_network_header(skb, 0);
 	header = skb_push(skb, WGX_MSG_TRANSPORT_HEADER_LEN);
+	/*
+	 * The tunnel's tx statistics (iptunnel_xmit_stats) count from the inner
+	 * network header: put it at the message, so the device counts the whole
+	 * WireGuard message, as for handshake messages and as WireGuard does.
+	 */
+	skb_set_inner_network_header(skb, 0);
 	if (unlikely(wgx_transport_write_header(header, keypair->keys.remote_index, nonce)))
 		return false;
 	pskb_put(skb, trailer, trailer_len);
@@ -197,21 +202,36 @@ static bool wgx_send_encrypt_skb(struct sk_buff *skb, struct wgx_keypair *keypai
 						  keypair->keys.sending_key);
 }
 
-/* Keep @skb until a keypair exists; the oldest staged packet goes when full. */
+/*
+ * Keep @skb until a keypair exists; the oldest staged packet goes when full.
+ * Staged packets hold no references (the queue lives as long as the peer):
+ * the caller keeps its own reference on @peer across this call.  Nothing is
+ * staged for a dead peer: its removal purges the queue under the same lock
+ * after marking it dead, so a packet staged later would never be freed.
+ */
 static void wgx_send_stage(struct wgx_peer *peer, struct sk_buff *skb)
 {
+	struct net_device *dev = peer->wgx->dev;
 	struct sk_buff *old = NULL;
+	bool dead;
 
-	/* Staged packets hold no references: the peer's queue lives as long as it. */
-	wgx_skb_cb_release(skb);
+	WGX_SKB_CB(skb)->peer = NULL;
+	WGX_SKB_CB(skb)->keypair = NULL;
 	spin_lock_bh(&peer->staged.lock);
-	if (skb_queue_len(&peer->staged) >= WGX_STAGED_MAX)
-		old = __skb_dequeue(&peer->staged);
-	__skb_queue_tail(&peer->staged, skb);
+	dead = READ_ONCE(peer->is_dead);
+	if (likely(!dead)) {
+		if (skb_queue_len(&peer->staged) >= WGX_STAGED_MAX)
+			old = __skb_dequeue(&peer->staged);
+		__skb_queue_tail(&peer->staged, skb);
+	}
 	spin_unlock_bh(&peer->staged.lock);
+	if (unlikely(dead)) {
+		DEV_STATS_INC(dev, tx_dropped);
+		kfree_skb(skb);
+	}
 	if (old) {
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_TX_DROP_STAGED_OVERFLOW);
-		DEV_STATS_INC(peer->wgx->dev, tx_dropped);
+		DEV_STATS_INC(dev, tx_dropped);
 		kfree_skb(old);
 	}
 }
@@ -248,6 +268,7 @@ void wgx_send_encrypt_and_send(struct sk_buff *skb)
 {
 	struct wgx_skb_cb *cb = WGX_SKB_CB(skb);
 	struct wgx_peer *peer = cb->peer;
+	struct net_device *dev;
 	struct wgx_keypair *keypair;
 	bool keepalive = skb->len == 0;
 	u64 now, nonce;
@@ -294,12 +315,16 @@ void wgx_send_encrypt_and_send(struct sk_buff *skb)
 	return;
 
 stage:
+	/* The cb's peer reference becomes ours until the initiation is asked for. */
 	wgx_send_stage(peer, skb);
 	wgx_handshake_send_initiation(peer, false);
+	wgx_peer_put(peer);
 	return;
 drop:
+	/* Read the device before the cb's reference, perhaps the peer's last, goes. */
+	dev = peer->wgx->dev;
 	wgx_skb_cb_release(skb);
-	DEV_STATS_INC(peer->wgx->dev, tx_dropped);
+	DEV_STATS_INC(dev, tx_dropped);
 	kfree_skb(skb);
 }
 

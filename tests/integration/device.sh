@@ -53,3 +53,19 @@ test_rmmod_with_devices_present() {
 	must_fail ip netns exec other ip link show wgx2 2>/dev/null
 	insmod "$WGX_REPO/kmod/wgx.ko"
 }
+
+# A wgx device has no neighbours: no IPv6 link-local address (so no router
+# solicitations or MLD reports go into the tunnel only to be dropped for want
+# of a peer) and no ICMP redirects, as WireGuard does.
+test_no_link_local_no_redirects() {
+	ip netns add a
+	n a ip link add wgt0 type wgx
+	n a ip link set wgt0 up
+	n a ip addr add 10.0.0.1/24 dev wgt0
+	sleep 2
+	expect_eq "IPv6 link-local addresses" "" "$(n a ip -6 addr show dev wgt0 scope link)"
+	expect_eq "send_redirects (device)" 0 "$(n a cat /proc/sys/net/ipv4/conf/wgt0/send_redirects)"
+	expect_eq "send_redirects (all)" 0 "$(n a cat /proc/sys/net/ipv4/conf/all/send_redirects)"
+	expect_eq "packets dropped for want of a peer" 0 \
+		"$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].stats.tx_drop_no_peer')"
+}

@@ -236,3 +236,69 @@ test_teardown_rmmod_under_load() {
 	unload
 	must_fail grep -q '^wgx ' /proc/modules
 }
+
+# Byte counters count WireGuard messages, as the in-tree module's do (users
+# and the kernel's selftest rely on it): every transport message, keepalive
+# and handshake message to or from the peer, by its UDP payload length; the
+# interface's `ip -stats` and the peer's transfer figures agree.  10 pings of
+# 84-byte IP packets are 10 x 128-byte transport messages each way, plus the
+# initiation (148) a sent and the response (92) it received; a keepalive (32)
+# may follow the initiator's handshake.
+test_byte_counters_count_messages() {
+	tunnel_setup wgx 4 1
+	n a ping -c 10 -f -W 1 10.0.0.2 >/dev/null
+	local rx tx prx ptx
+	{ read -r _; read -r _; read -r _; read -r rx _; read -r _; read -r tx _; } < <(n a ip -stats link show dev wgt0)
+	read -r _ prx ptx < <(n a "$WGX_TOOL" show wgt0 transfer)
+	echo "a: ip -stats rx $rx tx $tx; transfer rx $prx tx $ptx"
+	expect_eq "rx bytes (ip -stats)" 1372 "$rx"
+	[ "$tx" = 1428 ] || [ "$tx" = 1460 ] || fail "tx bytes (ip -stats): $tx, expected 1428 or 1460"
+	expect_eq "rx bytes (transfer)" 1372 "$prx"
+	[ "$ptx" = 1428 ] || [ "$ptx" = 1460 ] || fail "tx bytes (transfer): $ptx, expected 1428 or 1460"
+	# And the responder's view, mirrored.
+	{ read -r _; read -r _; read -r _; read -r rx _; read -r _; read -r tx _; } < <(n b ip -stats link show dev wgt0)
+	echo "b: ip -stats rx $rx tx $tx"
+	expect_eq "b's tx bytes" 1372 "$tx"
+	[ "$rx" = 1428 ] || [ "$rx" = 1460 ] || fail "b's rx bytes: $rx, expected 1428 or 1460"
+}
+
+# A peer with persistent keepalive starts talking as soon as the device has
+# both a private key and is up, in whichever order they come.
+test_keepalive_when_key_set_after_up() {
+	netns_pair a b
+	key_pair KA
+	key_pair KB
+	printf '%s\n' "$KA" >/tmp/ka.key
+	tunnel_dev a wgx
+	n a "$WGX_TOOL" set wgt0 peer "$KB_pub" endpoint 192.0.2.2:$TUN_PORT_B persistent-keepalive 1
+	n a ip link set wgt0 up
+	expect_eq "tx bytes before the key" 0 "$(n a "$WGX_TOOL" show wgt0 transfer | cut -f3)"
+	n a "$WGX_TOOL" set wgt0 private-key /tmp/ka.key
+	local tx i
+	for i in $(seq 20); do
+		tx=$(n a "$WGX_TOOL" show wgt0 transfer | cut -f3)
+		[ "$tx" -gt 0 ] && break
+		sleep 0.1
+	done
+	[ "$tx" -gt 0 ] || fail "nothing sent after the private key was set on an up device"
+}
+
+# Suspend and hibernation end every session (keys must not sit in a
+# hibernation image, nor a machine resume hours-old sessions): the next packet
+# needs a new handshake.  /sys/power/pm_test "freezer" runs the suspend
+# sequence up to frozen tasks (PM notifiers included) and resumes after 5 s.
+test_suspend_clears_sessions() {
+	[ -w /sys/power/pm_test ] || fail "no /sys/power/pm_test (CONFIG_PM_DEBUG)"
+	tunnel_setup wgx 4 0
+	ping_ok a 10.0.0.2
+	local before after state=freeze
+	before=$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].peers[0].stats.handshakes_completed')
+	grep -qw freeze /sys/power/state || state=mem
+	echo freezer >/sys/power/pm_test
+	echo "$state" >/sys/power/state || { echo none >/sys/power/pm_test; fail "suspend test failed"; }
+	echo none >/sys/power/pm_test
+	ping_ok a 10.0.0.2
+	after=$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].peers[0].stats.handshakes_completed')
+	echo "handshakes completed: $before before the suspend, $after after"
+	[ "$after" -gt "$before" ] || fail "the session survived the suspend"
+}
