@@ -2,14 +2,18 @@
 # sourced after tests/integration/lib.sh (n, netns_pair, netns_cleanup, ...).
 #
 # Topology (one VM boot): namespaces a and b joined by veth va <-> vb
-# (192.0.2.1 / .2).  Over it, two tunnels exist side by side so the paths can
-# be interleaved without reconfiguring:
-#   path       device  inner a / b          ports a / b    configured with
-#   bare       va/vb   192.0.2.1 / .2       -              -
-#   wireguard  wgk0    10.1.0.1 / .2        51830 / 51831  wg (wireguard.ko)
-#   wgx        wgx0    10.2.0.1 / .2        51840 / 51841  wgx (wgx.ko)
-# Both tunnels use MTU $TUNNEL_MTU (1420), IPv4 inside and outside, no
-# preshared key.
+# (192.0.2.1 / .2).  Over it, the tunnels exist side by side so the paths
+# can be interleaved without reconfiguring:
+#   path       device  inner a / b     first port a / b  listen ports  configured with
+#   bare       va/vb   192.0.2.1 / .2  -                 -             -
+#   wireguard  wgk0    10.1.0.1 / .2   51830 / 51831     1             wg (wireguard.ko)
+#   wgx        wgx0    10.2.0.1 / .2   51840 / 51841     1             wgx (wgx.ko)
+#   wgx_p2     wgxp2   10.3.0.1 / .2   51850 / 51850     2             wgx
+#   wgx_p4     wgxp4   10.4.0.1 / .2   51860 / 51860     4             wgx
+#   wgx_p8     wgxp8   10.5.0.1 / .2   51870 / 51870     8             wgx
+# All tunnels use MTU $TUNNEL_MTU (1420), IPv4 inside and outside, no
+# preshared key.  With BED=nic both ends of the veth receive like a NIC
+# (tests/integration/lib.sh: nic_like).
 
 # Helpers used per measurement store their result in a variable named by the
 # first argument (printf -v) instead of printing it: under TCG every $(...)
@@ -20,6 +24,15 @@ path_dev() {
 	case $1 in
 	wireguard) echo wgk0 ;;
 	wgx) echo wgx0 ;;
+	wgx_p*) echo "wgxp${1#wgx_p}" ;;
+	esac
+}
+
+# path_ports PATH — listen ports of a tunnel path's devices.
+path_ports() {
+	case $1 in
+	wgx_p*) echo "${1#wgx_p}" ;;
+	*) echo 1 ;;
 	esac
 }
 
@@ -30,18 +43,21 @@ path_vars() {
 	bare) PV_ADDR_A=192.0.2.1 PV_ADDR_B=192.0.2.2 PV_DEV_A=va PV_DEV_B=vb ;;
 	wireguard) PV_ADDR_A=10.1.0.1 PV_ADDR_B=10.1.0.2 PV_DEV_A=wgk0 PV_DEV_B=wgk0 ;;
 	wgx) PV_ADDR_A=10.2.0.1 PV_ADDR_B=10.2.0.2 PV_DEV_A=wgx0 PV_DEV_B=wgx0 ;;
+	wgx_p2) PV_ADDR_A=10.3.0.1 PV_ADDR_B=10.3.0.2 PV_DEV_A=wgxp2 PV_DEV_B=wgxp2 ;;
+	wgx_p4) PV_ADDR_A=10.4.0.1 PV_ADDR_B=10.4.0.2 PV_DEV_A=wgxp4 PV_DEV_B=wgxp4 ;;
+	wgx_p8) PV_ADDR_A=10.5.0.1 PV_ADDR_B=10.5.0.2 PV_DEV_A=wgxp8 PV_DEV_B=wgxp8 ;;
 	*) return 1 ;;
 	esac
 }
 
 # path_tool PATH — the configuration tool of a tunnel path.
 path_tool() {
-	if [ "$1" = wgx ]; then echo "$WGX_TOOL"; else echo wg; fi
+	if [ "$1" = wireguard ]; then echo wg; else echo "$WGX_TOOL"; fi
 }
 
 # path_kind PATH — the rtnetlink link kind of a tunnel path.
 path_kind() {
-	if [ "$1" = wgx ]; then echo wgx; else echo wireguard; fi
+	if [ "$1" = wireguard ]; then echo wireguard; else echo wgx; fi
 }
 
 # elapsed_s VAR START — VAR := seconds since START (an $EPOCHREALTIME value),
@@ -109,24 +125,12 @@ dev_rx_bytes() {
 	done <"/proc/${!pid_var}/net/dev"
 }
 
-# bench_topology — namespaces a and b over veth va <-> vb (192.0.2.1/.2),
-# in three `ip` runs (tests/integration/lib.sh's netns_pair takes a dozen,
-# and under TCG each costs a good fraction of a second).
-bench_topology() {
-	ip netns add a && ip netns add b &&
-		ip link add va netns a type veth peer vb netns b &&
-		printf '%s\n' "link set lo up" "addr add 192.0.2.1/24 dev va" "link set va up" |
-		ip -n a -batch - &&
-		printf '%s\n' "link set lo up" "addr add 192.0.2.2/24 dev vb" "link set vb up" |
-		ip -n b -batch -
-}
-
 # bench_tunnel PATH — create and configure PATH's tunnel between a and b with
 # the keys scripts/bench made ($WORK/keys/PATH-{a,b}.{key,pub}).  Returns
 # non-zero with a reason on stderr when any step fails or the tunnel passes
 # no traffic.
 bench_tunnel() {
-	local path=$1 dev kind tool port_a port_b keys=$WORK/keys ns addr
+	local path=$1 dev kind tool port_a port_b keys=$WORK/keys ns addr ports=() nports
 	path_vars "$path"
 	dev=$(path_dev "$path")
 	kind=$(path_kind "$path")
@@ -134,8 +138,13 @@ bench_tunnel() {
 	case $path in
 	wireguard) port_a=51830 port_b=51831 ;;
 	wgx) port_a=51840 port_b=51841 ;;
+	wgx_p2) port_a=51850 port_b=51850 ;;
+	wgx_p4) port_a=51860 port_b=51860 ;;
+	wgx_p8) port_a=51870 port_b=51870 ;;
 	*) echo "bench_tunnel: $path is not a tunnel" >&2; return 1 ;;
 	esac
+	nports=$(path_ports "$path")
+	[ "$nports" -gt 1 ] && ports=(listen-ports "$nports")
 	if [ "$kind" = wireguard ]; then
 		modprobe wireguard || { echo "modprobe wireguard failed" >&2; return 1; }
 	fi
@@ -143,10 +152,10 @@ bench_tunnel() {
 		echo "ip link add $dev type $kind failed" >&2
 		return 1
 	}
-	n a "$tool" set "$dev" private-key "$keys/$path-a.key" listen-port "$port_a" \
+	n a "$tool" set "$dev" private-key "$keys/$path-a.key" listen-port "$port_a" "${ports[@]}" \
 		peer "$(<"$keys/$path-b.pub")" endpoint "192.0.2.2:$port_b" \
 		allowed-ips "$PV_ADDR_B/32" &&
-		n b "$tool" set "$dev" private-key "$keys/$path-b.key" listen-port "$port_b" \
+		n b "$tool" set "$dev" private-key "$keys/$path-b.key" listen-port "$port_b" "${ports[@]}" \
 			peer "$(<"$keys/$path-a.pub")" endpoint "192.0.2.1:$port_a" \
 			allowed-ips "$PV_ADDR_A/32" || {
 		echo "$tool set $dev failed" >&2

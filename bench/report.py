@@ -22,8 +22,10 @@ import statistics
 import subprocess
 import sys
 
-PATHS = ["bare", "wireguard", "wgx"]
-PATH_LABEL = {"bare": "bare veth", "wireguard": "wireguard.ko", "wgx": "wgx"}
+PATHS = ["bare", "wireguard", "wgx", "wgx_p2", "wgx_p4", "wgx_p8"]
+MAIN_PATHS = ["bare", "wireguard", "wgx"]
+PATH_LABEL = {"bare": "bare veth", "wireguard": "wireguard.ko", "wgx": "wgx",
+              "wgx_p2": "wgx 2 ports", "wgx_p4": "wgx 4 ports", "wgx_p8": "wgx 8 ports"}
 
 
 def read_params(path):
@@ -53,9 +55,15 @@ class Metric:
         self.goodput_bytes = goodput_bytes
         self.group = group
         self.samples = {p: [] for p in PATHS}  # (round, value | None, error | None)
+        # Share of the receive work done by the busiest CPU, per sample.
+        self.shares = {p: [] for p in PATHS}
 
     def add(self, path, rnd, value=None, error=None):
         self.samples[path].append({"round": rnd, "value": value, "error": error})
+
+    def add_share(self, path, rnd, share, what, cpus):
+        self.shares[path].append({"round": rnd, "value": share, "error": None, "of": what,
+                                  "cpus": cpus})
 
 
 def summarize(samples):
@@ -173,6 +181,8 @@ def build(work, params, quick):
         err = s.get("error")
         if t == "meta":
             meta = {k: v for k, v in s.items() if k != "type"}
+        elif t == "bed":
+            meta["bed"] = s.get("bed")
         elif t == "path":
             paths_info[path] = {k: v for k, v in s.items() if k not in ("type", "path")}
         elif t == "ceiling":
@@ -219,6 +229,13 @@ def build(work, params, quick):
                 m.add(path, rnd, value=nbytes / size / secs / 1000.0)
             else:
                 m.add(path, rnd, value=recv["bits_per_second"] / 1e6)
+            # Who received: decryptions for a tunnel, veth receptions for the bare link.
+            if path != "bare" and s.get("decrypt_total", 0) > 0:
+                m.add_share(path, rnd, s["decrypt_max"] / s["decrypt_total"], "decryptions",
+                            s.get("decrypt_cpus", ""))
+            elif path == "bare" and s.get("veth_rx_total", 0) > 0:
+                m.add_share(path, rnd, s["veth_rx_max"] / s["veth_rx_total"], "veth receptions",
+                            s.get("veth_rx_cpus", ""))
             # The receiving side's device counters must have seen the payload
             # (tunnel devices count inner bytes).
             recv_ns = "a" if s["metric"].endswith("_ba") else "b"
@@ -302,8 +319,15 @@ def build(work, params, quick):
         for p in PATHS:
             if p in str(params["PATHS"]).split():
                 entry[p] = summarize(m.samples[p])
+                if m.shares[p]:
+                    entry[p]["busiest_cpu_share"] = summarize(m.shares[p])
+                    entry[p]["busiest_cpu_share"]["of"] = m.shares[p][0]["of"]
         wg = entry.get("wireguard", {}).get("median")
         wx = entry.get("wgx", {}).get("median")
+        for p in ("wgx_p2", "wgx_p4", "wgx_p8"):
+            v = entry.get(p, {}).get("median")
+            if wg and v is not None:
+                entry["ratio_%s_wireguard" % p] = v / wg
         if wg and wx is not None:
             entry["ratio_wgx_wireguard"] = wx / wg
             # > 1 means wgx did better, whatever the direction of the figure.
@@ -341,6 +365,49 @@ def cell(summary):
     return s
 
 
+def share_cell(summary):
+    sh = (summary or {}).get("busiest_cpu_share")
+    if not sh or "median" not in sh:
+        return "-"
+    return "%.2f" % sh["median"]
+
+
+def print_spread(metrics, paths, bed):
+    """The receive spread: throughput and the busiest CPU's share of the
+    receive work, per path, for the TCP workloads (and the bed check)."""
+    cols = [p for p in PATHS if p in paths]
+    rows = [m for m in metrics if m["id"].startswith("tcp_") or m["id"].startswith("udp_")]
+    if not rows:
+        return
+    print()
+    print("receive spread (%s bed): median throughput, and in () the busiest CPU's share of the "
+          "receive work (tunnels: data decryptions; bare: data packets the veth received)" % bed)
+    w0 = max(len(m["label"]) for m in rows) + 2
+    line = "%-*s" % (w0, "workload") + "".join("%-17s" % PATH_LABEL[p] for p in cols)
+    extra = [p for p in ("wgx_p2", "wgx_p4", "wgx_p8") if p in cols]
+    line += "".join("%-9s" % (p[4:] + "/wg") for p in extra)
+    print(line)
+    print("-" * len(line))
+    for m in rows:
+        row = "%-*s" % (w0, m["label"])
+        for p in cols:
+            e = m.get(p) or {}
+            v = fmt(e.get("median")) if "median" in e else ("ERROR" if e.get("samples") else "-")
+            row += "%-17s" % ("%s (%s)" % (v, share_cell(e)) if "median" in e else v)
+        for p in extra:
+            r = m.get("ratio_%s_wireguard" % p)
+            row += "%-9s" % ("%.2f" % r if r else "-")
+        print(row.rstrip())
+    # The bed check: does one outer flow land on one CPU, as with RSS?
+    for mid, what in (("udp_1392", "bare UDP 1 flow"), ("tcp_16_ab", "wgx (1 port) TCP 16 flows")):
+        m = next((x for x in metrics if x["id"] == mid), None)
+        path = "bare" if mid.startswith("udp") else "wgx"
+        sh = ((m or {}).get(path) or {}).get("busiest_cpu_share") if m else None
+        if sh and "median" in sh:
+            print("bed check: %s: the busiest CPU did %.0f%% of the receive work (%s); "
+                  "one outer flow on a NIC-like bed: 100%%" % (what, 100 * sh["median"], sh["of"]))
+
+
 def print_table(metrics, ceiling, warnings, paths, header):
     print(header)
     if ceiling and "total_bytes_per_s" in ceiling:
@@ -349,7 +416,7 @@ def print_table(metrics, ceiling, warnings, paths, header):
               % (ceiling["total_gbit_per_s"], per))
     elif ceiling:
         print("crypto ceiling: ERROR: %s" % ceiling["error"])
-    cols = [p for p in PATHS if p in paths]
+    cols = [p for p in MAIN_PATHS if p in paths]
     w0 = max(len(m["label"]) for m in metrics) + 2
     line = "%-*s %-8s" % (w0, "workload", "unit") + "".join("%-24s" % PATH_LABEL[p] for p in cols)
     line += "%-9s %s" % ("wgx/wg", "wgx/ceil")
@@ -481,6 +548,7 @@ def main():
         result["date"], a.command, a.smp, accel, meta.get("kernel"), params["ROUNDS"],
         "" if params["ROUNDS"] == 1 else "s", a.host_load or "unknown")
     print_table(metrics, ceiling, warnings, str(params["PATHS"]).split(), header)
+    print_spread(metrics, str(params["PATHS"]).split(), params.get("BED", "veth"))
     plot(metrics, a.out, "wgx vs wireguard.ko, %s, %d vCPUs, %s" % (accel, a.smp, result["date"]))
     print("results: %s.json %s.png" % (a.out, a.out))
 

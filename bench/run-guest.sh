@@ -67,14 +67,20 @@ if [ $phase = 1 ]; then
 	trap cleanup EXIT
 
 	netns_cleanup
-	bench_topology || { echo "bench: cannot create namespaces a/b over veth" >&2; exit 1; }
+	netns_pair a b || { echo "bench: cannot create namespaces a/b over veth" >&2; exit 1; }
+	if [ "$BED" = nic ]; then
+		# Both ends receive like a NIC: RPS on a hash of the outer headers.
+		(nic_like a va && nic_like b vb) 2>&1 ||
+			{ echo "bench: cannot make the veth NIC-like (tc/bpf, rps_cpus)" >&2; exit 1; }
+	fi
+	record type=bed bed="$BED"
 	anchor a
 	anchor b
 	active=()
 	for p in $PATHS; do
 		case $p in
 		bare) active+=(bare) ;;
-		wireguard | wgx)
+		wireguard | wgx | wgx_p*)
 			blog "setting up the $p tunnel"
 			if err=$(bench_tunnel "$p" 2>&1); then
 				active+=("$p")
@@ -118,9 +124,12 @@ active=("$@")
 
 # run_iperf NAME PATH ROUND SECONDS ARGS... — one iperf3 client run a -> b
 # (ARGS may hold -R).  The receiving devices' byte counters are read around it
-# so the report can check the payload really crossed the path's device.
+# so the report can check the payload really crossed the path's device, and
+# per-CPU histograms say which CPUs did the receiving: data decryptions
+# (tunnels) and data packets the veths received (after RPS).
 run_iperf() {
 	local name=$1 path=$2 round=$3 secs=$4 file rc rxa rxb rxa1 rxb1 t0 el try guard=()
+	local dec_total dec_max dec_cpus
 	shift 4
 	file=raw/r$round-$path-$name.json
 	path_vars "$path"
@@ -130,6 +139,8 @@ run_iperf() {
 	for try in 1 2 3; do
 		dev_rx_bytes rxa a "$PV_DEV_A"
 		dev_rx_bytes rxb b "$PV_DEV_B"
+		decrypt_cpus_start 2>/dev/null
+		rx_cpus_start 2>/dev/null
 		t0=$EPOCHREALTIME
 		timeout -k 5 $((secs + 30)) iperf3 -c "$PV_ADDR_B" --connect-timeout 5000 "${guard[@]}" \
 			-t "$secs" -J "$@" >"$WORK/$file" 2>&1
@@ -141,10 +152,15 @@ run_iperf() {
 		break
 	done
 	elapsed_s el "$t0"
+	decrypt_cpus_read 2>/dev/null
+	dec_total=$CPUS_TOTAL dec_max=$CPUS_MAX dec_cpus=$CPUS_LIST
+	rx_cpus_read 2>/dev/null
 	dev_rx_bytes rxa1 a "$PV_DEV_A"
 	dev_rx_bytes rxb1 b "$PV_DEV_B"
 	record type=iperf metric="$name" path="$path" round="$round" file="$file" rc=$rc \
-		rx_a=$((rxa1 - rxa)) rx_b=$((rxb1 - rxb)) wall="$el"
+		rx_a=$((rxa1 - rxa)) rx_b=$((rxb1 - rxb)) wall="$el" \
+		decrypt_total="$dec_total" decrypt_max="$dec_max" decrypt_cpus="$dec_cpus" \
+		veth_rx_total="$CPUS_TOTAL" veth_rx_max="$CPUS_MAX" veth_rx_cpus="$CPUS_LIST"
 }
 
 # run_latency NAME PATH ROUND — ping, then TCP request/response, a -> b.
@@ -220,18 +236,23 @@ if [ ${#active[@]} -gt 0 ]; then
 				done
 			done
 		done
+		# The other workloads on the main paths only (wgx_pN: TCP only).
+		main=()
+		for p in "${order[@]}"; do
+			case $p in wgx_p*) ;; *) main+=("$p") ;; esac
+		done
 		blog "round $round: udp"
 		for size in $UDP_SIZES; do
-			for p in "${order[@]}"; do
+			for p in "${main[@]}"; do
 				run_iperf "udp_$size" "$p" "$round" "$UDP_SECONDS" -u -b 0 -l "$size"
 			done
 		done
 		blog "round $round: latency"
-		for p in "${order[@]}"; do
+		for p in "${main[@]}"; do
 			run_latency idle "$p" "$round"
 		done
 		if [ "$LOADED" = 1 ]; then
-			for p in "${order[@]}"; do
+			for p in "${main[@]}"; do
 				run_loaded "$p" "$round"
 			done
 		fi
@@ -325,9 +346,10 @@ setconf_kind() {
 	fi
 }
 
+# Handshakes and configuration: one wgx path stands for all of them.
 tunnels=()
 for p in $PATHS; do
-	[ "$p" != bare ] && tunnels+=("$p")
+	case $p in bare | wgx_p*) ;; *) tunnels+=("$p") ;; esac
 done
 if [ "$HS_PEERS" -gt 0 ]; then
 	for p in "${tunnels[@]}"; do
