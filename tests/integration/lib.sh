@@ -36,19 +36,16 @@ n() {
 
 # netns_pair A B — two namespaces joined by a veth pair vA (in A) <-> vB (in B)
 # with 192.0.2.1/24, 2001:db8::1/64 in A and .2/::2 in B (documentation ranges).
+# The topology of the integration suites and of the benchmark; a few `ip`
+# runs only (under TCG each costs a good fraction of a second).
 netns_pair() {
 	local a=$1 b=$2
-	ip netns add "$a"
-	ip netns add "$b"
-	ip link add "v$a" netns "$a" type veth peer "v$b" netns "$b"
-	n "$a" ip link set lo up
-	n "$b" ip link set lo up
-	n "$a" ip addr add 192.0.2.1/24 dev "v$a"
-	n "$b" ip addr add 192.0.2.2/24 dev "v$b"
-	n "$a" ip addr add 2001:db8::1/64 dev "v$a" nodad
-	n "$b" ip addr add 2001:db8::2/64 dev "v$b" nodad
-	n "$a" ip link set "v$a" up
-	n "$b" ip link set "v$b" up
+	ip netns add "$a" && ip netns add "$b" &&
+		ip link add "v$a" netns "$a" type veth peer "v$b" netns "$b" &&
+		printf '%s\n' "link set lo up" "addr add 192.0.2.1/24 dev v$a" \
+			"addr add 2001:db8::1/64 dev v$a nodad" "link set v$a up" | ip -n "$a" -batch - &&
+		printf '%s\n' "link set lo up" "addr add 192.0.2.2/24 dev v$b" \
+			"addr add 2001:db8::2/64 dev v$b nodad" "link set v$b up" | ip -n "$b" -batch -
 }
 
 # netns_cleanup — delete every namespace the case created.
@@ -192,42 +189,62 @@ wgx_peer_field() {
 WGX_BPF_HASH_INVALID=${WGX_BPF_HASH_INVALID:-$WGX_REPO/build/bpf/hash_invalid.bpf.o}
 nic_like() {
 	local ns=$1 dev=$2 mask
-	[ -r "$WGX_BPF_HASH_INVALID" ] || fail "$WGX_BPF_HASH_INVALID missing (make bpf)"
+	[ -r "$WGX_BPF_HASH_INVALID" ] || fail "$WGX_BPF_HASH_INVALID missing (make bpf)" || return
 	mask=$(printf '%x' $(((1 << $(nproc)) - 1)))
-	n "$ns" tc qdisc add dev "$dev" clsact
-	n "$ns" tc filter add dev "$dev" egress bpf direct-action obj "$WGX_BPF_HASH_INVALID" sec tc
-	n "$ns" sh -c "echo $mask > /sys/class/net/$dev/queues/rx-0/rps_cpus"
+	n "$ns" tc qdisc add dev "$dev" clsact &&
+		n "$ns" tc filter add dev "$dev" egress bpf direct-action obj "$WGX_BPF_HASH_INVALID" sec tc &&
+		n "$ns" sh -c "echo $mask > /sys/class/net/$dev/queues/rx-0/rps_cpus"
 }
 
-# ---- which CPU decrypts: per-CPU counts of ChaCha20-Poly1305 decryptions ----
-# A kprobe on chacha20poly1305_decrypt_sg_inplace (the kernel library call of
-# both wgx.ko and wireguard.ko's transport path) with a histogram per CPU,
-# counting only ciphertexts longer than 256 bytes: data segments, not ACKs
-# or keepalives.  decrypt_cpus_start arms or clears it; decrypt_cpus_read
-# sets DECRYPT_TOTAL, DECRYPT_MAX (busiest CPU's count) and DECRYPT_CPUS
+# ---- which CPU does the work: per-CPU histograms from tracefs ----
+# decrypt_cpus_*: a kprobe on chacha20poly1305_decrypt_sg_inplace (the kernel
+# library call of both wgx.ko's and wireguard.ko's transport path) counting
+# ciphertexts longer than 256 bytes per CPU: data segments, not ACKs or
+# keepalives.  rx_cpus_*: the net:netif_receive_skb tracepoint for packets
+# over 256 bytes arriving on the veths va/vb: on which CPU the stack
+# received them (after RPS).  *_start arms or clears the histogram; *_read
+# sets CPUS_TOTAL, CPUS_MAX (the busiest CPU's count) and CPUS_LIST
 # ("cpu:count ..."), without forking.
 WGX_TRACEFS=/sys/kernel/tracing
-decrypt_cpus_start() {
-	local t=$WGX_TRACEFS
-	[ -d "$t/events" ] || mount -t tracefs nodev "$t" || fail "cannot mount tracefs"
-	if [ ! -d "$t/events/kprobes/wgx_decrypt" ]; then
-		echo 'p:wgx_decrypt chacha20poly1305_decrypt_sg_inplace len=%si:u64' >>"$t/kprobe_events" ||
-			fail "cannot add the decrypt kprobe"
-		echo 'hist:keys=common_cpu:vals=hitcount if len > 256' \
-			>"$t/events/kprobes/wgx_decrypt/trigger" || fail "cannot add the decrypt histogram"
+tracefs_mount() {
+	[ -d "$WGX_TRACEFS/events" ] || mount -t tracefs nodev "$WGX_TRACEFS" || fail "cannot mount tracefs"
+}
+# cpu_hist_arm TRIGGER_FILE FILTER — add the per-CPU histogram, or clear it.
+cpu_hist_arm() {
+	if grep -q '^hist:' "$1" 2>/dev/null; then
+		echo "hist:keys=common_cpu:vals=hitcount:clear if $2" >>"$1"
 	else
-		echo 'hist:keys=common_cpu:vals=hitcount:clear if len > 256' \
-			>>"$t/events/kprobes/wgx_decrypt/trigger"
+		echo "hist:keys=common_cpu:vals=hitcount if $2" >"$1" || fail "cannot add a histogram to $1"
 	fi
 }
-decrypt_cpus_read() {
+cpu_hist_read() {
 	local line cpu count
-	DECRYPT_TOTAL=0 DECRYPT_MAX=0 DECRYPT_CPUS=
+	CPUS_TOTAL=0 CPUS_MAX=0 CPUS_LIST=
 	while read -r line; do
 		[[ $line =~ common_cpu:\ *([0-9]+)\ *\}\ *hitcount:\ *([0-9]+) ]] || continue
 		cpu=${BASH_REMATCH[1]} count=${BASH_REMATCH[2]}
-		DECRYPT_TOTAL=$((DECRYPT_TOTAL + count))
-		((count > DECRYPT_MAX)) && DECRYPT_MAX=$count
-		DECRYPT_CPUS+="$cpu:$count "
-	done <"$WGX_TRACEFS/events/kprobes/wgx_decrypt/hist"
+		CPUS_TOTAL=$((CPUS_TOTAL + count))
+		((count > CPUS_MAX)) && CPUS_MAX=$count
+		CPUS_LIST+="$cpu:$count "
+	done <"$1"
+	CPUS_LIST=${CPUS_LIST% }
+}
+decrypt_cpus_start() {
+	tracefs_mount || return
+	if [ ! -d "$WGX_TRACEFS/events/kprobes/wgx_decrypt" ]; then
+		echo 'p:wgx_decrypt chacha20poly1305_decrypt_sg_inplace len=%si:u64' \
+			>>"$WGX_TRACEFS/kprobe_events" || fail "cannot add the decrypt kprobe" || return
+	fi
+	cpu_hist_arm "$WGX_TRACEFS/events/kprobes/wgx_decrypt/trigger" 'len > 256'
+}
+decrypt_cpus_read() {
+	cpu_hist_read "$WGX_TRACEFS/events/kprobes/wgx_decrypt/hist"
+}
+rx_cpus_start() {
+	tracefs_mount || return
+	cpu_hist_arm "$WGX_TRACEFS/events/net/netif_receive_skb/trigger" \
+		'len > 256 && (name == "va" || name == "vb")'
+}
+rx_cpus_read() {
+	cpu_hist_read "$WGX_TRACEFS/events/net/netif_receive_skb/hist"
 }
