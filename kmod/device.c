@@ -217,6 +217,7 @@ static void wgx_destruct(struct net_device *dev)
 	cancel_delayed_work_sync(&wgx->ratelimiter_gc);
 	wgx_handshake_uninit(wgx);
 	wgx_queueing_uninit(wgx);
+	wgx_rxspread_uninit(wgx);
 	/* Keypair and peer frees are RCU callbacks that use the index table. */
 	rcu_barrier();
 	wgx_ratelimiter_destroy(wgx->ratelimiter);
@@ -319,10 +320,13 @@ static int wgx_newlink(struct net *src_net, struct net_device *dev, struct nlatt
 	ret = wgx_handshake_init(wgx);
 	if (ret < 0)
 		goto err_queueing;
+	ret = wgx_rxspread_init(wgx);
+	if (ret < 0)
+		goto err_handshake;
 
 	ret = register_netdevice(dev);
 	if (ret < 0)
-		goto err_handshake;
+		goto err_rxspread;
 	/*
 	 * Only now: a failing register_netdevice() calls priv_destructor, which
 	 * would free (under an rtnl_lock we already hold) what the unwind below
@@ -334,6 +338,8 @@ static int wgx_newlink(struct net *src_net, struct net_device *dev, struct nlatt
 	queue_delayed_work(system_power_efficient_wq, &wgx->ratelimiter_gc, HZ);
 	return 0;
 
+err_rxspread:
+	wgx_rxspread_uninit(wgx);
 err_handshake:
 	wgx_handshake_uninit(wgx);
 err_queueing:

@@ -30,6 +30,7 @@
 #include <wgx/core.h>
 
 #include "queueing.h"
+#include "rxspread.h"
 #include "socket.h"
 
 /* Outer headers the tunnel adds beyond the IP header: UDP (8), the transport
@@ -79,6 +80,9 @@ struct wgx_handshake_worker {
  *                WireGuard's behaviour), under device_update_lock.
  * @bound_ports: socket pairs installed now (0 while down); read locklessly.
  * @port_hash_key: key of the flow hash that picks a flow's listen port.
+ * @rx_spread: receive spreading on (rxspread.h); changed under
+ *             device_update_lock, read locklessly by encap_rcv.
+ * @rx_wq/@rx_workers: the decrypt workers of receive spreading.
  * @fwmark: mark of outgoing UDP packets (0 = none).
  * @identity: static keys (core), under identity_lock.
  * @cookie_checker: MAC1/MAC2 and cookie replies (core), under cookie_lock.
@@ -131,6 +135,10 @@ struct wgx_device {
 	struct delayed_work ratelimiter_gc;
 
 	struct wgx_device_stats __percpu *stats;
+
+	bool rx_spread;
+	struct workqueue_struct *rx_wq;
+	struct wgx_rx_worker __percpu *rx_workers;
 };
 
 static inline void wgx_device_stats_inc(struct wgx_device *wgx, enum wgx_device_stat stat)

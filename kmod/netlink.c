@@ -119,6 +119,7 @@ static const struct nla_policy wgx_device_policy[WGX_DEVICE_A_MAX + 1] = {
 	[WGX_DEVICE_A_PEERS]		= NLA_POLICY_NESTED_ARRAY(wgx_netlink_peer_policy),
 	[WGX_DEVICE_A_STATS]		= { .type = NLA_NESTED },
 	[WGX_DEVICE_A_LISTEN_PORTS]	= NLA_POLICY_RANGE(NLA_U16, 1, WGX_MAX_LISTEN_PORTS),
+	[WGX_DEVICE_A_RX_SPREAD]	= NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 /* ---- device lookup (netlink_internal.h) ---- */

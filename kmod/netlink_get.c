@@ -158,6 +158,7 @@ static int wgx_nl_put_device(struct sk_buff *skb, struct wgx_device *wgx)
 		goto out;
 	if (nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORT, READ_ONCE(wgx->incoming_port)) ||
 	    nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORTS, wgx->listen_ports) ||
+	    nla_put_u8(skb, WGX_DEVICE_A_RX_SPREAD, READ_ONCE(wgx->rx_spread)) ||
 	    nla_put_u32(skb, WGX_DEVICE_A_FWMARK, READ_ONCE(wgx->fwmark)))
 		goto out;
 

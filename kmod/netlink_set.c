@@ -89,6 +89,8 @@ struct wgx_nl_set {
 	bool port_change;
 	u16 port;
 	u16 nports;
+	bool rx_spread_change;
+	bool rx_spread;
 	bool fwmark_change;
 	u32 fwmark;
 
@@ -238,6 +240,10 @@ static int wgx_nl_set_parse(struct wgx_nl_set *req)
 	if (attrs[WGX_DEVICE_A_LISTEN_PORTS]) {
 		req->nports = nla_get_u16(attrs[WGX_DEVICE_A_LISTEN_PORTS]);
 		req->port_change = true;
+	}
+	if (attrs[WGX_DEVICE_A_RX_SPREAD]) {
+		req->rx_spread = nla_get_u8(attrs[WGX_DEVICE_A_RX_SPREAD]);
+		req->rx_spread_change = req->rx_spread != READ_ONCE(wgx->rx_spread);
 	}
 	if (req->port_change && (u32)req->port + req->nports - 1 > U16_MAX) {
 		NL_SET_ERR_MSG_ATTR(extack, attrs[WGX_DEVICE_A_LISTEN_PORTS] ?:
@@ -602,6 +608,14 @@ static int wgx_nl_set_apply(struct wgx_nl_set *req)
 		if (ret) {
 			NL_SET_ERR_MSG_ATTR(extack, attrs[WGX_DEVICE_A_LISTEN_PORT],
 					    "cannot bind the UDP sockets to this port");
+			goto undo;
+		}
+	}
+	if (req->rx_spread_change) {
+		ret = wgx_rxspread_set(wgx, req->rx_spread);
+		if (ret) {
+			NL_SET_ERR_MSG_ATTR(extack, attrs[WGX_DEVICE_A_RX_SPREAD],
+					    "cannot switch receive spreading on (a listen port change stays applied)");
 			goto undo;
 		}
 	}

@@ -52,6 +52,8 @@ struct wgx_peer *wgx_peer_create(struct wgx_device *wgx, const u8 *public_key, c
 	wgx_timers_peer_init(peer);
 	kref_init(&peer->refcount);
 	INIT_LIST_HEAD(&peer->peer_list);
+	if (wgx->rx_spread && wgx_rxspread_peer_init(peer))
+		goto err_handshake;
 
 	wgx_pubkey_hashtable_add(wgx->peer_hashtable, peer);
 	list_add_tail(&peer->peer_list, &wgx->peer_list);
@@ -59,6 +61,8 @@ struct wgx_peer *wgx_peer_create(struct wgx_device *wgx, const u8 *public_key, c
 	netdev_dbg(wgx->dev, "peer %llu created\n", peer->internal_id);
 	return peer;
 
+err_handshake:
+	wgx_noise_handshake_destroy(peer->handshake);
 err_dst_cache:
 	dst_cache_destroy(&peer->endpoint_cache);
 err_stats:
@@ -324,6 +328,7 @@ static void wgx_peer_unpublish(struct wgx_peer *peer)
  */
 static void wgx_peer_shutdown(struct wgx_peer *peer)
 {
+	wgx_rxspread_peer_uninit(peer);
 	wgx_timers_peer_stop(peer);
 	if (cancel_work_sync(&peer->initiation_work))
 		wgx_peer_put(peer);

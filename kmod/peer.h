@@ -101,6 +101,7 @@ struct wgx_peer_stats {
  * @handshake_entry: index of the initiation/response in progress.
  * @endpoint: where it is (see socket.h), under @endpoint_lock.
  * @endpoint_ports: source ports recently seen at the endpoint's address.
+ * @rx: ordered queue and NAPI while the device spreads receive work (rxspread.h).
  * @staged: packets waiting for a keypair (bounded by WGX_STAGED_MAX, oldest dropped).
  * @timer_state/@timers: core timer state machine and its kernel timers, under @timers_lock.
  * @stats: per-CPU counters (enum wgx_peer_stat), summed on read.
@@ -127,6 +128,7 @@ struct wgx_peer {
 	rwlock_t endpoint_lock;
 	struct wgx_endpoint endpoint;
 	struct wgx_endpoint_ports endpoint_ports;
+	struct wgx_peer_rx *rx;
 	struct dst_cache endpoint_cache;
 
 	struct sk_buff_head staged;

@@ -25,6 +25,7 @@
 #include "peer.h"
 #include "queueing.h"
 #include "receive.h"
+#include "rxspread.h"
 #include "send.h"
 #include "socket.h"
 #include "timers.h"
@@ -166,8 +167,13 @@ static unsigned int wgx_receive_inner_len(struct sk_buff *skb, __be16 *protocol)
 	return 0;
 }
 
+/*
+ * Hand the decrypted inner packet to the stack: through the peer's NAPI
+ * (@napi, rx spreading: the peer's packets in arrival order) or this CPU's
+ * GRO cell.
+ */
 static void wgx_receive_deliver(struct wgx_device *wgx, struct wgx_peer *peer,
-				struct sk_buff *skb, u8 outer_ds)
+				struct sk_buff *skb, u8 outer_ds, struct napi_struct *napi)
 {
 	struct net_device *dev = wgx->dev;
 	unsigned int inner_len;
@@ -214,10 +220,14 @@ static void wgx_receive_deliver(struct wgx_device *wgx, struct wgx_peer *peer,
 		INET_ECN_decapsulate(skb, outer_ds, ipv6_get_dsfield(ipv6_hdr(skb)));
 	skb_probe_transport_header(skb);
 
-	if (likely(gro_cells_receive(&wgx->gro_cells, skb) == NET_RX_SUCCESS))
+	if (napi) {
+		napi_gro_receive(napi, skb);
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_RX_PACKETS);
-	else
+	} else if (likely(gro_cells_receive(&wgx->gro_cells, skb) == NET_RX_SUCCESS)) {
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_RX_PACKETS);
+	} else {
 		DEV_STATS_INC(dev, rx_dropped);
+	}
 	return;
 
 malformed:
@@ -228,20 +238,86 @@ drop:
 	kfree_skb(skb);
 }
 
+static void wgx_receive_release(struct sk_buff *skb)
+{
+	struct wgx_rx_cb *cb = WGX_RX_CB(skb);
+
+	wgx_keypair_put(cb->keypair, false);
+	wgx_peer_put(cb->peer);
+}
+
+void wgx_receive_decrypt_stage(struct sk_buff *skb)
+{
+	struct wgx_rx_cb *cb = WGX_RX_CB(skb);
+	int state = WGX_RX_OK;
+
+	if (unlikely(!wgx_receive_decrypt(skb, cb->keypair, &cb->nonce)))
+		state = WGX_RX_DROP_AUTH;
+	else if (unlikely(!wgx_receive_replay_ok(cb->keypair, cb->nonce)))
+		state = WGX_RX_DROP_REPLAY;
+	/* Pairs with the acquire in wgx_receive_state(): the plaintext is ready. */
+	atomic_set_release(&cb->state, state);
+}
+
+void wgx_receive_finish(struct sk_buff *skb, struct napi_struct *napi)
+{
+	struct wgx_rx_cb *cb = WGX_RX_CB(skb);
+	struct wgx_keypair *keypair = cb->keypair;
+	struct wgx_peer *peer = cb->peer;
+	struct wgx_device *wgx = peer->wgx;
+	u8 outer_ds = cb->outer_ds;
+
+	switch (atomic_read(&cb->state)) {
+	case WGX_RX_OK:
+		break;
+	case WGX_RX_DROP_AUTH:
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_RX_DROP_AUTH);
+		DEV_STATS_INC(wgx->dev, rx_errors);
+		DEV_STATS_INC(wgx->dev, rx_crc_errors);
+		goto drop;
+	default:
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_RX_DROP_REPLAY);
+		DEV_STATS_INC(wgx->dev, rx_errors);
+		net_dbg_ratelimited("%s: peer %llu: counter %llu replayed or too old\n",
+				    wgx->dev->name, peer->internal_id, cb->nonce);
+		goto drop;
+	}
+
+	/* Authenticated: the peer is where this came from (roaming). */
+	wgx_socket_set_peer_endpoint_from_skb(peer, skb);
+	wgx_peer_count_rx(peer, cb->message_len);
+	if (unlikely(wgx_peer_keypair_received_with(peer, keypair))) {
+		wgx_timers_handshake_complete(peer);
+		wgx_send_staged(peer);
+	}
+	wgx_receive_timer_events(peer, keypair, skb->len == 0);
+
+	/* Past here the cb is not ours any more (GRO uses it): keep the references. */
+	if (skb->len == 0) {
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_KEEPALIVES_RX);
+		consume_skb(skb);
+	} else {
+		wgx_receive_deliver(wgx, peer, skb, outer_ds, napi);
+	}
+	wgx_keypair_put(keypair, false);
+	wgx_peer_put(peer);
+	return;
+
+drop:
+	DEV_STATS_INC(wgx->dev, rx_dropped);
+	wgx_receive_release(skb);
+	kfree_skb(skb);
+}
+
 static void wgx_receive_data(struct wgx_device *wgx, struct sk_buff *skb)
 {
 	struct wgx_index_entry *entry;
 	struct wgx_keypair *keypair = NULL;
 	struct wgx_peer *peer = NULL;
-	unsigned int message_len = skb->len;
-	u8 outer_ds;
-	u64 nonce;
+	struct wgx_rx_cb *cb;
 	__le32 index;
 
 	index = ((struct wgx_msg_transport *)skb->data)->receiver_index;
-	outer_ds = skb->protocol == htons(ETH_P_IP) ? ip_hdr(skb)->tos :
-						      ipv6_get_dsfield(ipv6_hdr(skb));
-
 	rcu_read_lock_bh();
 	entry = wgx_index_hashtable_lookup(wgx->index_hashtable, WGX_INDEX_KEYPAIR, index, &peer);
 	if (entry)
@@ -258,37 +334,19 @@ static void wgx_receive_data(struct wgx_device *wgx, struct sk_buff *skb)
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_RX_DROP_NO_KEYPAIR);
 		goto drop;
 	}
-	if (unlikely(!wgx_receive_decrypt(skb, keypair, &nonce))) {
-		wgx_peer_stats_inc(peer, WGX_PEER_STAT_RX_DROP_AUTH);
-		DEV_STATS_INC(wgx->dev, rx_errors);
-		DEV_STATS_INC(wgx->dev, rx_crc_errors);
-		goto drop;
-	}
-	if (unlikely(!wgx_receive_replay_ok(keypair, nonce))) {
-		wgx_peer_stats_inc(peer, WGX_PEER_STAT_RX_DROP_REPLAY);
-		DEV_STATS_INC(wgx->dev, rx_errors);
-		net_dbg_ratelimited("%s: peer %llu: counter %llu replayed or too old\n",
-				    wgx->dev->name, peer->internal_id, nonce);
-		goto drop;
-	}
 
-	/* Authenticated: the peer is where this came from (roaming). */
-	wgx_socket_set_peer_endpoint_from_skb(peer, skb);
-	wgx_peer_count_rx(peer, message_len);
-	if (unlikely(wgx_peer_keypair_received_with(peer, keypair))) {
-		wgx_timers_handshake_complete(peer);
-		wgx_send_staged(peer);
-	}
-	wgx_receive_timer_events(peer, keypair, skb->len == 0);
-
-	if (skb->len == 0) {
-		wgx_peer_stats_inc(peer, WGX_PEER_STAT_KEEPALIVES_RX);
-		consume_skb(skb);
-	} else {
-		wgx_receive_deliver(wgx, peer, skb, outer_ds);
-	}
-	wgx_keypair_put(keypair, false);
-	wgx_peer_put(peer);
+	cb = WGX_RX_CB(skb);
+	cb->peer = peer;
+	cb->keypair = keypair;
+	cb->message_len = skb->len;
+	cb->outer_ds = skb->protocol == htons(ETH_P_IP) ? ip_hdr(skb)->tos :
+							  ipv6_get_dsfield(ipv6_hdr(skb));
+	atomic_set(&cb->state, WGX_RX_PENDING);
+	/* Decrypted on another CPU, delivered in arrival order (rxspread.c)? */
+	if (unlikely(READ_ONCE(wgx->rx_spread)) && wgx_rxspread_enqueue(peer, skb))
+		return;
+	wgx_receive_decrypt_stage(skb);
+	wgx_receive_finish(skb, NULL);
 	return;
 
 drop:

@@ -5,10 +5,47 @@
 #ifndef WGX_RECEIVE_H
 #define WGX_RECEIVE_H
 
+#include <linux/atomic.h>
+#include <linux/netdevice.h>
 #include <linux/skbuff.h>
 
 struct sock;
 struct wgx_device;
+struct wgx_keypair;
+struct wgx_peer;
+
+/** Where a transport data message is between the receive stages. */
+enum wgx_rx_state {
+	WGX_RX_PENDING,		/* not decrypted yet */
+	WGX_RX_OK,		/* decrypted, authenticated, not a replay */
+	WGX_RX_DROP_AUTH,	/* failed authentication */
+	WGX_RX_DROP_REPLAY,	/* counter replayed or left of the window */
+};
+
+/**
+ * struct wgx_rx_cb - skb->cb of a transport data message between the stages
+ * of the receive path: lookup (encap_rcv), decrypt (wgx_receive_decrypt_stage,
+ * maybe on another CPU), finish (wgx_receive_finish, maybe in the peer's NAPI).
+ * @peer/@keypair: references held until finish.
+ * @nonce: the message's counter (set by the decrypt stage).
+ * @message_len: UDP payload length (bytes) as received, for the counters.
+ * @state: enum wgx_rx_state; written with release by the decrypt stage.
+ * @outer_ds: outer DSCP/ECN byte, for ECN decapsulation.
+ */
+struct wgx_rx_cb {
+	struct wgx_peer *peer;
+	struct wgx_keypair *keypair;
+	u64 nonce;
+	unsigned int message_len;
+	atomic_t state;
+	u8 outer_ds;
+};
+
+static inline struct wgx_rx_cb *WGX_RX_CB(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct wgx_rx_cb) > sizeof(skb->cb));
+	return (struct wgx_rx_cb *)skb->cb;
+}
 
 /**
  * wgx_receive - encap_rcv of the device's UDP sockets: classify the message;
@@ -17,5 +54,20 @@ struct wgx_device;
  * queue.  Always consumes @skb and returns 0.  Softirq, RCU read side.
  */
 int wgx_receive(struct sock *sk, struct sk_buff *skb);
+
+/**
+ * wgx_receive_decrypt_stage - decrypt @skb in place with its cb's keypair and
+ * check its counter against the replay window; sets the cb's state (release).
+ * Any context with BHs enabled or disabled (softirq inline, or a rx worker).
+ */
+void wgx_receive_decrypt_stage(struct sk_buff *skb);
+
+/**
+ * wgx_receive_finish - the rest of a decrypted message's way: drop it by its
+ * state, or roam, count, confirm the keypair, feed the timers and deliver the
+ * inner packet (through @napi when not NULL, else this CPU's GRO cell).
+ * Consumes @skb and the cb's references.  Softirq context.
+ */
+void wgx_receive_finish(struct sk_buff *skb, struct napi_struct *napi);
 
 #endif /* WGX_RECEIVE_H */

@@ -370,7 +370,7 @@ static bool wgx_receive_test_rx(struct kunit *test, struct wgx_receive_fixture *
 	skb->dev = f->dev;
 	local_bh_disable();
 	if (wgx_receive_prepare(skb) == WGX_MSG_TRANSPORT && wgx_receive_decrypt(skb, kp, &nonce)) {
-		wgx_receive_deliver(f->wgx, f->peer, skb, outer_tos);
+		wgx_receive_deliver(f->wgx, f->peer, skb, outer_tos, NULL);
 		ok = true;
 	} else {
 		kfree_skb(skb);

@@ -42,6 +42,7 @@ class ConfigParser {
             r_.device.listen_port = 0;
             r_.device.fwmark = 0;
             r_.device.listen_ports = 1;
+            r_.device.rx_spread = false;
         }
     }
 
@@ -152,6 +153,12 @@ class ConfigParser {
                 d.listen_ports = n;
             else
                 invalid("ListenPorts", value, expected);
+        } else if (iequals(key, "RxSpread")) {
+            bool on;
+            if (parse_on_off(value, on, expected))
+                d.rx_spread = on;
+            else
+                invalid("RxSpread", value, expected);
         } else if (iequals(key, "FwMark")) {
             std::uint32_t m;
             if (parse_fwmark(value, m, expected))
@@ -167,10 +174,10 @@ class ConfigParser {
         } else if (is_peer_key(key)) {
             error("unknown key " + quoted(key) +
                   " in [Interface]: it belongs in a [Peer] section; [Interface] accepts "
-                  "PrivateKey, ListenPort, ListenPorts, FwMark and MTU");
+                  "PrivateKey, ListenPort, ListenPorts, RxSpread, FwMark and MTU");
         } else {
             error("unknown key " + quoted(key) +
-                  " in [Interface]: expected PrivateKey, ListenPort, ListenPorts, FwMark or MTU");
+                  " in [Interface]: expected PrivateKey, ListenPort, ListenPorts, RxSpread, FwMark or MTU");
         }
     }
 
@@ -210,7 +217,8 @@ class ConfigParser {
             else
                 invalid("PersistentKeepalive", value, expected);
         } else if (iequals(key, "PrivateKey") || iequals(key, "ListenPort") ||
-                   iequals(key, "ListenPorts") || iequals(key, "FwMark") || iequals(key, "MTU")) {
+                   iequals(key, "ListenPorts") || iequals(key, "RxSpread") ||
+                   iequals(key, "FwMark") || iequals(key, "MTU")) {
             error("unknown key " + quoted(key) +
                   " in [Peer]: it belongs in the [Interface] section; [Peer] accepts " +
                   peer_keys_list());

@@ -102,6 +102,12 @@ Status set_device(const Device &requested)
                                                  dev.name + "' is a WireGuard device");
         dev.listen_ports.reset();
     }
+    if (kind != Kind::Wgx && dev.rx_spread) {
+        if (*dev.rx_spread)
+            return Status::error(EOPNOTSUPP, "rx-spread on: receive spreading is a wgx extension; `" +
+                                                 dev.name + "' is a WireGuard device");
+        dev.rx_spread.reset();
+    }
     if (!dev.offloads.empty() && !(st = ethtool_check_offloads(dev.name, dev.offloads)).is_ok())
         return st;
 

@@ -148,6 +148,8 @@ std::string format_json(const std::vector<Device> &devs, bool hide_keys)
         w.num(d.listen_port.value_or(0));
         w.key("listen_ports");
         w.num(d.listen_ports.value_or(1));
+        w.key("rx_spread");
+        w.boolean(d.rx_spread.value_or(false));
         w.key("fwmark");
         w.num(d.fwmark.value_or(0));
         w.key("mtu");

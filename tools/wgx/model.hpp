@@ -109,6 +109,7 @@ struct Device {
     std::optional<Key> public_key;	    // GET only
     std::optional<std::uint16_t> listen_port;
     std::optional<std::uint16_t> listen_ports;  // wgx only: consecutive ports (1 = WireGuard)
+    std::optional<bool> rx_spread;		 // wgx only: decrypt on every CPU, deliver in order
     std::optional<std::uint32_t> fwmark;
     bool replace_peers = false;		    // SET only: WGX_DEVICE_F_REPLACE_PEERS
     std::vector<Peer> peers;

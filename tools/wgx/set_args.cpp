@@ -32,8 +32,8 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
                        const std::string &expected) {
         return fail("invalid " + arg + " " + quoted(value) + ": " + expected);
     };
-    static const char *device_args[] = {"listen-port", "listen-ports", "fwmark", "private-key", "mtu",
-                                        "offload"};
+    static const char *device_args[] = {"listen-port", "listen-ports", "rx-spread", "fwmark",
+                                        "private-key", "mtu",	      "offload"};
     static const char *peer_args[] = {"remove",	  "preshared-key",	  "endpoint",
                                       "allowed-ips", "persistent-keepalive"};
 
@@ -67,6 +67,12 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
             if (!parse_listen_ports(value, n, expected))
                 return invalid(a, value, expected);
             d.listen_ports = n;
+            i += 2;
+        } else if (a == "rx-spread") {
+            bool on;
+            if (!parse_on_off(value, on, expected))
+                return invalid(a, value, expected);
+            d.rx_spread = on;
             i += 2;
         } else if (a == "fwmark") {
             std::uint32_t m;
@@ -161,7 +167,7 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
         } else {
             std::string what = peer ? "expected a peer setting (remove, preshared-key, endpoint, "
                                       "persistent-keepalive, allowed-ips) or `peer'"
-                                    : "expected listen-port, listen-ports, fwmark, private-key, mtu, offload "
+                                    : "expected listen-port, listen-ports, rx-spread, fwmark, private-key, mtu, offload "
                                       "or peer";
             return fail("invalid argument " + quoted(a) + ": " + what);
         }

@@ -175,6 +175,8 @@ std::string format_show(const Device &dev, const ShowOptions &o)
         s += label("listening ports") + std::to_string(*dev.listen_ports) + " (" +
              std::to_string(*dev.listen_port) + "-" +
              std::to_string(*dev.listen_port + *dev.listen_ports - 1) + ")\n";
+    if (dev.rx_spread.value_or(false))
+        s += label("rx spread") + "on\n";
     if (dev.fwmark.value_or(0))
         s += label("fwmark") + fmt("0x%x", *dev.fwmark) + "\n";
     std::vector<const Peer *> peers = peers_by_handshake(dev);

@@ -17,6 +17,8 @@ std::string format_showconf(const Device &dev)
         s += "ListenPort = " + std::to_string(*dev.listen_port) + "\n";
     if (dev.listen_ports.value_or(1) > 1)
         s += "ListenPorts = " + std::to_string(*dev.listen_ports) + "\n";
+    if (dev.rx_spread.value_or(false))
+        s += "RxSpread = on\n";
     if (dev.fwmark.value_or(0)) {
         char buf[32];
         snprintf(buf, sizeof(buf), "FwMark = 0x%x\n", *dev.fwmark);

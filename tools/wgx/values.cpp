@@ -132,6 +132,18 @@ bool parse_listen_ports(std::string_view v, std::uint16_t &out, std::string &exp
     return true;
 }
 
+bool parse_on_off(std::string_view v, bool &out, std::string &expected)
+{
+    expected = "expected on or off";
+    if (iequals(v, "on"))
+        out = true;
+    else if (iequals(v, "off"))
+        out = false;
+    else
+        return false;
+    return true;
+}
+
 bool parse_fwmark(std::string_view v, std::uint32_t &out, std::string &expected)
 {
     expected = "expected \"off\" or a number 0-0xffffffff (decimal or 0x-prefixed hexadecimal)";

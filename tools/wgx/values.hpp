@@ -59,6 +59,8 @@ struct ParseResult {
 bool parse_port(std::string_view v, std::uint16_t &out, std::string &expected);
 /** ListenPorts (wgx): decimal 1-WGX_MAX_LISTEN_PORTS, consecutive UDP ports from ListenPort. */
 bool parse_listen_ports(std::string_view v, std::uint16_t &out, std::string &expected);
+/** RxSpread (wgx): "on" or "off" (case-insensitive). */
+bool parse_on_off(std::string_view v, bool &out, std::string &expected);
 /** FwMark: "off", or decimal / 0x-hexadecimal 0-0xffffffff. */
 bool parse_fwmark(std::string_view v, std::uint32_t &out, std::string &expected);
 /** PersistentKeepalive: "off" or decimal seconds 0-65535 (0 = off). */

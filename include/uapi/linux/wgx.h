@@ -61,6 +61,8 @@
  *                               device listens on, from LISTEN_PORT (GET,
  *                               wgx extension; see SET)
  *   WGX_DEVICE_A_FWMARK         NLA_U32, 0 = none (GET)
+ *   WGX_DEVICE_A_RX_SPREAD      NLA_U8, 1 when receive spreading is on (GET,
+ *                               wgx extension; see SET)
  *   WGX_DEVICE_A_STATS          NLA_NESTED, WGX_DEVICE_STATS_A_* (GET,
  *                               read-only, wgx extension)
  *   WGX_DEVICE_A_PEERS          NLA_NESTED
@@ -140,6 +142,18 @@
  *                               any WireGuard peer interoperates.  -EINVAL
  *                               when LISTEN_PORT + LISTEN_PORTS - 1 > 65535;
  *                               needs the same permission as LISTEN_PORT
+ *   WGX_DEVICE_A_RX_SPREAD      NLA_U8, 0 or 1 (wgx extension; default 0):
+ *                               1 decrypts every peer's transport data on
+ *                               all online CPUs (round robin) and delivers
+ *                               each peer's packets in arrival order through
+ *                               a per-peer NAPI, instead of decrypting on
+ *                               the CPU the packet arrived on.  For peers
+ *                               that send from one UDP port (WireGuard
+ *                               implementations, wgx with LISTEN_PORTS 1),
+ *                               whose whole load the receiver's RSS puts on
+ *                               one CPU.  -ENOMEM when switching on fails
+ *                               (nothing changes; a LISTEN_PORT change of
+ *                               the same message stays applied)
  *   WGX_DEVICE_A_FWMARK         NLA_U32, 0 = no mark
  *   WGX_DEVICE_A_PEERS          NLA_NESTED
  *     0: NLA_NESTED, one peer:
@@ -257,6 +271,7 @@ enum wgx_device_attribute {
 	/* wgx extensions; WireGuard stops at 8. */
 	WGX_DEVICE_A_STATS,		/* 9, nested WGX_DEVICE_STATS_A_*, read-only */
 	WGX_DEVICE_A_LISTEN_PORTS,	/* 10, u16, 1..WGX_MAX_LISTEN_PORTS */
+	WGX_DEVICE_A_RX_SPREAD,		/* 11, u8, 0 or 1 */
 	__WGX_DEVICE_A_LAST
 };
 #define WGX_DEVICE_A_MAX (__WGX_DEVICE_A_LAST - 1)

@@ -53,16 +53,18 @@ TEST(ToolConfig, CanonicalFileRoundTripsByteForByte)
 // so a WireGuard-only file stays WireGuard-only.
 TEST(ToolConfig, ListenPortsRoundTrips)
 {
-    const std::string text = "[Interface]\nListenPort = 51820\nListenPorts = 8\n\n";
+    const std::string text = "[Interface]\nListenPort = 51820\nListenPorts = 8\nRxSpread = on\n\n";
     ParseResult r = parse_config(text, "lp.conf", test_options());
     ASSERT_TRUE(r.ok()) << r.errors[0];
     EXPECT_EQ(r.device.listen_ports, 8);
+    EXPECT_EQ(r.device.rx_spread, true);
     EXPECT_EQ(format_showconf(r.device), text);
 
     ParseResult one = parse_config("[Interface]\nListenPorts = 1\n", "one.conf", test_options());
     ASSERT_TRUE(one.ok());
     EXPECT_EQ(one.device.listen_ports, 1);
     EXPECT_EQ(format_showconf(one.device).find("ListenPorts"), std::string::npos);
+    EXPECT_EQ(format_showconf(one.device).find("RxSpread"), std::string::npos);
 
     ParseResult misplaced = parse_config(
         "[Peer]\nPublicKey = " + std::string(test::kPub2) + "\nListenPorts = 2\n", "p.conf",
@@ -156,6 +158,7 @@ TEST(ToolConfig, SetconfResetsUnspecifiedAddconfDoesNot)
     EXPECT_TRUE(key_is_zero(*set.device.private_key));  // removes the key
     EXPECT_EQ(set.device.listen_port, 0);
     EXPECT_EQ(set.device.listen_ports, 1);  // one port, unless the file says otherwise
+    EXPECT_EQ(set.device.rx_spread, false);
     EXPECT_EQ(set.device.fwmark, 0u);
 
     ParseResult add = parse_config(text, "f", test_options(true));
@@ -164,6 +167,7 @@ TEST(ToolConfig, SetconfResetsUnspecifiedAddconfDoesNot)
     EXPECT_FALSE(add.device.private_key);
     EXPECT_FALSE(add.device.listen_port);
     EXPECT_FALSE(add.device.listen_ports);
+    EXPECT_FALSE(add.device.rx_spread);
     EXPECT_FALSE(add.device.fwmark);
     ASSERT_EQ(add.device.peers.size(), 1u);
     EXPECT_TRUE(add.device.peers[0].replace_allowed_ips);

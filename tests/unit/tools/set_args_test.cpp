@@ -117,8 +117,10 @@ TEST(ToolSetArgs, ErrorsNameArgumentAndExpectation)
          "invalid allowed-ips entry `10.0.0.0/40': expected ADDRESS[/PREFIX] with an IPv4 "
          "address and prefix 0-32 or an IPv6 address and prefix 0-128"},
         {{"bogus"},
-         "invalid argument `bogus': expected listen-port, listen-ports, fwmark, private-key, mtu, "
-         "offload or peer"},
+         "invalid argument `bogus': expected listen-port, listen-ports, rx-spread, fwmark, "
+         "private-key, mtu, offload or peer"},
+        {{"rx-spread", "yes"}, "invalid rx-spread `yes': expected on or off"},
+        {{"rx-spread"}, "`rx-spread' needs a value"},
         {{"listen-ports", "0"}, "invalid listen-ports `0': expected a number of ports 1-16"},
         {{"listen-ports", "17"}, "invalid listen-ports `17': expected a number of ports 1-16"},
         {{"listen-ports"}, "`listen-ports' needs a value"},

@@ -33,6 +33,10 @@ TEST(ToolValues, OffValuesAndNumberForms)
     for (const char *bad : {"65536", "-1", "1x", "99999999999999999999"})
         EXPECT_FALSE(iface(std::string("ListenPort = ") + bad).ok()) << bad;
 
+    EXPECT_EQ(iface("RxSpread = on").device.rx_spread, true);
+    EXPECT_EQ(iface("RxSpread = OFF").device.rx_spread, false);
+    for (const char *bad : {"1", "yes", "", "onn"})
+        EXPECT_FALSE(iface(std::string("RxSpread = ") + bad).ok()) << bad;
     EXPECT_EQ(iface("ListenPorts = 1").device.listen_ports, 1);
     EXPECT_EQ(iface("ListenPorts = 16").device.listen_ports, 16);
     EXPECT_EQ(iface("listenports = 8").device.listen_ports, 8);

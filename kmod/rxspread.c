@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rxspread.c - receive spreading: per-CPU decrypt workers and per-peer
+ * in-order delivery.  See rxspread.h for the design and the lifetime rules.
+ */
+#include <linux/cpumask.h>
+#include <linux/netdevice.h>
+#include <linux/slab.h>
+
+#include "device.h"
+#include "peer.h"
+#include "receive.h"
+#include "rxspread.h"
+
+/* Workers yield the CPU after this many messages. */
+#define WGX_RXSPREAD_BATCH 64
+
+/*
+ * The peer's NAPI: deliver from the head of the ordered queue every message
+ * whose decryption is done, stop at the first that is still pending (its
+ * worker schedules the NAPI again when done).
+ */
+static int wgx_rxspread_poll(struct napi_struct *napi, int budget)
+{
+	struct wgx_peer_rx *rx = container_of(napi, struct wgx_peer_rx, napi);
+	struct sk_buff *skb;
+	int done = 0;
+
+	while (done < budget) {
+		spin_lock_bh(&rx->queue.lock);
+		skb = skb_peek(&rx->queue);
+		/* Pairs with the release in wgx_receive_decrypt_stage(). */
+		if (!skb || atomic_read_acquire(&WGX_RX_CB(skb)->state) == WGX_RX_PENDING) {
+			spin_unlock_bh(&rx->queue.lock);
+			break;
+		}
+		__skb_unlink(skb, &rx->queue);
+		spin_unlock_bh(&rx->queue.lock);
+		wgx_receive_finish(skb, napi);
+		++done;
+	}
+	if (done < budget)
+		napi_complete_done(napi, done);
+	return done;
+}
+
+static void wgx_rxspread_worker(struct work_struct *work)
+{
+	struct wgx_rx_worker *worker = container_of(work, struct wgx_rx_worker, work);
+	struct sk_buff *skb;
+	unsigned int n = 0;
+
+	while ((skb = ptr_ring_consume_bh(&worker->ring)) != NULL) {
+		struct wgx_peer_rx *rx = READ_ONCE(WGX_RX_CB(skb)->peer->rx);
+
+		wgx_receive_decrypt_stage(skb);
+		/*
+		 * After the state is published the skb belongs to the NAPI: only
+		 * the peer's rx (alive until this workqueue is flushed) is used.
+		 * BHs off so that the NAPI runs here, at local_bh_enable().
+		 */
+		local_bh_disable();
+		napi_schedule(&rx->napi);
+		local_bh_enable();
+		if (++n % WGX_RXSPREAD_BATCH == 0)
+			cond_resched();
+	}
+}
+
+/* The next online CPU after the last one this CPU handed a message to. */
+static int wgx_rxspread_next_cpu(struct wgx_rx_worker *local)
+{
+	int cpu = cpumask_next(local->next_cpu, cpu_online_mask);
+
+	if (cpu >= nr_cpu_ids)
+		cpu = cpumask_first(cpu_online_mask);
+	local->next_cpu = cpu;
+	return cpu;
+}
+
+bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb)
+{
+	struct wgx_device *wgx = peer->wgx;
+	struct wgx_peer_rx *rx = READ_ONCE(peer->rx);
+	struct wgx_rx_worker *worker;
+	int cpu;
+
+	/* A dead peer's queue is going away (see wgx_peer_shutdown()). */
+	if (!rx || unlikely(READ_ONCE(peer->is_dead)))
+		return false;
+	cpu = wgx_rxspread_next_cpu(this_cpu_ptr(wgx->rx_workers));
+	worker = per_cpu_ptr(wgx->rx_workers, cpu);
+
+	spin_lock_bh(&rx->queue.lock);
+	if (unlikely(skb_queue_len(&rx->queue) >= WGX_RXSPREAD_PEER_MAX)) {
+		spin_unlock_bh(&rx->queue.lock);
+		goto drop;
+	}
+	__skb_queue_tail(&rx->queue, skb);
+	/*
+	 * Into the worker's ring under the queue's lock: otherwise the NAPI could
+	 * deliver (or the worker decrypt) before both queues hold it.
+	 */
+	if (unlikely(ptr_ring_produce_bh(&worker->ring, skb))) {
+		__skb_unlink(skb, &rx->queue);
+		spin_unlock_bh(&rx->queue.lock);
+		goto drop;
+	}
+	spin_unlock_bh(&rx->queue.lock);
+	queue_work_on(cpu, wgx->rx_wq, &worker->work);
+	return true;
+
+drop:
+	DEV_STATS_INC(wgx->dev, rx_dropped);
+	wgx_keypair_put(WGX_RX_CB(skb)->keypair, false);
+	wgx_peer_put(peer);
+	kfree_skb(skb);
+	return true;
+}
+
+int wgx_rxspread_peer_init(struct wgx_peer *peer)
+{
+	struct wgx_peer_rx *rx;
+
+	lockdep_assert_held(&peer->wgx->device_update_lock);
+	if (peer->rx)
+		return 0;
+	rx = kzalloc(sizeof(*rx), GFP_KERNEL);
+	if (!rx)
+		return -ENOMEM;
+	rx->peer = peer;
+	skb_queue_head_init(&rx->queue);
+	netif_napi_add(peer->wgx->dev, &rx->napi, wgx_rxspread_poll);
+	napi_enable(&rx->napi);
+	WRITE_ONCE(peer->rx, rx);
+	return 0;
+}
+
+/* Drop what a queue still holds, with the references of each message. */
+static void wgx_rxspread_purge(struct sk_buff_head *queue)
+{
+	struct sk_buff *skb;
+
+	while ((skb = skb_dequeue(queue)) != NULL) {
+		wgx_keypair_put(WGX_RX_CB(skb)->keypair, false);
+		wgx_peer_put(WGX_RX_CB(skb)->peer);
+		kfree_skb(skb);
+	}
+}
+
+void wgx_rxspread_peer_uninit(struct wgx_peer *peer)
+{
+	struct wgx_peer_rx *rx = peer->rx;
+
+	if (!rx)
+		return;
+	/* Every worker is done with the peer's messages (and scheduled its NAPI). */
+	flush_workqueue(peer->wgx->rx_wq);
+	napi_disable(&rx->napi);
+	wgx_rxspread_purge(&rx->queue);
+	netif_napi_del(&rx->napi);
+	WRITE_ONCE(peer->rx, NULL);
+	/* netif_napi_del() leaves the NAPI to RCU readers (netpoll, busy poll). */
+	kfree_rcu(rx, rcu);
+}
+
+int wgx_rxspread_set(struct wgx_device *wgx, bool on)
+{
+	struct wgx_peer *peer;
+	int ret;
+
+	lockdep_assert_held(&wgx->device_update_lock);
+	if (on == READ_ONCE(wgx->rx_spread))
+		return 0;
+	if (on) {
+		list_for_each_entry(peer, &wgx->peer_list, peer_list) {
+			ret = wgx_rxspread_peer_init(peer);
+			if (ret)
+				goto undo;
+		}
+		WRITE_ONCE(wgx->rx_spread, true);
+		return 0;
+	}
+	WRITE_ONCE(wgx->rx_spread, false);
+	/* No encap_rcv queues anything any more once its readers are gone. */
+	synchronize_net();
+	list_for_each_entry(peer, &wgx->peer_list, peer_list)
+		wgx_rxspread_peer_uninit(peer);
+	return 0;
+
+undo:
+	list_for_each_entry(peer, &wgx->peer_list, peer_list)
+		wgx_rxspread_peer_uninit(peer);
+	return ret;
+}
+
+int wgx_rxspread_init(struct wgx_device *wgx)
+{
+	int cpu, ret = -ENOMEM;
+
+	wgx->rx_wq = alloc_workqueue("wgx-rx-%s", WQ_CPU_INTENSIVE | WQ_MEM_RECLAIM, 0,
+				     wgx->dev->name);
+	if (!wgx->rx_wq)
+		return -ENOMEM;
+	wgx->rx_workers = alloc_percpu(struct wgx_rx_worker);
+	if (!wgx->rx_workers)
+		goto err_wq;
+	for_each_possible_cpu(cpu) {
+		struct wgx_rx_worker *worker = per_cpu_ptr(wgx->rx_workers, cpu);
+
+		ret = ptr_ring_init(&worker->ring, WGX_RXSPREAD_RING_SIZE, GFP_KERNEL);
+		if (ret)
+			goto err_rings;
+		INIT_WORK(&worker->work, wgx_rxspread_worker);
+		worker->wgx = wgx;
+		worker->next_cpu = cpu;
+	}
+	return 0;
+
+err_rings:
+	for_each_possible_cpu(cpu) {
+		struct wgx_rx_worker *worker = per_cpu_ptr(wgx->rx_workers, cpu);
+
+		/* A zeroed ring (not reached) is freed harmlessly. */
+		ptr_ring_cleanup(&worker->ring, NULL);
+	}
+	free_percpu(wgx->rx_workers);
+err_wq:
+	destroy_workqueue(wgx->rx_wq);
+	return ret;
+}
+
+void wgx_rxspread_uninit(struct wgx_device *wgx)
+{
+	int cpu;
+
+	/* Every peer is gone, and with it every message that was queued. */
+	drain_workqueue(wgx->rx_wq);
+	for_each_possible_cpu(cpu)
+		ptr_ring_cleanup(&per_cpu_ptr(wgx->rx_workers, cpu)->ring, NULL);
+	free_percpu(wgx->rx_workers);
+	destroy_workqueue(wgx->rx_wq);
+}
