@@ -169,7 +169,9 @@ std::string format_prometheus(const std::vector<Device> &devs)
                     "Bytes received from the peer (WireGuard messages, as `wg show` transfer)");
     Family handshake("wireguard_latest_handshake_seconds", "gauge",
                      "UNIX time in seconds of the latest handshake with the peer, 0 if none");
-    Family peers_total("wireguard_peers_total", "gauge", "Peers configured on the interface");
+    // Not prometheus_wireguard_exporter's wireguard_peers_total: promtool
+    // refuses "_total" on a gauge.
+    Family peers("wgx_device_peers", "gauge", "Peers configured on the interface");
 
     std::vector<Family> peer_families, device_families;
     for (const StatInfo &s : peer_stats())
@@ -193,7 +195,7 @@ std::string format_prometheus(const std::vector<Device> &devs)
 
     for (const Device &d : devs) {
         std::string iface = label("interface", d.name);
-        peers_total.sample(iface, std::to_string(d.peers.size()));
+        peers.sample(iface, std::to_string(d.peers.size()));
         if (d.stats) {
             for (const auto &[attr, v] : *d.stats) {
                 if (attr >= 1 && attr <= device_families.size())
@@ -228,7 +230,7 @@ std::string format_prometheus(const std::vector<Device> &devs)
     sent.emit(out, true);
     received.emit(out, true);
     handshake.emit(out, true);
-    peers_total.emit(out, true);
+    peers.emit(out, true);
     for (const Family &f : peer_families)
         f.emit(out);
     for (const Family &f : device_families)

@@ -55,8 +55,10 @@ std::string prometheus_device_metric(const StatInfo &s);
  *    meaning: wireguard_sent_bytes_total, wireguard_received_bytes_total
  *    (counters) and wireguard_latest_handshake_seconds (gauge: UNIX time of
  *    the latest handshake, 0 = never) with labels interface, public_key,
- *    allowed_ips (comma-joined as `wg show dump` prints them), and
- *    wireguard_peers_total{interface} (gauge);
+ *    allowed_ips (comma-joined as `wg show dump` prints them);
+ *  - wgx_device_peers{interface} (gauge), the number of peers (that
+ *    exporter's newer wireguard_peers_total, a gauge named like a counter,
+ *    is left out: promtool check metrics refuses it);
  *  - wgx_peer_<stat> for every per-peer statistic of peer_stats(), labels
  *    interface and public_key: counters as "..._total", RTT gauges in
  *    seconds as "..._seconds"; numbers the tool does not know as untyped
@@ -64,7 +66,7 @@ std::string prometheus_device_metric(const StatInfo &s);
  *  - wgx_device_<stat>_total{interface} for every per-device statistic.
  * A statistic the kernel does not report has no sample (unknown is never
  * exported as 0); a family without samples is left out, except the
- * wireguard_* ones.
+ * wireguard_* ones and wgx_device_peers.
  */
 std::string format_prometheus(const std::vector<Device> &devs);
 
