@@ -3,6 +3,7 @@
 // The Prometheus text exposition of `wgx exporter` and `wgx show
 // --prometheus` (format: prometheus.io, "Exposition formats", text format
 // 0.0.4), and read_devices() which both use.
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <functional>
@@ -26,8 +27,15 @@ Status read_devices(const std::vector<std::string> &names, std::vector<Device> &
         }
         for (const LinkInfo &l : links) {
             Device d;
-            if (get_device(l.name, d).is_ok())  // gone since the listing: skip
-                out.push_back(std::move(d));
+            st = get_device(l.name, d);
+            if (st.err == ENODEV)
+                continue;  // gone since the listing
+            if (!st.is_ok()) {  // e.g. EPERM: an empty answer would hide it
+                st.msg = "unable to access interface " + l.name +
+                         (st.msg.empty() ? "" : ": " + st.msg);
+                return st;
+            }
+            out.push_back(std::move(d));
         }
         return Status::ok();
     }

@@ -26,7 +26,9 @@ namespace wgx {
  * of every wgx and wireguard interface when @names is empty or is just
  * "all".  With explicit names every one must be readable, else the first
  * error is returned naming the interface.  With "all", an interface that
- * disappears between listing and reading is skipped.
+ * disappears between listing and reading (ENODEV) is skipped; any other
+ * error (EPERM, ...) is returned, so that "no access" never reads as "no
+ * peers".
  */
 Status read_devices(const std::vector<std::string> &names, std::vector<Device> &out);
 
