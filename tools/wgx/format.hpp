@@ -31,13 +31,33 @@ std::string format_duration(std::uint64_t seconds, bool color = false);
 /** wg's byte counts: "512 B", "1.50 KiB", "3.00 MiB", "1.00 GiB", "2.00 TiB". */
 std::string format_bytes(std::uint64_t bytes, bool color = false);
 
+/** Microseconds as milliseconds with three decimals: "20.512 ms". */
+std::string format_usec(std::uint64_t us, bool color = false);
+/** @part / @whole as "0.42%"; "-" when @whole is 0. */
+std::string format_percent(std::uint64_t part, std::uint64_t whole);
+
+/**
+ * format_peer_telemetry - wgx's lines after wg's for one peer in `show`:
+ * "handshake rtt", "tcp rtt", "packet loss", "tcp retransmits", "drops" and
+ * "handshakes paced", each only when it has something known and non-zero
+ * to say (as wg omits an empty transfer line).  "" for a peer without
+ * statistics (an in-tree WireGuard device), so that output stays wg's.
+ */
+std::string format_peer_telemetry(const Peer &p, bool color);
+
 /** Peers in the order wg's pretty printer uses: most recent handshake first, never last. */
 std::vector<const Peer *> peers_by_handshake(const Device &dev);
 
 /** `wg show IF` human format for one device. */
 std::string format_show(const Device &dev, const ShowOptions &opts);
 
-/** `wg show IF dump`: tab-separated device line then one line per peer. */
+/**
+ * `wg show IF dump`: tab-separated device line then one line per peer, as wg
+ * prints them.  For a wgx device each peer line continues with one column
+ * per statistic of peer_stats() (column 8 + attribute number, 9 + with the
+ * interface), the value or "-" when unknown; the device line keeps wg's
+ * fields, since parsers tell it from peer lines by its field count.
+ */
 std::string format_dump(const Device &dev, bool with_interface);
 
 /**

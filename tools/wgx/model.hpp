@@ -67,10 +67,40 @@ struct Endpoint {
  */
 using Counters = std::vector<std::pair<std::uint16_t, std::uint64_t>>;
 
+/** How a statistic's value reads (include/uapi/linux/wgx.h, "Per-peer statistics"). */
+enum class StatKind {
+    Counter,	// monotonically increasing count of events
+    GaugeUsec,	// current value in microseconds (an RTT figure)
+};
+
+/** One statistic of WGX_PEER_A_STATS or WGX_DEVICE_A_STATS that the tool knows. */
+struct StatInfo {
+    std::uint16_t attr;	 // WGX_PEER_STATS_A_* / WGX_DEVICE_STATS_A_*
+    const char *name;	 // stable name: JSON key, dump column, Prometheus metric stem
+    StatKind kind;
+    const char *help;	 // one line: what it counts, for Prometheus HELP and docs
+};
+
+/**
+ * Every per-peer statistic the tool knows, in attribute-number order with
+ * no gaps (entry i has attr i + 1).  Names are the uapi names in lower case
+ * without the prefix; gauges end in "_us".
+ */
+const std::vector<StatInfo> &peer_stats();
+/** Every per-device statistic the tool knows, same rules. */
+const std::vector<StatInfo> &device_stats();
+
 /** JSON name of a per-peer counter ("rx_packets", ...), or "" if unknown. */
 const char *peer_counter_name(std::uint16_t attr);
 /** JSON name of a per-device counter, or "" if unknown. */
 const char *device_counter_name(std::uint16_t attr);
+
+/**
+ * stat_value - the value of statistic @attr in @c; nullopt when @c is absent
+ * or does not carry @attr (unknown: the kernel does not track it, or for an
+ * RTT gauge, has no sample yet), never a made-up 0.
+ */
+std::optional<std::uint64_t> stat_value(const std::optional<Counters> &c, std::uint16_t attr);
 
 struct Peer {
     Key public_key{};

@@ -17,6 +17,8 @@
 #include "format.hpp"
 #include "ipc.hpp"
 #include "subcommands.hpp"
+#include "telemetry.hpp"
+#include "uapi/linux/wgx.h"
 
 namespace wgx {
 namespace {
@@ -155,6 +157,141 @@ std::vector<const Peer *> peers_by_handshake(const Device &dev)
 
 // ---------------------------------------------------------------- human
 
+std::string format_usec(std::uint64_t us, bool color)
+{
+    return fmt("%" PRIu64 ".%03u ", us / 1000, static_cast<unsigned>(us % 1000)) +
+           (color ? kCyan : "") + "ms" + (color ? kReset : "");
+}
+
+std::string format_percent(std::uint64_t part, std::uint64_t whole)
+{
+    if (!whole)
+        return "-";
+    return fmt("%.2f%%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+}
+
+namespace {
+
+// "1.520 ms, min 1.200 ms, smoothed 1.480 ms (4 samples)" from whichever of
+// the four are known; "" when there is no sample.
+std::string rtt_text(const Peer &p, std::uint16_t last, std::uint16_t min, std::uint16_t srtt,
+                     std::uint16_t var, std::uint16_t samples, bool color)
+{
+    auto v_last = stat_value(p.stats, last), v_min = stat_value(p.stats, min),
+         v_srtt = stat_value(p.stats, srtt), v_n = stat_value(p.stats, samples);
+    auto v_var = var ? stat_value(p.stats, var) : std::nullopt;
+    if ((v_n && !*v_n) || (!v_last && !v_min && !v_srtt))
+        return "";
+    std::string s;
+    auto add = [&](const char *what, const std::optional<std::uint64_t> &v) {
+        if (!v)
+            return;
+        if (!s.empty())
+            s += ", ";
+        s += std::string(what) + format_usec(*v, color);
+    };
+    add("", v_last);
+    add("min ", v_min);
+    add("smoothed ", v_srtt);
+    add("variation ", v_var);
+    if (v_n)
+        s += fmt(" (%" PRIu64 " sample%s)", *v_n, *v_n == 1 ? "" : "s");
+    return s;
+}
+
+struct DropName {
+    std::uint16_t attr;
+    const char *text;
+};
+
+constexpr DropName kRxDrops[] = {
+    {WGX_PEER_STATS_A_RX_DROP_AUTH, "authentication"},
+    {WGX_PEER_STATS_A_RX_DROP_REPLAY, "replay"},
+    {WGX_PEER_STATS_A_RX_DROP_ALLOWEDIPS, "allowed ips"},
+    {WGX_PEER_STATS_A_RX_DROP_NO_KEYPAIR, "no keypair"},
+    {WGX_PEER_STATS_A_RX_DROP_MALFORMED, "malformed"},
+};
+constexpr DropName kTxDrops[] = {
+    {WGX_PEER_STATS_A_TX_DROP_STAGED_OVERFLOW, "staged queue full"},
+    {WGX_PEER_STATS_A_TX_DROP_NO_ENDPOINT, "no endpoint"},
+    {WGX_PEER_STATS_A_TX_DROP_ERROR, "send error"},
+};
+
+template <std::size_t N>
+std::string drop_list(const Peer &p, const DropName (&names)[N])
+{
+    std::string s;
+    for (const DropName &d : names) {
+        std::uint64_t v = stat_value(p.stats, d.attr).value_or(0);
+        if (!v)
+            continue;
+        s += (s.empty() ? "" : ", ") + std::to_string(v) + " " + d.text;
+    }
+    return s;
+}
+
+}  // namespace
+
+std::string format_peer_telemetry(const Peer &p, bool color)
+{
+    if (!p.stats)
+        return "";
+    auto label = [&](const char *l) {
+        return std::string("  ") + (color ? kBold : "") + l + (color ? kReset : "") + ": ";
+    };
+    std::string s, t;
+    t = rtt_text(p, WGX_PEER_STATS_A_HANDSHAKE_RTT_LAST_US, WGX_PEER_STATS_A_HANDSHAKE_RTT_MIN_US,
+                 WGX_PEER_STATS_A_HANDSHAKE_SRTT_US, 0, WGX_PEER_STATS_A_HANDSHAKE_RTT_SAMPLES,
+                 color);
+    if (!t.empty())
+        s += label("handshake rtt") + t + "\n";
+    t = rtt_text(p, WGX_PEER_STATS_A_TCP_RTT_LAST_US, WGX_PEER_STATS_A_TCP_RTT_MIN_US,
+                 WGX_PEER_STATS_A_TCP_SRTT_US, WGX_PEER_STATS_A_TCP_RTTVAR_US,
+                 WGX_PEER_STATS_A_TCP_RTT_SAMPLES, color);
+    if (!t.empty())
+        s += label("tcp rtt") + t + "\n";
+
+    auto lost = stat_value(p.stats, WGX_PEER_STATS_A_RX_LOST);
+    auto reordered = stat_value(p.stats, WGX_PEER_STATS_A_RX_REORDERED);
+    auto rx_packets = stat_value(p.stats, WGX_PEER_STATS_A_RX_PACKETS);
+    if (lost.value_or(0) || reordered.value_or(0)) {
+        s += label("packet loss");
+        if (lost) {
+            s += std::to_string(*lost) + " lost";
+            if (rx_packets)
+                s += " (" + format_percent(*lost, *lost + *rx_packets) + ")";
+        }
+        if (reordered)
+            s += std::string(lost ? ", " : "") + std::to_string(*reordered) + " reordered";
+        s += "\n";
+    }
+
+    auto retx = stat_value(p.stats, WGX_PEER_STATS_A_TX_TCP_RETRANSMITS);
+    auto segs = stat_value(p.stats, WGX_PEER_STATS_A_TX_TCP_SEGMENTS);
+    if (retx.value_or(0)) {
+        s += label("tcp retransmits") + std::to_string(*retx);
+        if (segs)
+            s += " of " + std::to_string(*segs) + " segments (" + format_percent(*retx, *segs) +
+                 ", approximate)\n";
+        else
+            s += " (approximate)\n";
+    }
+
+    std::string rx = drop_list(p, kRxDrops), tx = drop_list(p, kTxDrops);
+    if (!rx.empty() || !tx.empty()) {
+        s += label("drops");
+        if (!rx.empty())
+            s += "received " + rx;
+        if (!tx.empty())
+            s += (rx.empty() ? "" : "; ") + std::string("sent ") + tx;
+        s += "\n";
+    }
+
+    if (std::uint64_t paced = stat_value(p.stats, WGX_PEER_STATS_A_HANDSHAKES_PACED).value_or(0))
+        s += label("handshakes paced") + std::to_string(paced) + "\n";
+    return s;
+}
+
 std::string format_show(const Device &dev, const ShowOptions &o)
 {
     auto c = [&](const char *code) { return o.color ? code : ""; };
@@ -221,6 +358,7 @@ std::string format_show(const Device &dev, const ShowOptions &o)
         if (p.persistent_keepalive.value_or(0))
             s += label("persistent keepalive") + "every " +
                  format_duration(*p.persistent_keepalive, o.color) + "\n";
+        s += format_peer_telemetry(p, o.color);
         if (i + 1 < peers.size())
             s += "\n";
     }
@@ -240,8 +378,16 @@ std::string format_dump(const Device &dev, bool with_interface)
              std::to_string(static_cast<unsigned long long>(p.last_handshake_sec)) + "\t" +
              std::to_string(p.rx_bytes) + "\t" + std::to_string(p.tx_bytes) + "\t" +
              (p.persistent_keepalive.value_or(0) ? std::to_string(*p.persistent_keepalive)
-                                                 : std::string("off")) +
-             "\n";
+                                                 : std::string("off"));
+        // wgx extension: every per-peer statistic the tool knows, column
+        // 8 + attribute number (9 + with the interface), "-" when unknown.
+        if (dev.kind == Kind::Wgx) {
+            for (const StatInfo &st : peer_stats()) {
+                auto v = stat_value(p.stats, st.attr);
+                s += "\t" + (v ? std::to_string(*v) : std::string("-"));
+            }
+        }
+        s += "\n";
     }
     return s;
 }
@@ -328,8 +474,9 @@ void show_usage(const char *cmd)
             "Usage: %s %s { <interface> | all | interfaces } [public-key | private-key | "
             "listen-port | fwmark | peers | preshared-keys | endpoints | allowed-ips | "
             "latest-handshakes | transfer | persistent-keepalive | dump]\n"
-            "       %s %s --json [<interface> | all]\n",
-            prog_name, cmd, prog_name, cmd);
+            "       %s %s --json [<interface> | all]\n"
+            "       %s %s --prometheus [<interface> | all]\n",
+            prog_name, cmd, prog_name, cmd, prog_name, cmd);
 }
 
 int show_json(const std::vector<std::string> &args)
@@ -366,22 +513,44 @@ int show_json(const std::vector<std::string> &args)
     return 0;
 }
 
+// `show --prometheus`: the exporter's exposition, for node_exporter's textfile collector.
+int show_prometheus(const std::vector<std::string> &args)
+{
+    std::vector<Device> devs;
+    Status st = read_devices(args, devs);
+    if (!st.is_ok()) {
+        fprintf(stderr, "%s: %s\n", prog_name, st.text().c_str());
+        return 1;
+    }
+    fputs(format_prometheus(devs).c_str(), stdout);
+    return 0;
+}
+
 }  // namespace
 
 int show_main(int argc, const char *argv[])
 {
     const char *cmd = argv[0];
     std::vector<std::string> args;
-    bool json = false;
+    bool json = false, prometheus = false;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--json"))
             json = true;
+        else if (!strcmp(argv[i], "--prometheus"))
+            prometheus = true;
         else
             args.push_back(argv[i]);
     }
     if (args.size() == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help")) {
         show_usage(cmd);
         return 0;
+    }
+    if (prometheus) {
+        if (json || args.size() > 1 || (!args.empty() && args[0] == "interfaces")) {
+            show_usage(cmd);
+            return 1;
+        }
+        return show_prometheus(args);
     }
     if (json) {
         if (args.size() > 1 || (!args.empty() && args[0] == "interfaces")) {

@@ -24,6 +24,8 @@ int setconf_main(int argc, const char *argv[]);
 /** genkey and genpsk, told apart by argv[0]. */
 int genkey_main(int argc, const char *argv[]);
 int pubkey_main(int argc, const char *argv[]);
+int top_main(int argc, const char *argv[]);
+int exporter_main(int argc, const char *argv[]);
 
 /**
  * run_cli - the whole command line (argv[0] is the program): dispatches to

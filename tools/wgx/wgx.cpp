@@ -32,6 +32,9 @@ constexpr Subcommand kSubcommands[] = {
     {"genkey", genkey_main, "Generates a new private key and writes it to stdout"},
     {"genpsk", genkey_main, "Generates a new preshared key and writes it to stdout"},
     {"pubkey", pubkey_main, "Reads a private key from stdin and writes a public key to stdout"},
+    {"top", top_main, "Live per-peer rates, RTT, loss, retransmits and drops (wgx extension)"},
+    {"exporter", exporter_main,
+     "Serves per-peer metrics to Prometheus over HTTP (wgx extension)"},
 };
 
 void usage(FILE *f)
@@ -43,7 +46,8 @@ void usage(FILE *f)
     fprintf(f, "You may pass `--help' to any of these subcommands to view usage.\n");
     fprintf(f,
             "wgx extensions to wg(8): `set <interface> mtu <bytes>', `set <interface> offload "
-            "{gso|gro|tx-checksum|rx-checksum} {on|off}', `MTU =' in [Interface], `show --json'.\n");
+            "{gso|gro|tx-checksum|rx-checksum} {on|off}', `MTU =' in [Interface], `show --json', "
+            "`show --prometheus', `top', `exporter'.\n");
 }
 
 }  // namespace

@@ -320,12 +320,46 @@ enum wgx_allowedip_attribute {
 #define WGX_ALLOWEDIP_A_MAX (__WGX_ALLOWEDIP_A_LAST - 1)
 
 /*
- * Per-peer counters, nested in WGX_PEER_A_STATS (GET only).  Every value is
- * NLA_U64, monotonically increasing from peer creation, never reset while
- * the peer exists.  A kernel that does not track a counter omits it;
- * readers treat an absent counter as unknown, not as zero, and skip
- * numbers they do not know.  "Packets" are WireGuard messages (whitepaper
- * section 5.4); transport data counts include keepalives.
+ * Per-peer statistics, nested in WGX_PEER_A_STATS (GET only).  Every value is
+ * NLA_U64.  Two kinds:
+ *   counter   monotonically increasing from peer creation, never reset
+ *             while the peer exists (the default; everything not marked
+ *             "gauge" below);
+ *   gauge     a current value that may go up or down (the RTT figures).
+ * A kernel that does not track a value omits it; readers treat an absent
+ * value as unknown, not as zero, and skip numbers they do not know.  An RTT
+ * gauge is also omitted while its sample count is 0, so 0 is never a
+ * placeholder.  "Packets" are WireGuard messages (whitepaper section 5.4);
+ * transport data counts include keepalives.
+ *
+ * Telemetry (21..34).  RTT values are microseconds.  "Smoothed" is the
+ * SRTT estimator of RFC 6298 section 2 (first sample R: SRTT = R,
+ * RTTVAR = R/2; then RTTVAR = 3/4 RTTVAR + 1/4 |SRTT - R|,
+ * SRTT = 7/8 SRTT + 1/8 R).  "Min" is the lowest sample since the peer was
+ * created or its endpoint last changed (a new endpoint is a new path; the
+ * sample count and smoothed values restart too).
+ *   Handshake RTT: one sample per completed handshake.  As initiator:
+ *     handshake initiation sent -> handshake response received (the
+ *     initiation that was answered, not an earlier retransmission).  As
+ *     responder: response sent -> first transport data received on the new
+ *     keypair (includes the initiator's time to send it, which is ~0 when
+ *     it has data queued, up to KEEPALIVE_TIMEOUT when it has none; the
+ *     kernel may skip responder samples above REKEY_TIMEOUT).  Includes
+ *     both sides' handshake processing (one or two Curve25519 operations).
+ *   Passive TCP RTT: sampled from inner TCP packets carrying the timestamp
+ *     option (RFC 7323): a TSval in a packet sent to the peer -> the same
+ *     value echoed in TSecr by a packet received from the peer on the
+ *     reverse flow.  Measures the path to the inner TCP endpoint behind the
+ *     peer and back, including that endpoint's ACK delay; resolution is the
+ *     sender's TS clock (1 ms on Linux) at best.  Only some packets are
+ *     sampled so the per-packet cost stays small.
+ *   Loss and reordering are seen by the receiver, per keypair, on the
+ *     transport data counter (whitepaper 5.4.6).
+ *   TCP retransmissions are estimated on transmit: a sampled inner TCP
+ *     segment carrying payload whose end is not beyond the highest sequence
+ *     number already sent on that flow.  Approximate: flows not tracked or
+ *     evicted from the kernel's small flow table are missed; a segment
+ *     repacketized by the sender counts once per packet.
  */
 enum wgx_peer_stats_attribute {
 	WGX_PEER_STATS_A_UNSPEC,		/* padding */
@@ -358,7 +392,42 @@ enum wgx_peer_stats_attribute {
 						  *    replayed a timestamp or index */
 	WGX_PEER_STATS_A_KEEPALIVES_TX,		/* 19, keepalive packets sent */
 	WGX_PEER_STATS_A_KEEPALIVES_RX,		/* 20, keepalive packets received */
-	/* numbers 21..63 reserved for future per-peer counters */
+	WGX_PEER_STATS_A_HANDSHAKE_RTT_LAST_US,	/* 21, gauge, us: latest handshake RTT
+						 *    sample */
+	WGX_PEER_STATS_A_HANDSHAKE_RTT_MIN_US,	/* 22, gauge, us: lowest handshake RTT */
+	WGX_PEER_STATS_A_HANDSHAKE_SRTT_US,	/* 23, gauge, us: smoothed handshake RTT */
+	WGX_PEER_STATS_A_HANDSHAKE_RTT_SAMPLES,	/* 24, handshake RTT samples taken */
+	WGX_PEER_STATS_A_TCP_RTT_LAST_US,	/* 25, gauge, us: latest passive TCP RTT
+						 *    sample */
+	WGX_PEER_STATS_A_TCP_RTT_MIN_US,	/* 26, gauge, us: lowest passive TCP RTT */
+	WGX_PEER_STATS_A_TCP_SRTT_US,		/* 27, gauge, us: smoothed passive TCP RTT */
+	WGX_PEER_STATS_A_TCP_RTTVAR_US,		/* 28, gauge, us: RTT variation (RFC 6298
+						 *    RTTVAR) of the passive TCP
+						 *    samples, i.e. jitter */
+	WGX_PEER_STATS_A_TCP_RTT_SAMPLES,	/* 29, passive TCP RTT samples taken */
+	WGX_PEER_STATS_A_RX_LOST,		/* 30, transport data counters that left
+						 *    the replay window without being
+						 *    received: the peer's packets lost on
+						 *    the way (or numbered but never sent
+						 *    by it); gaps still inside the window
+						 *    are counted when the keypair is
+						 *    discarded.  Loss ratio: RX_LOST /
+						 *    (RX_LOST + RX_PACKETS) */
+	WGX_PEER_STATS_A_RX_REORDERED,		/* 31, transport data accepted with a
+						 *    counter below the highest accepted
+						 *    so far on its keypair */
+	WGX_PEER_STATS_A_TX_TCP_RETRANSMITS,	/* 32, approximate, sampled: inner TCP
+						 *    segments sent whose data was not
+						 *    beyond the highest sequence already
+						 *    sent on that flow (see above) */
+	WGX_PEER_STATS_A_TX_TCP_SEGMENTS,	/* 33, inner TCP segments with payload
+						 *    examined by the retransmission
+						 *    sampler: the denominator of
+						 *    TX_TCP_RETRANSMITS */
+	WGX_PEER_STATS_A_HANDSHAKES_PACED,	/* 34, may be absent: handshake
+						 *    initiations to this peer deferred by
+						 *    the device's handshake budget */
+	/* numbers 35..63 reserved for future per-peer statistics */
 	__WGX_PEER_STATS_A_LAST
 };
 #define WGX_PEER_STATS_A_MAX (__WGX_PEER_STATS_A_LAST - 1)
@@ -387,7 +456,10 @@ enum wgx_device_stats_attribute {
 						 *    matches no peer's allowed IPs */
 	WGX_DEVICE_STATS_A_UNDER_LOAD_ENTERED,	/* 11, times the device entered the
 						 *    under-load state (whitepaper 5.3) */
-	/* numbers 12..63 reserved for future per-device counters */
+	WGX_DEVICE_STATS_A_HANDSHAKES_PACED,	/* 12, may be absent: handshake
+						 *    initiations (all peers) deferred by
+						 *    the device's handshake budget */
+	/* numbers 13..63 reserved for future per-device counters */
 	__WGX_DEVICE_STATS_A_LAST
 };
 #define WGX_DEVICE_STATS_A_MAX (__WGX_DEVICE_STATS_A_LAST - 1)
