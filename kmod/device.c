@@ -158,6 +158,8 @@ int wgx_device_set_private_key(struct wgx_device *wgx, const u8 *private_key)
 	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
 		wgx_peer_clear_keypairs(peer);
 		wgx_peer_clear_handshake(peer);
+		/* The new identity's first initiation need not wait for the old one's. */
+		wgx_timers_initiation_forget(peer);
 		/* Up and able to talk now: persistent keepalive starts at once, as at up. */
 		if (has_key && netif_running(wgx->dev) &&
 		    READ_ONCE(peer->timer_state.persistent_keepalive_s))

@@ -309,11 +309,22 @@ void wgx_handshake_initiation_worker(struct work_struct *work)
 	struct wgx_device *wgx = peer->wgx;
 	bool is_retry = atomic_xchg(&peer->initiation_is_retry, 0);
 	u8 msg[WGX_MSG_INITIATION_LEN];
+	bool has_identity;
 	struct timespec64 wall;
 	__le32 index;
 	int ret;
 
-	if (unlikely(READ_ONCE(peer->is_dead)) || !wgx_timers_initiation_begin(peer, is_retry))
+	if (unlikely(READ_ONCE(peer->is_dead)))
+		goto out;
+	/*
+	 * Without a private key nothing can be sent: do not spend the
+	 * REKEY_TIMEOUT allowance on it, or the first initiation after the key
+	 * arrives would wait for it.
+	 */
+	down_read(&wgx->identity_lock);
+	has_identity = wgx_noise_identity_get_keys(wgx->identity, NULL, NULL);
+	up_read(&wgx->identity_lock);
+	if (!has_identity || !wgx_timers_initiation_begin(peer, is_retry))
 		goto out;
 
 	ktime_get_real_ts64(&wall);

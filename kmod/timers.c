@@ -132,6 +132,13 @@ bool wgx_timers_initiation_begin(struct wgx_peer *peer, bool is_retry)
 	return ok;
 }
 
+void wgx_timers_initiation_forget(struct wgx_peer *peer)
+{
+	spin_lock_bh(&peer->timers_lock);
+	wgx_timers_core_initiation_forget(&peer->timer_state);
+	spin_unlock_bh(&peer->timers_lock);
+}
+
 static void wgx_timers_perform(struct wgx_peer *peer, u32 actions)
 {
 	if (actions & WGX_TIMER_ACT_GIVE_UP) {

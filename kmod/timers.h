@@ -34,6 +34,8 @@ void wgx_timers_session_derived(struct wgx_peer *peer);
 void wgx_timers_set_persistent_keepalive(struct wgx_peer *peer, u16 interval);
 /** wgx_timers_initiation_begin - rate limit for initiations (REKEY_TIMEOUT); see core. */
 bool wgx_timers_initiation_begin(struct wgx_peer *peer, bool is_retry);
+/** wgx_timers_initiation_forget - the next initiation may go at once (our key changed). */
+void wgx_timers_initiation_forget(struct wgx_peer *peer);
 
 /** Test-only divisor of every protocol time (module parameter timer_scale; 1 = real). */
 extern unsigned int wgx_timer_scale;

@@ -148,6 +148,13 @@ wgx_u32 wgx_timers_core_expire(struct wgx_timers *t, enum wgx_timer_id id, wgx_u
  */
 bool wgx_timers_core_initiation_begin(struct wgx_timers *t, bool is_retry, wgx_u64 now_ns);
 
+/**
+ * wgx_timers_core_initiation_forget - forget when the last initiation was
+ * sent, so the next one may go at once: after a change of our static key,
+ * whose handshakes owe nothing to the old key's REKEY_TIMEOUT.
+ */
+void wgx_timers_core_initiation_forget(struct wgx_timers *t);
+
 /*
  * Send/receive path helpers (lock-free: they read only immutable params and
  * their arguments).  @birth_ns: when the keypair was derived; @counter: messages

@@ -203,6 +203,11 @@ bool wgx_timers_core_initiation_begin(struct wgx_timers *t, bool is_retry, wgx_u
     return true;
 }
 
+void wgx_timers_core_initiation_forget(struct wgx_timers *t)
+{
+    t->initiation_sent = 0;
+}
+
 bool wgx_timers_core_want_rekey_on_send(const struct wgx_timers *t, wgx_u64 birth_ns, wgx_u64 counter,
                                    bool i_am_initiator, wgx_u64 now_ns)
 {

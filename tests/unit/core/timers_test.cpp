@@ -289,6 +289,18 @@ TEST(Timers, InitiationRateLimit)
     EXPECT_FALSE(wgx_timers_core_initiation_begin(&z.t, false, 1));
 }
 
+// A new static key: its first initiation does not wait for the old key's.
+TEST(Timers, InitiationForgetLiftsTheRateLimit)
+{
+    Timers t;
+    const uint64_t t0 = 3 * SEC;
+    EXPECT_TRUE(wgx_timers_core_initiation_begin(&t.t, false, t0));
+    EXPECT_FALSE(wgx_timers_core_initiation_begin(&t.t, false, t0 + SEC));
+    wgx_timers_core_initiation_forget(&t.t);
+    EXPECT_TRUE(wgx_timers_core_initiation_begin(&t.t, false, t0 + SEC));
+    EXPECT_FALSE(wgx_timers_core_initiation_begin(&t.t, false, t0 + 2 * SEC));
+}
+
 TEST(Timers, StopDisarmsEverything)
 {
     Timers t;
