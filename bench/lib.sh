@@ -11,6 +11,7 @@
 #   wgx_p2     wgxp2   10.3.0.1 / .2   51850 / 51850     2             wgx
 #   wgx_p4     wgxp4   10.4.0.1 / .2   51860 / 51860     4             wgx
 #   wgx_p8     wgxp8   10.5.0.1 / .2   51870 / 51870     8             wgx
+#   wgx_rs     wgxrs   10.6.0.1 / .2   51880 / 51880     1, rx-spread on  wgx
 # All tunnels use MTU $TUNNEL_MTU (1420), IPv4 inside and outside, no
 # preshared key.  With BED=nic both ends of the veth receive like a NIC
 # (tests/integration/lib.sh: nic_like).
@@ -25,6 +26,7 @@ path_dev() {
 	wireguard) echo wgk0 ;;
 	wgx) echo wgx0 ;;
 	wgx_p*) echo "wgxp${1#wgx_p}" ;;
+	wgx_rs) echo wgxrs ;;
 	esac
 }
 
@@ -46,6 +48,7 @@ path_vars() {
 	wgx_p2) PV_ADDR_A=10.3.0.1 PV_ADDR_B=10.3.0.2 PV_DEV_A=wgxp2 PV_DEV_B=wgxp2 ;;
 	wgx_p4) PV_ADDR_A=10.4.0.1 PV_ADDR_B=10.4.0.2 PV_DEV_A=wgxp4 PV_DEV_B=wgxp4 ;;
 	wgx_p8) PV_ADDR_A=10.5.0.1 PV_ADDR_B=10.5.0.2 PV_DEV_A=wgxp8 PV_DEV_B=wgxp8 ;;
+	wgx_rs) PV_ADDR_A=10.6.0.1 PV_ADDR_B=10.6.0.2 PV_DEV_A=wgxrs PV_DEV_B=wgxrs ;;
 	*) return 1 ;;
 	esac
 }
@@ -141,10 +144,12 @@ bench_tunnel() {
 	wgx_p2) port_a=51850 port_b=51850 ;;
 	wgx_p4) port_a=51860 port_b=51860 ;;
 	wgx_p8) port_a=51870 port_b=51870 ;;
+	wgx_rs) port_a=51880 port_b=51880 ;;
 	*) echo "bench_tunnel: $path is not a tunnel" >&2; return 1 ;;
 	esac
 	nports=$(path_ports "$path")
 	[ "$nports" -gt 1 ] && ports=(listen-ports "$nports")
+	[ "$path" = wgx_rs ] && ports=(rx-spread on)
 	if [ "$kind" = wireguard ]; then
 		modprobe wireguard || { echo "modprobe wireguard failed" >&2; return 1; }
 	fi

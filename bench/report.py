@@ -22,10 +22,11 @@ import statistics
 import subprocess
 import sys
 
-PATHS = ["bare", "wireguard", "wgx", "wgx_p2", "wgx_p4", "wgx_p8"]
+PATHS = ["bare", "wireguard", "wgx", "wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs"]
 MAIN_PATHS = ["bare", "wireguard", "wgx"]
 PATH_LABEL = {"bare": "bare veth", "wireguard": "wireguard.ko", "wgx": "wgx",
-              "wgx_p2": "wgx 2 ports", "wgx_p4": "wgx 4 ports", "wgx_p8": "wgx 8 ports"}
+              "wgx_p2": "wgx 2 ports", "wgx_p4": "wgx 4 ports", "wgx_p8": "wgx 8 ports",
+              "wgx_rs": "wgx rx-spread"}
 
 
 def read_params(path):
@@ -324,7 +325,7 @@ def build(work, params, quick):
                     entry[p]["busiest_cpu_share"]["of"] = m.shares[p][0]["of"]
         wg = entry.get("wireguard", {}).get("median")
         wx = entry.get("wgx", {}).get("median")
-        for p in ("wgx_p2", "wgx_p4", "wgx_p8"):
+        for p in ("wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs"):
             v = entry.get(p, {}).get("median")
             if wg and v is not None:
                 entry["ratio_%s_wireguard" % p] = v / wg
@@ -384,7 +385,7 @@ def print_spread(metrics, paths, bed):
           "receive work (tunnels: data decryptions; bare: data packets the veth received)" % bed)
     w0 = max(len(m["label"]) for m in rows) + 2
     line = "%-*s" % (w0, "workload") + "".join("%-17s" % PATH_LABEL[p] for p in cols)
-    extra = [p for p in ("wgx_p2", "wgx_p4", "wgx_p8") if p in cols]
+    extra = [p for p in ("wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs") if p in cols]
     line += "".join("%-9s" % (p[4:] + "/wg") for p in extra)
     print(line)
     print("-" * len(line))

@@ -80,7 +80,7 @@ if [ $phase = 1 ]; then
 	for p in $PATHS; do
 		case $p in
 		bare) active+=(bare) ;;
-		wireguard | wgx | wgx_p*)
+		wireguard | wgx | wgx_p* | wgx_rs)
 			blog "setting up the $p tunnel"
 			if err=$(bench_tunnel "$p" 2>&1); then
 				active+=("$p")
@@ -239,7 +239,7 @@ if [ ${#active[@]} -gt 0 ]; then
 		# The other workloads on the main paths only (wgx_pN: TCP only).
 		main=()
 		for p in "${order[@]}"; do
-			case $p in wgx_p*) ;; *) main+=("$p") ;; esac
+			case $p in wgx_p* | wgx_rs) ;; *) main+=("$p") ;; esac
 		done
 		blog "round $round: udp"
 		for size in $UDP_SIZES; do
@@ -349,7 +349,7 @@ setconf_kind() {
 # Handshakes and configuration: one wgx path stands for all of them.
 tunnels=()
 for p in $PATHS; do
-	case $p in bare | wgx_p*) ;; *) tunnels+=("$p") ;; esac
+	case $p in bare | wgx_p* | wgx_rs) ;; *) tunnels+=("$p") ;; esac
 done
 if [ "$HS_PEERS" -gt 0 ]; then
 	for p in "${tunnels[@]}"; do
