@@ -262,6 +262,27 @@ def cmd_dump_intr(ifname):
         raise SystemExit('expected NLM_F_DUMP_INTR on one message after the first')
 
 
+def stats_violations(what, stats, last_counter, last_known):
+    """A stats nest: every counter 1..last_counter present (the kernel counts
+    them all), telemetry beyond it optional (a gauge appears with its first
+    sample), nothing the header does not know, each 8 bytes, no repeats."""
+    bad, seen = [], set()
+    for t, v in stats:
+        if t == 0:
+            continue  # padding
+        if t > last_known:
+            bad.append('%s stats: unknown attribute %d' % (what, t))
+        if t in seen:
+            bad.append('%s stats: attribute %d repeated' % (what, t))
+        if len(v) != 8:
+            bad.append('%s stats: attribute %d is %d bytes' % (what, t, len(v)))
+        seen.add(t)
+    missing = sorted(set(range(1, last_counter + 1)) - seen)
+    if missing:
+        bad.append('%s stats: counters %s missing' % (what, missing))
+    return bad
+
+
 def cmd_dump(ifname, want=None):
     g = Genl()
     err, ext, msgs = g.request(g.family, CMD.GET_DEVICE, NLM_F_DUMP, strz(DEV.IFNAME, ifname))
@@ -286,8 +307,9 @@ def cmd_dump(ifname, want=None):
             for need in (DEV.LISTEN_PORT, DEV.FWMARK, DEV.STATS):
                 if need not in top:
                     bad.append('first message lacks attribute %d' % need)
-            if DEV.STATS in top and len(attrs(top[DEV.STATS])) != DEVICE_STATS_MAX:
-                bad.append('device stats: %d counters' % len(attrs(top[DEV.STATS])))
+            if DEV.STATS in top:
+                bad += stats_violations('device', attrs(top[DEV.STATS]), DEV_STATS.UNDER_LOAD_ENTERED,
+                                        DEVICE_STATS_MAX)
         elif extra:
             bad.append('message %d repeats device attributes %s' % (n, sorted(extra)))
         for _, pbuf in attrs(top.get(DEV.PEERS, b'')):
@@ -310,8 +332,9 @@ def cmd_dump(ifname, want=None):
                         bad.append('peer lacks attribute %d' % need)
                 if struct.unpack('=I', p.get(PEER.PROTOCOL_VERSION, bytes(4)))[0] != 1:
                     bad.append('protocol version is not 1')
-                if PEER.STATS in p and len(attrs(p[PEER.STATS])) != PEER_STATS_MAX:
-                    bad.append('peer stats: %d counters' % len(attrs(p[PEER.STATS])))
+                if PEER.STATS in p:
+                    bad += stats_violations('peer', attrs(p[PEER.STATS]), PEER_STATS.KEEPALIVES_RX,
+                                            PEER_STATS_MAX)
                 keys.add(key)
             prev_key = key
             for _, ibuf in plist:
