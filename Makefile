@@ -3,7 +3,7 @@
 #   make            build kmod/wgx.ko (against KDIR) and the host targets in build/
 #   make demo       the main job: a real tunnel carrying traffic (in a VM here)
 #   make check      every test suite: unit, fuzz smoke, KUnit, integration
-#   make unit | fuzz | kunit | integration | bench | clean
+#   make unit | fuzz | fuzz-long | kunit | integration | selftest | bench | clean
 #
 # Every target first runs scripts/deps, which installs missing packages with apt.
 
@@ -15,7 +15,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 CORE_OBJS = $(sort $(patsubst %.cpp,%.o,$(wildcard kmod/core/*.cpp)))
 
-.PHONY: all deps module host check unit fuzz fuzz-long kunit integration demo bench clean core-symbols
+.PHONY: all deps module host check unit fuzz fuzz-long kunit integration selftest demo bench clean core-symbols
 
 all: module host
 
@@ -47,6 +47,9 @@ kunit: deps
 
 integration: all
 	@scripts/integration
+
+selftest: all
+	@scripts/selftest
 
 check: all
 	@scripts/check
