@@ -14,7 +14,7 @@
 //
 //   wgx-adversary flood --peer PUBKEY --to ADDR:PORT [--to6 ADDR:PORT]
 //                       [--src4 BASE --n4 N] [--src6 PREFIX --n6 N]
-//                       --seconds S [--pps N] [--burst N] [--pool N]
+//                       --seconds S [--pps N] [--burst N] [--gso N] [--pool N]
 //       genuine handshake initiations (valid MAC1 for the responder's public
 //       key @PUBKEY, created by wgx_noise_create_initiation() for random
 //       unknown identities) from N IPv4 sources BASE+1.. and N IPv6 sources
@@ -22,7 +22,10 @@
 //       must own the addresses, e.g. `ip route add local BASE/16 dev lo`).
 //       Sent in back-to-back bursts of --burst messages, --pps on average,
 //       so that the responder's queue fills past its under-load mark with
-//       each burst and drains in between.  Cookie replies are read back and checked with
+//       each burst and drains in between.  --gso N sends N initiations per
+//       system call as one UDP GSO packet (UDP_SEGMENT), which the receiver
+//       splits into N datagrams: the attacker's cost per message drops well
+//       below the responder's (one Curve25519 operation each).  Cookie replies are read back and checked with
 //       wgx_cookie_consume_reply().  Prints sent / replies / valid cookies.
 //
 //   wgx-adversary nlfuzz --dev IFNAME --seconds S [--seed S]
@@ -281,8 +284,8 @@ int cmd_flood(const Args &args)
     std::uint64_t n4 = args.num("n4", 0), n6 = args.num("n6", 0);
     std::uint64_t seconds = args.num("seconds", 10), npool = args.num("pool", 64);
     Pacer pace(args.num("pps", 3000));
-    std::uint64_t burst = args.num("burst", 64);
-    if (n4 + n6 == 0 || npool == 0 || burst == 0)
+    std::uint64_t burst = args.num("burst", 64), gso = args.num("gso", 1);
+    if (n4 + n6 == 0 || npool == 0 || burst == 0 || gso == 0 || gso > 64)
         usage("flood needs sources (--n4/--n6) and a pool");
 
     rlimit rl{n4 + n6 + 64, n4 + n6 + 64};
@@ -334,6 +337,12 @@ int cmd_flood(const Args &args)
             src.push_back({fd, true});
         }
     }
+    if (gso > 1) {
+        int seg = WGX_MSG_INITIATION_LEN;
+        for (const Source &s : src)
+            if (setsockopt(s.fd, IPPROTO_UDP, 103 /* UDP_SEGMENT */, &seg, sizeof(seg)) != 0)
+                fatal("setsockopt(UDP_SEGMENT)");
+    }
     for (std::size_t i = 0; i < src.size(); ++i) {
         epoll_event ev{};
         ev.events = EPOLLIN;
@@ -364,6 +373,7 @@ int cmd_flood(const Args &args)
     std::uint64_t deadline = now_ns() + seconds * 1000000000ull;
     std::uint8_t rx[2048];
     epoll_event evs[64];
+    std::vector<std::uint8_t> batch(gso * WGX_MSG_INITIATION_LEN);
     auto drain = [&] {
         int n = epoll_wait(ep, evs, 64, 0);
         for (int i = 0; i < n; ++i) {
@@ -385,13 +395,15 @@ int cmd_flood(const Args &args)
         }
     };
     while (now_ns() < deadline) {
-        for (std::uint64_t b = 0; b < burst; ++b) {
-            const Source &s = src[sent % src.size()];
-            const PoolEntry &p = pool[(sent / src.size() + sent) % pool.size()];
-            if (!send_to(s.fd, p.msg, sizeof(p.msg), s.v6 ? to6 : to4))
+        for (std::uint64_t b = 0; b < burst; b += gso) {
+            const Source &s = src[(sent / gso) % src.size()];
+            for (std::uint64_t k = 0; k < gso; ++k)
+                std::memcpy(&batch[k * WGX_MSG_INITIATION_LEN],
+                            pool[(sent + k) % pool.size()].msg, WGX_MSG_INITIATION_LEN);
+            if (!send_to(s.fd, batch.data(), gso * WGX_MSG_INITIATION_LEN, s.v6 ? to6 : to4))
                 ++send_errors;
-            ++sent;
-            if (b % 64 == 63)
+            sent += gso;
+            if ((b / gso) % 16 == 15)
                 drain();
         }
         drain();
