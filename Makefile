@@ -3,7 +3,7 @@
 #   make            build kmod/wgx.ko (against KDIR) and the host targets in build/
 #   make demo       the main job: a real tunnel carrying traffic (in a VM here)
 #   make check      every test suite: unit, fuzz smoke, KUnit, integration
-#   make unit | fuzz | kunit | integration | bench | clean
+#   make unit | fuzz | fuzz-long | kunit | integration | selftest | bench | clean
 #
 # Every target first runs scripts/deps, which installs missing packages with apt.
 
@@ -17,7 +17,7 @@ CORE_OBJS = $(sort $(patsubst %.cpp,%.o,$(wildcard kmod/core/*.cpp)))
 
 BPF_OBJS = $(BUILD)/bpf/hash_invalid.bpf.o
 
-.PHONY: all deps module host bpf check unit fuzz fuzz-long kunit integration demo bench clean core-symbols
+.PHONY: all deps module host bpf check unit fuzz fuzz-long kunit integration selftest demo bench clean core-symbols
 
 all: module host bpf
 
@@ -56,6 +56,9 @@ kunit: deps
 
 integration: all
 	@scripts/integration
+
+selftest: all
+	@scripts/selftest
 
 check: all
 	@scripts/check
