@@ -383,9 +383,16 @@ bool wgx_handshake_enqueue(struct wgx_device *wgx, struct sk_buff *skb)
 		return false;
 	len = atomic_inc_return(&wgx->handshake_ring_len);
 	if (len > WGX_HANDSHAKE_RING_SIZE / 8) {
-		if (len == WGX_HANDSHAKE_RING_SIZE / 8 + 1 && !wgx_handshake_under_load(wgx))
+		unsigned long last = READ_ONCE(wgx->last_under_load), now = jiffies;
+		/*
+		 * Entered: not marked under load within the last second (the ring
+		 * length cannot tell, it is already past the mark).  Of CPUs that
+		 * race here, the one whose update lands counts.
+		 */
+		bool entered = !last || !time_before(now, last + HZ);
+
+		if (last != now && cmpxchg(&wgx->last_under_load, last, now) == last && entered)
 			wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_UNDER_LOAD_ENTERED);
-		WRITE_ONCE(wgx->last_under_load, jiffies);
 	}
 	/* Spread handshake work over the online CPUs, round robin. */
 	cpu = cpumask_next(READ_ONCE(wgx->handshake_cpu), cpu_online_mask);

@@ -12,6 +12,12 @@
 #include "send.h"
 #include "timers.h"
 
+/*
+ * Ids of peers and keypairs, unique across devices and namespaces, for the
+ * "<dev>: Peer N created/destroyed" debug lines (dynamic debug), which the
+ * kernel's WireGuard selftest pairs up to check that every object goes.
+ */
+static atomic64_t wgx_peer_ids = ATOMIC64_INIT(0);
 static atomic64_t wgx_keypair_ids = ATOMIC64_INIT(0);
 
 struct wgx_peer *wgx_peer_create(struct wgx_device *wgx, const u8 *public_key, const u8 *psk)
@@ -39,7 +45,8 @@ struct wgx_peer *wgx_peer_create(struct wgx_device *wgx, const u8 *public_key, c
 
 	peer->wgx = wgx;
 	memcpy(peer->public_key, public_key, WGX_KEY_LEN);
-	peer->internal_id = ++wgx->peer_ids;
+	++wgx->peer_ids;	/* the dump's change generation */
+	peer->internal_id = atomic64_inc_return(&wgx_peer_ids);
 	mutex_init(&peer->handshake_lock);
 	peer->handshake_entry.peer = peer;
 	peer->handshake_entry.type = WGX_INDEX_HANDSHAKE;
@@ -58,7 +65,7 @@ struct wgx_peer *wgx_peer_create(struct wgx_device *wgx, const u8 *public_key, c
 	wgx_pubkey_hashtable_add(wgx->peer_hashtable, peer);
 	list_add_tail(&peer->peer_list, &wgx->peer_list);
 	++wgx->num_peers;
-	netdev_dbg(wgx->dev, "peer %llu created\n", peer->internal_id);
+	pr_debug("%s: Peer %llu created\n", wgx->dev->name, peer->internal_id);
 	return peer;
 
 err_handshake:
@@ -101,6 +108,7 @@ static void wgx_peer_release(struct kref *refcount)
 {
 	struct wgx_peer *peer = container_of(refcount, struct wgx_peer, refcount);
 
+	pr_debug("%s: Peer %llu destroyed\n", peer->wgx->dev->name, peer->internal_id);
 	/*
 	 * Removal cleared these already; they are repeated here, where nothing
 	 * else can use the peer, so that no race with removal can leave an
@@ -165,6 +173,8 @@ struct wgx_keypair *wgx_keypair_create(struct wgx_peer *peer, const struct wgx_k
 	wgx_replay_init(&keypair->replay);
 	keypair->internal_id = atomic64_inc_return(&wgx_keypair_ids);
 	kref_init(&keypair->refcount);
+	pr_debug("%s: Keypair %llu created for peer %llu\n", peer->wgx->dev->name,
+		 keypair->internal_id, peer->internal_id);
 	return keypair;
 }
 
@@ -184,6 +194,8 @@ static void wgx_keypair_release(struct kref *kref)
 {
 	struct wgx_keypair *keypair = container_of(kref, struct wgx_keypair, refcount);
 
+	pr_debug("%s: Keypair %llu destroyed for peer %llu\n", keypair->entry.peer->wgx->dev->name,
+		 keypair->internal_id, keypair->entry.peer->internal_id);
 	wgx_index_hashtable_remove(keypair->entry.peer->wgx->index_hashtable, &keypair->entry);
 	call_rcu(&keypair->rcu, wgx_keypair_free_rcu);
 }
