@@ -216,6 +216,12 @@ static void wgx_destruct(struct net_device *dev)
 	wgx_peer_remove_all(wgx);
 	mutex_unlock(&wgx->device_update_lock);
 
+	/*
+	 * A tx worker that saw its peer alive may be about to queue an
+	 * initiation on the kex workqueue: let every one finish before that
+	 * workqueue goes (work queued later finds the peers dead).
+	 */
+	flush_workqueue(wgx->tx_wq);
 	cancel_delayed_work_sync(&wgx->ratelimiter_gc);
 	wgx_handshake_uninit(wgx);
 	wgx_queueing_uninit(wgx);

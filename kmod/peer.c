@@ -142,7 +142,10 @@ u64 wgx_peer_stats_read(struct wgx_peer *peer, enum wgx_peer_stat stat)
 void wgx_peer_count_rx(struct wgx_peer *peer, size_t len)
 {
 	wgx_peer_stats_add(peer, WGX_PEER_STAT_RX_BYTES, len);
+	/* BHs off: the handshake worker counts from process context, the receive softirq too. */
+	local_bh_disable();
 	dev_sw_netstats_rx_add(peer->wgx->dev, len);
+	local_bh_enable();
 }
 
 void wgx_peer_purge_staged(struct wgx_peer *peer)
@@ -338,9 +341,9 @@ static void wgx_peer_unpublish(struct wgx_peer *peer)
  * the clearing below removes; handshake workers that still hold a reference
  * see is_dead under handshake_lock / keypairs_lock and install nothing.
  */
-static void wgx_peer_shutdown(struct wgx_peer *peer)
+static void wgx_peer_shutdown(struct wgx_peer *peer, bool flush_rx)
 {
-	wgx_rxspread_peer_uninit(peer);
+	wgx_rxspread_peer_uninit(peer, flush_rx);
 	wgx_timers_peer_stop(peer);
 	if (cancel_work_sync(&peer->initiation_work))
 		wgx_peer_put(peer);
@@ -361,7 +364,7 @@ void wgx_peer_remove(struct wgx_peer *peer)
 	wgx_peer_unpublish(peer);
 	/* Every RCU reader that found the peer before is done now. */
 	synchronize_net();
-	wgx_peer_shutdown(peer);
+	wgx_peer_shutdown(peer, true);
 }
 
 void wgx_peer_remove_all(struct wgx_device *wgx)
@@ -374,10 +377,12 @@ void wgx_peer_remove_all(struct wgx_device *wgx)
 		wgx_peer_unpublish(peer);
 		list_add_tail(&peer->peer_list, &dead);
 	}
-	/* One grace period for all of them. */
+	/* One grace period, and one wait for the decrypt workers, for all of them. */
 	synchronize_net();
+	if (wgx->rx_spread)
+		flush_workqueue(wgx->rx_wq);
 	list_for_each_entry_safe(peer, tmp, &dead, peer_list) {
 		list_del_init(&peer->peer_list);
-		wgx_peer_shutdown(peer);
+		wgx_peer_shutdown(peer, false);
 	}
 }

@@ -81,7 +81,8 @@ static int wgx_rxspread_next_cpu(struct wgx_rx_worker *local)
 bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb)
 {
 	struct wgx_device *wgx = peer->wgx;
-	struct wgx_peer_rx *rx = READ_ONCE(peer->rx);
+	/* Pairs with the release in wgx_rxspread_peer_init(): the queue is set up. */
+	struct wgx_peer_rx *rx = smp_load_acquire(&peer->rx);
 	struct wgx_rx_worker *worker;
 	int cpu;
 
@@ -132,32 +133,34 @@ int wgx_rxspread_peer_init(struct wgx_peer *peer)
 	skb_queue_head_init(&rx->queue);
 	netif_napi_add(peer->wgx->dev, &rx->napi, wgx_rxspread_poll);
 	napi_enable(&rx->napi);
-	WRITE_ONCE(peer->rx, rx);
+	smp_store_release(&peer->rx, rx);
 	return 0;
 }
 
-/* Drop what a queue still holds, with the references of each message. */
-static void wgx_rxspread_purge(struct sk_buff_head *queue)
+/* Drop what a queue still holds (counted), with the references of each message. */
+static void wgx_rxspread_purge(struct net_device *dev, struct sk_buff_head *queue)
 {
 	struct sk_buff *skb;
 
 	while ((skb = skb_dequeue(queue)) != NULL) {
+		DEV_STATS_INC(dev, rx_dropped);
 		wgx_keypair_put(WGX_RX_CB(skb)->keypair, false);
 		wgx_peer_put(WGX_RX_CB(skb)->peer);
 		kfree_skb(skb);
 	}
 }
 
-void wgx_rxspread_peer_uninit(struct wgx_peer *peer)
+void wgx_rxspread_peer_uninit(struct wgx_peer *peer, bool flush)
 {
 	struct wgx_peer_rx *rx = peer->rx;
 
 	if (!rx)
 		return;
 	/* Every worker is done with the peer's messages (and scheduled its NAPI). */
-	flush_workqueue(peer->wgx->rx_wq);
+	if (flush)
+		flush_workqueue(peer->wgx->rx_wq);
 	napi_disable(&rx->napi);
-	wgx_rxspread_purge(&rx->queue);
+	wgx_rxspread_purge(peer->wgx->dev, &rx->queue);
 	netif_napi_del(&rx->napi);
 	WRITE_ONCE(peer->rx, NULL);
 	/* netif_napi_del() leaves the NAPI to RCU readers (netpoll, busy poll). */
@@ -184,13 +187,14 @@ int wgx_rxspread_set(struct wgx_device *wgx, bool on)
 	WRITE_ONCE(wgx->rx_spread, false);
 	/* No encap_rcv queues anything any more once its readers are gone. */
 	synchronize_net();
+	flush_workqueue(wgx->rx_wq);
 	list_for_each_entry(peer, &wgx->peer_list, peer_list)
-		wgx_rxspread_peer_uninit(peer);
+		wgx_rxspread_peer_uninit(peer, false);
 	return 0;
 
 undo:
 	list_for_each_entry(peer, &wgx->peer_list, peer_list)
-		wgx_rxspread_peer_uninit(peer);
+		wgx_rxspread_peer_uninit(peer, false);
 	return ret;
 }
 

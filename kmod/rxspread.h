@@ -75,10 +75,12 @@ int wgx_rxspread_set(struct wgx_device *wgx, bool on);
 int wgx_rxspread_peer_init(struct wgx_peer *peer);
 /**
  * wgx_rxspread_peer_uninit - a dead peer's queue and NAPI go (no-op without
- * them).  Process context, after the peer was marked dead and an RCU grace
- * period passed; sleeps.
+ * them); messages still queued are dropped and counted.  @flush: wait for
+ * the decrypt workers first (false when the caller just did, for many peers
+ * at once).  Process context, after the peer was marked dead (or the option
+ * switched off) and an RCU grace period passed; sleeps.
  */
-void wgx_rxspread_peer_uninit(struct wgx_peer *peer);
+void wgx_rxspread_peer_uninit(struct wgx_peer *peer, bool flush);
 
 /**
  * wgx_rxspread_enqueue - queue a transport message (cb filled by the receive

@@ -13,6 +13,7 @@
  * one roaming step to the next packet) and writes only when it changes.
  */
 #include <linux/kernel.h>
+#include <linux/siphash.h>
 #include <linux/net.h>
 #include <linux/if_ether.h>
 #include <linux/inetdevice.h>
@@ -20,6 +21,7 @@
 #include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
+#include <net/flow_dissector.h>
 #include <net/dst_cache.h>
 #include <net/inet_common.h>
 #include <net/ip.h>
@@ -51,13 +53,27 @@ unsigned int wgx_socket_flow_port(struct wgx_device *wgx, const struct sk_buff *
 {
 	unsigned int n = READ_ONCE(wgx->bound_ports);
 
-	if (likely(n <= 1) || !skb->len)
+	struct flow_keys keys;
+	struct {
+		struct flow_dissector_key_addrs addrs;
+		__be32 ports;
+		u8 proto;
+	} __packed flow = { };
+
+	if (likely(n <= 1) || !skb->len || !skb_flow_dissect_flow_keys(skb, &keys, 0))
 		return 0;
 	/*
-	 * Not skb->hash: for a local TCP socket that is its txhash, which TCP
-	 * re-randomises after a timeout; the flow would hop ports.
+	 * Addresses, protocol and ports, keyed.  Not skb->hash (for a local TCP
+	 * socket that is its txhash, which TCP re-randomises after a timeout),
+	 * and not the IPv6 flow label (derived from that txhash): the flow
+	 * would hop ports, and could be reordered across them.  Fragments carry
+	 * no ports; all of a datagram's fragments go together.
 	 */
-	return reciprocal_scale(skb_get_hash_perturb(skb, &wgx->port_hash_key), n);
+	flow.addrs = keys.addrs;
+	flow.proto = keys.basic.ip_proto;
+	if (!(keys.control.flags & FLOW_DIS_IS_FRAGMENT))
+		flow.ports = keys.ports.ports;
+	return reciprocal_scale((u32)siphash(&flow, sizeof(flow), &wgx->port_hash_key), n);
 }
 
 static int wgx_send4(struct wgx_device *wgx, struct sk_buff *skb, struct wgx_endpoint *endpoint,
@@ -79,7 +95,7 @@ static int wgx_send4(struct wgx_device *wgx, struct sk_buff *skb, struct wgx_end
 	skb->mark = wgx->fwmark;
 
 	rcu_read_lock_bh();
-	sock = rcu_dereference_bh(wgx->sock4[index]);
+	sock = rcu_dereference_bh(wgx->sock4[index < WGX_MAX_LISTEN_PORTS ? index : 0]);
 	if (unlikely(!sock) && index)
 		sock = rcu_dereference_bh(wgx->sock4[0]);
 	if (unlikely(!sock)) {
@@ -151,7 +167,7 @@ static int wgx_send6(struct wgx_device *wgx, struct sk_buff *skb, struct wgx_end
 	skb->mark = wgx->fwmark;
 
 	rcu_read_lock_bh();
-	sock = rcu_dereference_bh(wgx->sock6[index]);
+	sock = rcu_dereference_bh(wgx->sock6[index < WGX_MAX_LISTEN_PORTS ? index : 0]);
 	if (unlikely(!sock) && index)
 		sock = rcu_dereference_bh(wgx->sock6[0]);
 	if (unlikely(!sock)) {
@@ -241,9 +257,9 @@ int wgx_socket_send_buffer_as_reply_to_skb(struct wgx_device *wgx, struct sk_buf
 					   const void *buffer, size_t len)
 {
 	struct wgx_endpoint endpoint;
-	unsigned int index = 0;
+	unsigned int index = 0, bound;
 	struct sk_buff *skb;
-	u16 dport;
+	u16 dport, first;
 	int ret;
 
 	ret = wgx_socket_endpoint_from_skb(&endpoint, in_skb);
@@ -252,11 +268,16 @@ int wgx_socket_send_buffer_as_reply_to_skb(struct wgx_device *wgx, struct sk_buf
 	skb = wgx_socket_alloc_skb(buffer, len);
 	if (unlikely(!skb))
 		return -ENOMEM;
-	/* Answer from the port the message came to. */
+	/*
+	 * Answer from the port the message came to.  The ports may change under
+	 * us (no lock held here): one read of each, and the senders clamp the
+	 * index anyway.
+	 */
 	dport = ntohs(udp_hdr(in_skb)->dest);
-	if (dport >= READ_ONCE(wgx->incoming_port) &&
-	    dport - READ_ONCE(wgx->incoming_port) < READ_ONCE(wgx->bound_ports))
-		index = dport - READ_ONCE(wgx->incoming_port);
+	first = READ_ONCE(wgx->incoming_port);
+	bound = READ_ONCE(wgx->bound_ports);
+	if (dport >= first && dport - first < bound)
+		index = dport - first;
 	/* No dst_cache: a reply goes to a stranger, once. */
 	if (endpoint.addr.sa_family == AF_INET)
 		return wgx_send4(wgx, skb, &endpoint, 0, NULL, index);
@@ -511,6 +532,16 @@ static int wgx_socket_create(struct wgx_device *wgx, struct net *net, u16 port,
 	return 0;
 }
 
+static bool wgx_sock_in(const struct sock *sock, struct sock *const *socks, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; ++i)
+		if (sock && socks[i] == sock)
+			return true;
+	return false;
+}
+
 /*
  * Put @n (0..WGX_MAX_LISTEN_PORTS) socket pairs in place of the installed ones
  * and free those after a grace period.  Senders that read a cleared slot
@@ -534,10 +565,10 @@ static void wgx_socket_install(struct wgx_device *wgx, struct sock **new4, struc
 		WRITE_ONCE(wgx->incoming_port, ntohs(inet_sk(new4[0])->inet_sport));
 	synchronize_net();
 	for (i = 0; i < WGX_MAX_LISTEN_PORTS; ++i) {
-		/* A socket kept in its slot (same port) is not old. */
-		if (!(i < n && old4[i] == new4[i]))
+		/* A socket kept (same port, maybe another slot) is not old. */
+		if (!wgx_sock_in(old4[i], new4, n))
 			wgx_sock_free(old4[i]);
-		if (!(i < n && old6[i] == new6[i]))
+		if (!wgx_sock_in(old6[i], new6, n))
 			wgx_sock_free(old6[i]);
 	}
 }
@@ -547,7 +578,8 @@ int wgx_socket_init(struct wgx_device *wgx, u16 port, unsigned int nports)
 	struct sock *new4[WGX_MAX_LISTEN_PORTS] = { }, *new6[WGX_MAX_LISTEN_PORTS] = { };
 	struct net *net = rcu_dereference_protected(wgx->creating_net,
 						    lockdep_is_held(&wgx->device_update_lock));
-	unsigned int i, keep = 0, retries = 0;
+	unsigned int i, j, bound, retries = 0;
+	bool kept[WGX_MAX_LISTEN_PORTS] = { };
 	u16 base;
 	int ret;
 
@@ -557,25 +589,36 @@ int wgx_socket_init(struct wgx_device *wgx, u16 port, unsigned int nports)
 	if (!net)
 		return -ENONET;
 	/*
-	 * Same first port, other count: the ports bound already stay bound (they
-	 * could not be bound twice), only the difference is created or closed.
+	 * Ports of the new run that are bound already stay bound (they could not
+	 * be bound twice): the same first port with another count, or a run
+	 * moved by less than its length.  Only the difference is created or
+	 * closed.
 	 */
-	if (port && port == wgx->incoming_port)
-		keep = min_t(unsigned int, READ_ONCE(wgx->bound_ports), nports);
-	for (i = 0; i < keep; ++i) {
-		new4[i] = rcu_dereference_protected(wgx->sock4[i],
-						    lockdep_is_held(&wgx->device_update_lock));
-		new6[i] = rcu_dereference_protected(wgx->sock6[i],
-						    lockdep_is_held(&wgx->device_update_lock));
+	bound = READ_ONCE(wgx->bound_ports);
+	for (i = 0; port && i < nports; ++i) {
+		for (j = 0; j < bound; ++j) {
+			struct sock *s4 = rcu_dereference_protected(wgx->sock4[j],
+					lockdep_is_held(&wgx->device_update_lock));
+
+			if (s4 && ntohs(inet_sk(s4)->inet_sport) == port + i) {
+				new4[i] = s4;
+				new6[i] = rcu_dereference_protected(wgx->sock6[j],
+					lockdep_is_held(&wgx->device_update_lock));
+				kept[i] = true;
+				break;
+			}
+		}
 	}
 retry:
-	if (!keep) {
+	if (!kept[0]) {
 		ret = wgx_socket_create(wgx, net, port, &new4[0], &new6[0]);
 		if (ret < 0)
 			goto err;
 	}
 	base = ntohs(inet_sk(new4[0])->inet_sport);
-	for (i = max(keep, 1U); i < nports; ++i) {
+	for (i = 1; i < nports; ++i) {
+		if (kept[i])
+			continue;
 		/* A randomly chosen first port may leave no room for the rest. */
 		if ((u32)base + i > U16_MAX) {
 			ret = -EADDRINUSE;
@@ -589,7 +632,9 @@ retry:
 	return 0;
 
 err:
-	for (i = keep; i < nports; ++i) {
+	for (i = 0; i < nports; ++i) {
+		if (kept[i])
+			continue;
 		wgx_sock_free(new4[i]);
 		wgx_sock_free(new6[i]);
 		new4[i] = new6[i] = NULL;

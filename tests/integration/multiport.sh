@@ -240,3 +240,19 @@ test_rx_spread_toggled_under_load() {
 	n a "$WGX_TOOL" set wgt0 peer "$KC_pub" remove
 	ping_ok a 10.0.0.2
 }
+
+# A run of ports moved by less than its length keeps the ports it shares
+# (they could not be bound twice) and still passes traffic.
+test_run_moves_over_itself() {
+	tunnel_setup wgx 4 0
+	listen_ports a 4
+	ping_ok a 10.0.0.2
+	n a "$WGX_TOOL" set wgt0 listen-port 51822 listen-ports 4
+	expect_eq "ports after moving the run up by 2" "51822 51823 51824 51825" "$(udp_ports a)"
+	n b "$WGX_TOOL" set wgt0 peer "$KA_pub" endpoint 192.0.2.1:51825
+	ping_ok b 10.0.0.1
+	n a "$WGX_TOOL" set wgt0 listen-port 51820 listen-ports 3
+	expect_eq "ports after moving it back down" "51820 51821 51822" "$(udp_ports a)"
+	n b "$WGX_TOOL" set wgt0 peer "$KA_pub" endpoint 192.0.2.1:51821
+	ping_ok b 10.0.0.1
+}
