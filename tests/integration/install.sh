@@ -270,6 +270,17 @@ EOF
 	grep -q "PostUp at $conf:4 failed" <<<"$out" || fail "the failing PostUp is not named"
 	must_fail n a ip link show wgxe0
 	expect_eq "rules and routes after the failed up" "$before" "$(net_state a)"
+	# an address the kernel refuses (a duplicate) names its line
+	cat >"$conf" <<EOF
+[Interface]
+PrivateKey = $KA
+Address = 10.0.0.1/24
+Address = 10.0.0.1/24
+EOF
+	out=$(n a /usr/local/bin/wgx-quick up wgxe0 2>&1) && fail "up succeeded"
+	echo "$out"
+	grep -q "^wgx-quick: $conf:4: cannot add the Address 10.0.0.1/24" <<<"$out" || fail "line 4 not named"
+	must_fail n a ip link show wgxe0
 }
 
 test_unit_commands() {
