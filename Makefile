@@ -4,8 +4,10 @@
 #   make demo       the main job: a real tunnel carrying traffic (in a VM here)
 #   make check      every test suite: unit, fuzz smoke, KUnit, integration
 #   make unit | fuzz | fuzz-long | kunit | integration | selftest | bench | clean
+#   make install | uninstall        (DESTDIR, PREFIX, ...: see "Installation" below)
+#   make install-dkms | uninstall-dkms | dkms
 #
-# Every target first runs scripts/deps, which installs missing packages with apt.
+# Every build target first runs scripts/deps, which installs missing packages with apt.
 
 KVER ?= $(shell uname -r)
 KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) \
@@ -17,7 +19,9 @@ CORE_OBJS = $(sort $(patsubst %.cpp,%.o,$(wildcard kmod/core/*.cpp)))
 
 BPF_OBJS = $(BUILD)/bpf/hash_invalid.bpf.o
 
-.PHONY: all deps module host bpf check unit fuzz fuzz-long kunit integration selftest demo bench clean core-symbols
+.PHONY: all deps module host bpf check unit fuzz fuzz-long kunit integration selftest demo bench clean \
+	core-symbols install install-only uninstall install-dkms uninstall-dkms dkms
+
 
 all: module host bpf
 
@@ -72,3 +76,108 @@ bench: all
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean >/dev/null 2>&1
 	rm -rf $(BUILD) build-fuzz
+
+# ---- Installation ------------------------------------------------------------
+# Debian conventions: DESTDIR stages the tree (a package build), PREFIX (default
+# /usr/local; a package uses PREFIX=/usr) places the tool, its man pages,
+# completions, examples and the systemd units.  Units go to
+# $(PREFIX)/lib/systemd/system: systemd searches /usr/local/lib/systemd/system
+# and /usr/lib/systemd/system (= /lib/systemd/system on merged-/usr Debian),
+# so both prefixes work.  The module goes to /lib/modules/<kernel>/updates/,
+# <kernel> being the release the module was built for (KDIR's, not the
+# running kernel's), followed by `depmod -a <kernel>` unless DESTDIR is set.
+# tests/install/manifest lists exactly what `make install` lays out.
+#
+#   make install        build, then install      make install-only  install what is built
+#                       INSTALL_MODULE=0: all but wgx.ko (the module comes from DKMS)
+#   make uninstall      remove exactly what install laid out (and depmod)
+#   make install-dkms   the module sources and dkms.conf in /usr/src/wgx-$(VERSION)
+#   make dkms           install-dkms, then dkms add/build/install (needs root)
+VERSION := $(strip $(shell cat $(CURDIR)/VERSION))
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/wgx
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR ?= /etc
+MODULE_KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+MODULEDIR ?= /lib/modules/$(MODULE_KVER)/updates
+DKMSSRCDIR ?= /usr/src/wgx-$(VERSION)
+INSTALL_MODULE ?= 1
+
+# One line per installed file: MODE DESTINATION SOURCE; a source ending in .in
+# has @VERSION@, @BINDIR@, @SYSCONFDIR@ and @DOCDIR@ filled in.  install and
+# uninstall both walk this list.
+define INSTALL_LIST
+644 $(MODULEDIR)/wgx.ko kmod/wgx.ko
+755 $(BINDIR)/wgx $(BUILD)/tools/wgx
+755 $(BINDIR)/wgx-quick tools/wgx-quick/wgx-quick.in
+644 $(MANDIR)/man8/wgx.8 docs/man/wgx.8.in
+644 $(MANDIR)/man8/wgx-quick.8 docs/man/wgx-quick.8.in
+644 $(BASHCOMPDIR)/wgx dist/bash-completion/wgx
+644 $(BASHCOMPDIR)/wgx-quick dist/bash-completion/wgx-quick.in
+644 $(SYSTEMDUNITDIR)/wgx@.service dist/systemd/wgx@.service.in
+644 $(SYSTEMDUNITDIR)/wgx-quick@.service dist/systemd/wgx-quick@.service.in
+644 $(DOCDIR)/examples/wgx0.conf dist/examples/wgx0.conf
+644 $(DOCDIR)/examples/wgx0.network dist/examples/wgx0.network
+644 $(DOCDIR)/examples/wgx-quick.conf dist/examples/wgx-quick.conf
+endef
+export INSTALL_LIST
+# The list without the module when INSTALL_MODULE=0.
+INSTALL_LIST_CMD = printf '%s\n' "$$INSTALL_LIST" $(if $(filter 0,$(INSTALL_MODULE)),| grep -v ' kmod/wgx.ko$$')
+DEPMOD = $(if $(DESTDIR)$(filter 0,$(INSTALL_MODULE)),,depmod -a $(MODULE_KVER))
+SUBST = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
+	-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g'
+
+install: all
+	@$(MAKE) --no-print-directory install-only
+
+install-only:
+	@test -n "$(MODULE_KVER)" || { echo "make: no kernel release for the module; set KDIR or MODULE_KVER" >&2; exit 1; }
+	@test -n "$(VERSION)" || { echo "make: VERSION is empty" >&2; exit 1; }
+	@$(INSTALL_LIST_CMD) | while read -r mode dest src; do \
+		test -f "$$src" || { echo "make install: $$src is missing (run make first)" >&2; exit 1; }; \
+		install -d -m 0755 "$(DESTDIR)$$(dirname "$$dest")" || exit 1; \
+		case "$$src" in \
+		*.in) $(SUBST) "$$src" >"$(DESTDIR)$$dest.tmp" && chmod "$$mode" "$(DESTDIR)$$dest.tmp" && \
+			mv -f "$(DESTDIR)$$dest.tmp" "$(DESTDIR)$$dest" ;; \
+		*) install -m "$$mode" "$$src" "$(DESTDIR)$$dest" ;; \
+		esac || exit 1; \
+		echo "  INSTALL $(DESTDIR)$$dest"; \
+	done
+	@install -d -m 0700 "$(DESTDIR)$(SYSCONFDIR)/wgx"
+	$(DEPMOD)
+
+uninstall:
+	@$(INSTALL_LIST_CMD) | while read -r mode dest src; do \
+		if [ -e "$(DESTDIR)$$dest" ]; then rm -f "$(DESTDIR)$$dest" && echo "  REMOVE  $(DESTDIR)$$dest"; fi; \
+	done
+	@-rmdir "$(DESTDIR)$(DOCDIR)/examples" "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(SYSCONFDIR)/wgx" 2>/dev/null || true
+	$(DEPMOD)
+
+# The DKMS source tree: dkms.conf, the top Kbuild, VERSION, kmod/ and include/
+# (sources only, no build products).
+DKMS_SOURCES = Kbuild VERSION $(sort $(shell find kmod include -type f \
+	\( -name '*.c' -o -name '*.h' -o -name '*.cpp' -o -name '*.hpp' -o -name 'Kbuild*' \) \
+	! -name '*.mod.c' 2>/dev/null))
+
+install-dkms:
+	@test -n "$(VERSION)" || { echo "make: VERSION is empty" >&2; exit 1; }
+	@rm -rf "$(DESTDIR)$(DKMSSRCDIR)"
+	@install -d -m 0755 "$(DESTDIR)$(DKMSSRCDIR)"
+	@for f in $(DKMS_SOURCES); do \
+		install -D -m 0644 "$$f" "$(DESTDIR)$(DKMSSRCDIR)/$$f" || exit 1; \
+	done
+	@$(SUBST) dist/dkms.conf.in >"$(DESTDIR)$(DKMSSRCDIR)/dkms.conf"
+	@chmod 0644 "$(DESTDIR)$(DKMSSRCDIR)/dkms.conf"
+	@echo "  INSTALL $(DESTDIR)$(DKMSSRCDIR) (dkms.conf and $(words $(DKMS_SOURCES)) source files)"
+
+uninstall-dkms:
+	$(if $(DESTDIR),,-dkms remove wgx/$(VERSION) --all)
+	rm -rf "$(DESTDIR)$(DKMSSRCDIR)"
+
+dkms: install-dkms
+	dkms add wgx/$(VERSION)
+	dkms build wgx/$(VERSION)
+	dkms install wgx/$(VERSION)

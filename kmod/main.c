@@ -58,5 +58,6 @@ module_init(wgx_mod_init);
 module_exit(wgx_mod_exit);
 MODULE_LICENSE("GPL v2");
 MODULE_DESCRIPTION("wgx: WireGuard-compatible multi-queue tunnel");
+MODULE_VERSION(WGX_VERSION);
 MODULE_ALIAS_RTNL_LINK("wgx");
 MODULE_ALIAS_GENL_FAMILY("wgx");

@@ -60,7 +60,8 @@ int run_cli(int argc, const char *argv[])
     }
     if (argc == 2 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version") ||
                       !strcmp(argv[1], "version"))) {
-        printf("wgx v0.1 - wg(8)-compatible configuration tool for wgx and WireGuard\n");
+        printf("wgx v%s - wg(8)-compatible configuration tool for wgx and WireGuard\n",
+               WGX_VERSION);
         return 0;
     }
     if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||

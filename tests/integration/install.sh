@@ -1,0 +1,351 @@
+# Integration suite: wgx as installed by `make install` — wgx-quick
+# up/down/save (addresses,
+# automatic MTU, routes, default-route policy rules, hooks, SaveConfig), the
+# commands of wgx@.service and wgx-quick@.service read from the installed
+# unit files, and a real systemd-networkd giving the wgx link its addresses
+# and routes from the installed example .network file (native mode).
+#
+# The guest's root is the host's, read-only: each case lays tmpfs-backed
+# overlays on /usr/local, /etc and /lib/modules/<kernel> (lower layer: the
+# host's files) and runs `make install-only` into them, so the installed
+# paths are the real ones; the overlays go when the case ends.
+
+WGX_OVERLAY_TOP=/tmp/wgx-install-overlay
+WGX_OVERLAY_DIRS=(/usr/local /etc "/lib/modules/$(uname -r)")
+
+# guest_install — overlays, then `make install-only DESTDIR=/`: the real
+# paths, without the `depmod -a` that a plain `make install` runs (it reads
+# all ~4000 modules of the kernel: 20 s under TCG; tests/install/run checks
+# that install runs it).
+guest_install() {
+	local d i=0
+	modprobe overlay
+	for d in "${WGX_OVERLAY_DIRS[@]}"; do
+		mkdir -p "$WGX_OVERLAY_TOP/$i/upper" "$WGX_OVERLAY_TOP/$i/work"
+		mount -t overlay overlay \
+			-o "lowerdir=$d,upperdir=$WGX_OVERLAY_TOP/$i/upper,workdir=$WGX_OVERLAY_TOP/$i/work" "$d"
+		i=$((i + 1))
+	done
+	trap guest_uninstall EXIT
+	make -C "$WGX_REPO" -s --no-print-directory install-only DESTDIR=/ >/dev/null
+}
+
+NETWORKD_PID=
+guest_uninstall() {
+	local i
+	if [ -n "$NETWORKD_PID" ]; then
+		kill "$NETWORKD_PID" 2>/dev/null && wait "$NETWORKD_PID" 2>/dev/null
+		rm -rf /run/systemd/netif
+	fi
+	for ((i = ${#WGX_OVERLAY_DIRS[@]} - 1; i >= 0; i--)); do
+		umount "${WGX_OVERLAY_DIRS[i]}" 2>/dev/null || umount -l "${WGX_OVERLAY_DIRS[i]}"
+	done
+	rm -rf "$WGX_OVERLAY_TOP"
+}
+
+# unit_run NS UNIT INSTANCE KEY — run the KEY= lines (ExecStart, ExecStop,
+# ...) of the installed unit UNIT in file order in namespace NS as systemd
+# would: %i/%I = INSTANCE, a leading "-" ignores failure; returns the number
+# of lines run in UNIT_LINES_RUN.
+unit_run() {
+	local ns=$1 unit=/usr/local/lib/systemd/system/$2 inst=$3 key=$4 line cmd ignore
+	UNIT_LINES_RUN=0
+	[ -f "$unit" ] || fail "$unit is not installed"
+	while IFS= read -r line; do
+		[[ $line == "$key="* ]] || continue
+		cmd=${line#*=}
+		ignore=0
+		while [[ $cmd == [-@:+!]* ]]; do
+			[[ $cmd == -* ]] && ignore=1
+			cmd=${cmd:1}
+		done
+		cmd=${cmd//%i/$inst}
+		cmd=${cmd//%I/$inst}
+		echo "$2 $key: $cmd"
+		if ! n "$ns" bash -c "$cmd"; then
+			[ "$ignore" = 1 ] || fail "$2: $key=$cmd failed"
+		fi
+		UNIT_LINES_RUN=$((UNIT_LINES_RUN + 1))
+	done <"$unit"
+}
+
+# net_state NS — rules and routes of every table, both families (what
+# wgx-quick must leave as it found).
+net_state() {
+	n "$1" ip -4 rule show
+	n "$1" ip -6 rule show
+	n "$1" ip -4 route show table all
+	n "$1" ip -6 route show table all | grep -v '^multicast\|^local fe80\|^fe80' || true
+}
+
+# quick_peer — namespace b: a plain wgx peer (wgt0, configured with wgx set)
+# for a wgx-quick interface in a with key KA at 192.0.2.1:51820; b has
+# 10.0.0.2/24, fd00::2/64 and 10.99.0.2/32 (reachable from a only through a
+# default route into the tunnel); KB is its key.
+quick_peer() {
+	netns_pair a b
+	key_pair KA
+	key_pair KB
+	umask 077
+	printf '%s\n' "$KB" >/tmp/kb.key
+	n b ip link add wgt0 type wgx
+	n b "$WGX_TOOL" set wgt0 private-key /tmp/kb.key listen-port 51821 \
+		peer "$KA_pub" endpoint 192.0.2.1:51820 allowed-ips 0.0.0.0/0,::/0
+	n b ip addr add 10.0.0.2/24 dev wgt0
+	n b ip addr add fd00::2/64 dev wgt0 nodad
+	n b ip addr add 10.99.0.2/32 dev wgt0
+	n b ip link set wgt0 up
+}
+
+test_quick_up_down_save() {
+	guest_install
+	quick_peer
+	# jumbo frames on the path: the automatic MTU must follow them
+	n a ip link set va mtu 9000
+	n b ip link set vb mtu 9000
+	local before conf=/etc/wgx/wgxq0.conf
+	before=$(net_state a)
+	cat >"$conf" <<EOF
+[Interface]
+PrivateKey = $KA
+ListenPort = 51820
+Address = 10.0.0.1/24, fd00::1/64
+PostUp = echo up %i >/tmp/hook-%i
+PostDown = rm /tmp/hook-%i
+SaveConfig = true
+
+[Peer]
+PublicKey = $KB_pub
+Endpoint = 192.0.2.2:51821
+AllowedIPs = 0.0.0.0/0, ::/0
+EOF
+	chmod 600 "$conf"
+	n a /usr/local/bin/wgx-quick up wgxq0
+	n a ip -o addr show dev wgxq0 | grep -q 'inet 10.0.0.1/24' || fail "no 10.0.0.1/24"
+	n a ip -o addr show dev wgxq0 | grep -q 'inet6 fd00::1/64' || fail "no fd00::1/64"
+	expect_eq "automatic MTU (9000 - 80)" 8920 "$(n a cat /sys/class/net/wgxq0/mtu)"
+	expect_eq fwmark 0xca6c "$(n a "$WGX_TOOL" show wgxq0 fwmark)"
+	local fam
+	for fam in -4 -6; do
+		n a ip $fam rule show | grep -q 'not from all fwmark 0xca6c lookup 51820' || fail "ip $fam: no fwmark rule"
+		n a ip $fam rule show | grep -q 'from all lookup main suppress_prefixlength 0' || fail "ip $fam: no suppress rule"
+		n a ip $fam route show table 51820 | grep -q '^default dev wgxq0' || fail "ip $fam: no default route in 51820"
+	done
+	expect_eq src_valid_mark 1 "$(n a cat /proc/sys/net/ipv4/conf/all/src_valid_mark)"
+	expect_eq PostUp "up wgxq0" "$(cat /tmp/hook-wgxq0)"
+	ping_ok a 10.0.0.2
+	ping_ok a 10.99.0.2 # only through the default route in table 51820
+	ping_ok a fd00::2
+	# runtime changes that SaveConfig must keep
+	n a ip addr add 10.0.5.1/24 dev wgxq0
+	n a "$WGX_TOOL" set wgxq0 peer "$KB_pub" persistent-keepalive 25
+	n a /usr/local/bin/wgx-quick down wgxq0
+	must_fail n a ip link show wgxq0
+	expect_eq "rules and routes after down" "$before" "$(net_state a)"
+	[ ! -e /tmp/hook-wgxq0 ] || fail "PostDown did not run"
+	expect_eq "saved file mode" 600 "$(stat -c %a "$conf")"
+	grep -qx 'Address = 10.0.5.1/24' "$conf" || fail "SaveConfig: no new address"
+	grep -qx 'PersistentKeepalive = 25' "$conf" || fail "SaveConfig: no keepalive"
+	grep -qx 'PostUp = echo up %i >/tmp/hook-%i' "$conf" || fail "SaveConfig: PostUp lost"
+	grep -qx 'SaveConfig = true' "$conf" || fail "SaveConfig lost"
+	! grep -q '^MTU\|^FwMark' "$conf" || fail "SaveConfig wrote the automatic MTU or fwmark: $(cat "$conf")"
+	# the saved file comes up again, through wgx-quick@.service's commands
+	unit_run a wgx-quick@.service wgxq0 ExecStart
+	[ "$UNIT_LINES_RUN" -ge 1 ] || fail "wgx-quick@.service has no ExecStart"
+	n a ip -o addr show dev wgxq0 | grep -q 'inet 10.0.5.1/24' || fail "saved address not restored"
+	expect_eq keepalive 25 "$(n a "$WGX_TOOL" show wgxq0 persistent-keepalive | cut -f2)"
+	ping_ok a 10.99.0.2
+	unit_run a wgx-quick@.service wgxq0 ExecStop
+	must_fail n a ip link show wgxq0
+	expect_eq "rules and routes after the unit's stop" "$before" "$(net_state a)"
+}
+
+test_quick_table_mtu_strip() {
+	guest_install
+	quick_peer
+	local before rules conf=/tmp/wgxt0.conf
+	before=$(net_state a)
+	rules=$(n a ip -4 rule show; n a ip -6 rule show)
+	cat >"$conf" <<EOF
+[Interface]
+PrivateKey = $KA
+ListenPort = 51820
+Address = 10.0.0.1/24
+MTU = 1380
+Table = 1234
+DNS = # nothing
+
+[Peer]
+PublicKey = $KB_pub
+Endpoint = 192.0.2.2:51821
+AllowedIPs = 0.0.0.0/0, 10.7.0.0/16
+EOF
+	chmod 600 "$conf"
+	expect_eq strip "$(grep -v '^Address\|^Table\|^DNS' "$conf")" "$(/usr/local/bin/wgx-quick strip "$conf")"
+	n a /usr/local/bin/wgx-quick up "$conf"
+	expect_eq MTU 1380 "$(n a cat /sys/class/net/wgxt0/mtu)"
+	n a ip -4 route show table 1234
+	expect_eq "routes in table 1234" 2 "$(n a ip -4 route show table 1234 | wc -l)"
+	n a ip -4 route show table 1234 | grep -q '^default dev wgxt0' || fail "no default route in 1234"
+	n a ip -4 route show table 1234 | grep -q '^10.7.0.0/16 dev wgxt0' || fail "no 10.7.0.0/16 in 1234"
+	expect_eq "rules (none added with Table = 1234)" "$rules" "$(n a ip -4 rule show; n a ip -6 rule show)"
+	if n a ip -4 route show table main | grep -q '^10.7'; then fail "10.7.0.0/16 in main"; fi
+	n a /usr/local/bin/wgx-quick down "$conf"
+	expect_eq "rules and routes after down" "$before" "$(net_state a)"
+}
+
+test_quick_errors() {
+	guest_install
+	quick_peer
+	local before out conf=/etc/wgx/wgxe0.conf
+	before=$(net_state a)
+	# wgx-quick's own keys: every error with its line, nothing done
+	cat >"$conf" <<EOF
+[Interface]
+PrivateKey = $KA
+Address = 10.0.0.300/24
+MTU = 20
+Table = nosuchtable
+[Peer]
+SaveConfig = true
+EOF
+	out=$(n a /usr/local/bin/wgx-quick up wgxe0 2>&1) && fail "up succeeded"
+	echo "$out"
+	grep -q "^$conf:3: invalid Address \`10.0.0.300/24'" <<<"$out" || fail "no error for line 3"
+	grep -q "^$conf:4: invalid MTU \`20'" <<<"$out" || fail "no error for line 4"
+	grep -q "^$conf:5: invalid Table \`nosuchtable'" <<<"$out" || fail "no error for line 5"
+	grep -q "^$conf:7: \`SaveConfig' belongs in the \[Interface\] section" <<<"$out" || fail "no error for line 7"
+	must_fail n a ip link show wgxe0
+	# an error only wgx sees: named with the file's own line; the link goes
+	cat >"$conf" <<EOF
+[Interface]
+Address = 10.0.0.1/24
+PrivateKey = $KA
+PostUp = touch /tmp/never
+
+[Peer]
+PublicKey = not-a-key
+AllowedIPs = 0.0.0.0/0
+EOF
+	out=$(n a /usr/local/bin/wgx-quick up wgxe0 2>&1) && fail "up succeeded"
+	echo "$out"
+	grep -q "^$conf:7: .*PublicKey" <<<"$out" || fail "wgx's error does not name $conf:7"
+	must_fail n a ip link show wgxe0
+	[ ! -e /tmp/never ] || fail "PostUp ran"
+	# a failing PostUp undoes everything, policy rules included
+	cat >"$conf" <<EOF
+[Interface]
+PrivateKey = $KA
+Address = 10.0.0.1/24
+PostUp = false
+
+[Peer]
+PublicKey = $KB_pub
+AllowedIPs = 0.0.0.0/0
+EOF
+	out=$(n a /usr/local/bin/wgx-quick up wgxe0 2>&1) && fail "up succeeded"
+	echo "$out"
+	grep -q "PostUp at $conf:4 failed" <<<"$out" || fail "the failing PostUp is not named"
+	must_fail n a ip link show wgxe0
+	expect_eq "rules and routes after the failed up" "$before" "$(net_state a)"
+	# an address the kernel refuses (a duplicate) names its line
+	cat >"$conf" <<EOF
+[Interface]
+PrivateKey = $KA
+Address = 10.0.0.1/24
+Address = 10.0.0.1/24
+EOF
+	out=$(n a /usr/local/bin/wgx-quick up wgxe0 2>&1) && fail "up succeeded"
+	echo "$out"
+	grep -q "^wgx-quick: $conf:4: cannot add the Address 10.0.0.1/24" <<<"$out" || fail "line 4 not named"
+	must_fail n a ip link show wgxe0
+}
+
+test_unit_commands() {
+	guest_install
+	quick_peer
+	local unit=/usr/local/lib/systemd/system/wgx@.service version
+	# one version: the file, the loaded module, the installed tool
+	version=$(cat "$WGX_REPO/VERSION")
+	expect_eq "loaded module version" "$version" "$(cat /sys/module/wgx/version)"
+	expect_eq "wgx --version" "wgx v$version - wg(8)-compatible configuration tool for wgx and WireGuard" \
+		"$(/usr/local/bin/wgx --version)"
+	systemd-analyze verify --man=no "$unit" "${unit%/*}/wgx-quick@.service" ||
+		fail "systemd-analyze verify refuses the units"
+	cat >/etc/wgx/wgx0.conf <<EOF
+[Interface]
+PrivateKey = $KA
+ListenPort = 51820
+
+[Peer]
+PublicKey = $KB_pub
+Endpoint = 192.0.2.2:51821
+AllowedIPs = 10.0.0.2/32
+EOF
+	chmod 600 /etc/wgx/wgx0.conf
+	unit_run a wgx@.service wgx0 ExecStart
+	[ "$UNIT_LINES_RUN" -ge 3 ] || fail "only $UNIT_LINES_RUN ExecStart lines"
+	n a ip -d link show wgx0 | grep -qw wgx || fail "wgx0 is not a wgx link"
+	n a ip link show wgx0 | grep -q ',UP' || fail "wgx0 is not up"
+	# the device holds the file's configuration (showconf adds wgx's MTU)
+	expect_eq "configuration" "$(grep -v '^\[\|^$' /etc/wgx/wgx0.conf | sort)" \
+		"$(n a "$WGX_TOOL" showconf wgx0 | grep -v '^\[\|^$\|^MTU' | sort)"
+	# reload: a second peer added to the file arrives without a restart
+	key_pair KC
+	printf '\n[Peer]\nPublicKey = %s\nAllowedIPs = 10.0.0.3/32\n' "$KC_pub" >>/etc/wgx/wgx0.conf
+	unit_run a wgx@.service wgx0 ExecReload
+	expect_eq peers "$(printf '%s\n' "$KB_pub" "$KC_pub" | sort)" "$(n a "$WGX_TOOL" show wgx0 peers | sort)"
+	unit_run a wgx@.service wgx0 ExecStop
+	unit_run a wgx@.service wgx0 ExecStopPost
+	must_fail n a ip link show wgx0
+}
+
+test_networkd_native() {
+	guest_install
+	quick_peer
+	local example=/usr/local/share/doc/wgx/examples/wgx0.network a r i
+	cat >/etc/wgx/wgx0.conf <<EOF
+[Interface]
+PrivateKey = $KA
+ListenPort = 51820
+
+[Peer]
+PublicKey = $KB_pub
+Endpoint = 192.0.2.2:51821
+AllowedIPs = 10.0.0.0/24, fd00::/64, 10.10.0.0/16
+EOF
+	unit_run a wgx@.service wgx0 ExecStart
+	mkdir -p /etc/systemd/network
+	install -m 0644 "$example" /etc/systemd/network/ # readable by systemd-network
+	# what systemd as PID 1 would have made; networkd creates netif/ in it
+	mkdir -p /run/systemd
+	# networkd without systemd as PID 1: it makes /run/systemd/netif itself
+	# and drops to the systemd-network user; D-Bus is optional.  With /sys
+	# writable it waits for udev to announce each link, so it runs in a
+	# mount namespace with /sys read-only (as in a container: no udev).
+	ip netns exec a unshare -m sh -c 'mount -o remount,ro /sys && exec /lib/systemd/systemd-networkd' \
+		>/tmp/networkd.log 2>&1 &
+	NETWORKD_PID=$!
+	local want=() routes=()
+	mapfile -t want < <(sed -n 's/^Address=//p' "$example")
+	mapfile -t routes < <(sed -n 's/^Destination=//p' "$example")
+	[ ${#want[@]} -ge 1 ] && [ ${#routes[@]} -ge 1 ] || fail "example has no Address or Destination"
+	for i in $(seq 100); do
+		r=$(n a ip -o addr show dev wgx0)
+		local all=1
+		for a in "${want[@]}"; do [[ $r == *" $a "* ]] || all=0; done
+		[ $all = 1 ] && break
+		sleep 0.2
+	done
+	cat /tmp/networkd.log
+	for a in "${want[@]}"; do
+		n a ip -o addr show dev wgx0 | grep -q " $a " || fail "networkd did not add $a"
+	done
+	for r in "${routes[@]}"; do
+		n a ip route show dev wgx0 | grep -q "^$r proto static" || fail "networkd did not add the route $r"
+	done
+	ping_ok a 10.0.0.2
+	ping_ok a fd00::2
+	unit_run a wgx@.service wgx0 ExecStopPost
+	must_fail n a ip link show wgx0
+}
