@@ -159,7 +159,7 @@ uninstall:
 # The DKMS source tree: dkms.conf, the top Kbuild, VERSION, kmod/ and include/
 # (sources only, no build products).
 DKMS_SOURCES = Kbuild VERSION $(sort $(shell find kmod include -type f \
-	\( -name '*.c' -o -name '*.h' -o -name '*.cpp' -o -name '*.hpp' -o -name 'Kbuild*' \) \
+	\( -name '*.c' -o -name '*.h' -o -name '*.cpp' -o -name '*.hpp' -o -name 'Kbuild*' -o -name '*.mk' \) \
 	! -name '*.mod.c' 2>/dev/null))
 
 install-dkms:

@@ -46,8 +46,11 @@ void usage(FILE *f)
     fprintf(f, "You may pass `--help' to any of these subcommands to view usage.\n");
     fprintf(f,
             "wgx extensions to wg(8): `set <interface> mtu <bytes>', `set <interface> offload "
-            "{gso|gro|tx-checksum|rx-checksum} {on|off}', `MTU =' in [Interface], `show --json', "
-            "`show --prometheus', `top', `exporter'.\n");
+            "{gso|gro|tx-checksum|rx-checksum} {on|off}', `set <interface> listen-ports <1-16>' "
+            "(send a peer's flows from several UDP ports, for the receiver's RSS), `set <interface> "
+            "rx-spread on|off' (decrypt a one-port peer on every CPU, deliver in order), `MTU =', "
+            "`ListenPorts =' and `RxSpread =' in [Interface], `show --json', `show --prometheus', "
+            "`top', `exporter'.\n");
 }
 
 }  // namespace
