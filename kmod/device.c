@@ -35,7 +35,16 @@
 /* Every wgx device, for the namespace exit hook.  Under rtnl. */
 static LIST_HEAD(wgx_device_list);
 
-/* Sources tracked by each device's handshake ratelimiter. */
+/*
+ * Buckets of each device's handshake ratelimiter: fixed, not sized from RAM
+ * like the in-tree module's single table (up to 65,536 entries shared by every
+ * device and namespace).  176 KiB allocated with the device, so an attack
+ * allocates nothing and cannot exhaust another device's table.  With its
+ * quotas and pressure rules (<wgx/ratelimiter.h>) filling it takes 2,048
+ * distinct IPv4 /16s or IPv6 /32s at once, and 4,096 buckets already admit
+ * 81,920 handshakes/s; a larger table would admit more, not protect better
+ * (docs/datapath.md, the handshake step of receive).
+ */
 #define WGX_RATELIMITER_CAPACITY 4096
 
 u64 wgx_device_stats_read(struct wgx_device *wgx, enum wgx_device_stat stat)

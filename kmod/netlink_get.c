@@ -5,10 +5,14 @@
  * counters, as include/uapi/linux/wgx.h specifies it.
  *
  * Dumps resume exactly: the context remembers the next peer (with a
- * reference) and the index of its next allowed IP, so a peer whose allowed
- * IPs do not fit continues in the next message.  A change of the peer list or
- * of the allowed IPs between two messages marks the first message built after
- * it NLM_F_DUMP_INTR (nl_dump_check_consistent()); the reader starts over.
+ * reference) and a cursor at its next allowed IP, so a peer whose allowed IPs
+ * do not fit continues in the next message, in O(1) per message however many
+ * it has (the kernel selftest's 130,560 on one peer take over a hundred
+ * messages; re-walking the peer's list from its start for each would be
+ * quadratic, under device_update_lock).  A change of the peer list or of the allowed IPs
+ * between two messages marks the first message built after it NLM_F_DUMP_INTR
+ * (nl_dump_check_consistent()); the reader starts over, and the cursor goes on
+ * by position instead.
  */
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -78,15 +82,17 @@ static const struct {
  * @wgx: the device (its net_device referenced from start to done).
  * @next_peer: the peer the next message starts with (referenced), or NULL
  *             for the first peer of the list.
- * @next_allowedip: index of @next_peer's first allowed IP not sent yet; 0
- *                  when the peer has not been started.
+ * @next_allowedip: where @next_peer's allowed IPs go on
+ *                  (wgx_allowedips_walk_from()); its index is the number
+ *                  already sent, 0 (the cursor zeroed) when the peer has not
+ *                  been started.
  * @started: the device attributes were sent.
  * @done: every peer was sent; the next call ends the dump.
  */
 struct wgx_dump_ctx {
 	struct wgx_device *wgx;
 	struct wgx_peer *next_peer;
-	u64 next_allowedip;
+	struct wgx_allowedips_cursor next_allowedip;
 	bool started;
 	bool done;
 };
@@ -267,7 +273,7 @@ static int wgx_nl_put_peer_state(struct sk_buff *skb, struct wgx_peer *peer)
 	return 0;
 }
 
-/* wgx_allowedips_walk() callback: one allowed IP as an element of WGX_PEER_A_ALLOWEDIPS. */
+/* wgx_allowedips_walk_from() callback: one allowed IP as an element of WGX_PEER_A_ALLOWEDIPS. */
 static int wgx_nl_put_allowedip(void *data, int family, const wgx_u8 *addr, wgx_u8 cidr)
 {
 	struct sk_buff *skb = data;
@@ -287,26 +293,29 @@ static int wgx_nl_put_allowedip(void *data, int family, const wgx_u8 *addr, wgx_
 }
 
 /*
- * One peer element of WGX_DEVICE_A_PEERS, starting at allowed IP *@next_ip.
- * A peer not begun yet (*@next_ip == 0) gets every attribute; a continued one
- * only its public key and the remaining allowed IPs (uapi "Splitting").
- * Returns 0 when the peer is complete (*@next_ip reset to 0), 1 when it was
- * cut after at least one allowed IP (*@next_ip = the first one left out), or
- * -EMSGSIZE when nothing of it fits (the message is unchanged).
+ * One peer element of WGX_DEVICE_A_PEERS, starting at the allowed IP @cur
+ * points at.  A peer not begun yet (@cur->index == 0) gets every attribute; a
+ * continued one only its public key and the remaining allowed IPs (uapi
+ * "Splitting").  Returns 0 when the peer is complete (@cur zeroed), 1 when it
+ * was cut after at least one allowed IP (@cur at the first one left out), or
+ * -EMSGSIZE when nothing of it fits (the message is unchanged, @cur at the
+ * same position).  device_update_lock held.
  */
-static int wgx_nl_put_peer(struct sk_buff *skb, struct wgx_peer *peer, u64 *next_ip)
+static int wgx_nl_put_peer(struct sk_buff *skb, struct wgx_peer *peer,
+			   struct wgx_allowedips_cursor *cur)
 {
 	struct wgx_allowedips *table = peer->wgx->allowedips;
 	u64 count = wgx_allowedips_count(table, peer);
+	u64 start = cur->index;
 	struct nlattr *nest, *ips;
-	u64 next;
+	bool complete;
 
-	if (*next_ip && *next_ip >= count) {
+	if (start && start >= count) {
 		/*
 		 * Allowed IPs vanished since the last message (this one is marked
 		 * NLM_F_DUMP_INTR): nothing of this peer is left to send.
 		 */
-		*next_ip = 0;
+		memset(cur, 0, sizeof(*cur));
 		return 0;
 	}
 
@@ -315,25 +324,24 @@ static int wgx_nl_put_peer(struct sk_buff *skb, struct wgx_peer *peer, u64 *next
 		return -EMSGSIZE;
 	if (nla_put(skb, WGX_PEER_A_PUBLIC_KEY, WGX_KEY_LEN, peer->public_key))
 		goto cancel;
-	if (!*next_ip && wgx_nl_put_peer_state(skb, peer))
+	if (!start && wgx_nl_put_peer_state(skb, peer))
 		goto cancel;
 
-	if (*next_ip < count) {
+	if (start < count) {
 		ips = nla_nest_start(skb, WGX_PEER_A_ALLOWEDIPS);
 		if (!ips)
 			goto cancel;
-		next = wgx_allowedips_walk(table, peer, *next_ip, wgx_nl_put_allowedip, skb);
-		if (next == *next_ip)
+		complete = wgx_allowedips_walk_from(table, peer, cur, wgx_nl_put_allowedip, skb);
+		if (cur->index == start)
 			goto cancel; /* not even one allowed IP fits: start the peer afresh */
 		nla_nest_end(skb, ips);
-		if (next < count) {
+		if (!complete) {
 			nla_nest_end(skb, nest);
-			*next_ip = next;
 			return 1;
 		}
 	}
 	nla_nest_end(skb, nest);
-	*next_ip = 0;
+	memset(cur, 0, sizeof(*cur));
 	return 0;
 
 cancel:

@@ -93,11 +93,44 @@ wgx_size wgx_allowedips_count(const struct wgx_allowedips *t, const void *peer);
  * only valid during the call.  Stops at the first entry for which @fn returns
  * non-zero.  Returns the index to resume from: the index of that entry, or
  * wgx_allowedips_count(@t, @peer) when the walk finished.  Resuming is exact as
- * long as wgx_allowedips_seq() did not change in between (netlink dumps split
- * across messages).  O(start + visited).  Writer side (caller's mutex held).
+ * long as wgx_allowedips_seq() did not change in between.  O(start + visited):
+ * to resume a walk many times (a netlink dump split across messages), use
+ * wgx_allowedips_walk_from().  Writer side (caller's mutex held).
  */
 wgx_size wgx_allowedips_walk(const struct wgx_allowedips *t, const void *peer, wgx_size start,
 			     wgx_allowedips_walk_fn fn, void *ctx);
+
+/**
+ * struct wgx_allowedips_cursor - where a walk of one peer's prefixes goes on
+ * (wgx_allowedips_walk_from()); the glue keeps it between netlink dump
+ * messages.  Zero it to start at the peer's first prefix.  The members belong
+ * to the core: @node is the next prefix to visit (NULL at the end), valid only
+ * while the table's wgx_allowedips_seq() still equals @seq; @index is that
+ * prefix's position in the peer's walk order, used after a change instead.
+ */
+struct wgx_allowedips_cursor {
+	const void *node;
+	wgx_u64 seq;
+	wgx_size index;
+};
+
+/**
+ * wgx_allowedips_walk_from - wgx_allowedips_walk() from @cur, in O(1) plus the
+ * entries visited: call @fn for @peer's prefixes, in the same order, from the
+ * one @cur points at, until @fn returns non-zero or the list ends, and leave
+ * @cur at the entry @fn refused (or at the end).
+ * If the table changed since @cur was last set (wgx_allowedips_seq() differs)
+ * or @cur belongs to another peer, the walk goes on from position @cur->index
+ * instead, in O(@cur->index): what a reader that started before the change
+ * sees is then only as exact as wgx_allowedips_walk() with that index (a
+ * netlink dump marks such a message NLM_F_DUMP_INTR anyway).
+ * Returns true when the walk reached the end of @peer's prefixes (at once for
+ * a peer without any), false when @fn stopped it.  @cur->index is then the
+ * number of @peer's prefixes before the entry @cur points at.
+ * Writer side (caller's mutex held, the same table every call).
+ */
+bool wgx_allowedips_walk_from(const struct wgx_allowedips *t, const void *peer,
+			      struct wgx_allowedips_cursor *cur, wgx_allowedips_walk_fn fn, void *ctx);
 
 /** wgx_allowedips_seq - counter bumped by every change of the table.  Writer side. */
 wgx_u64 wgx_allowedips_seq(const struct wgx_allowedips *t);

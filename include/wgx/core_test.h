@@ -69,7 +69,7 @@ int wgx_transport_decrypt(wgx_u8 *msg, wgx_size len, const wgx_u8 *key, wgx_u64 
 
 /** wgx_ratelimiter_forget_cookie - drop every entry keyed with @cookie (namespace going away); returns how many. */
 wgx_size wgx_ratelimiter_forget_cookie(struct wgx_ratelimiter *rl, wgx_u64 cookie);
-/** wgx_ratelimiter_count - number of sources currently tracked. */
+/** wgx_ratelimiter_count - number of buckets (of every level: source, prefix, block) currently tracked. */
 wgx_size wgx_ratelimiter_count(const struct wgx_ratelimiter *rl);
 
 WGX_EXTERN_C_END

@@ -24,8 +24,10 @@
 //
 // The peer index is an open-addressing hash table keyed by the peer pointer,
 // holding the head/tail of that peer's list of nodes (insertion order) and its
-// count; it makes remove_by_peer, count and the resumable walk O(entries of
-// the peer) instead of O(table).
+// count; it makes remove_by_peer, count and the walks O(entries of the peer)
+// instead of O(table).  A walk resumes in O(1) from a cursor holding the next
+// node, which stays valid while the table's seq is unchanged (every change
+// bumps seq; nodes of a peer list are only freed by a change).
 
 #include "allowedips.hpp"
 
@@ -288,6 +290,26 @@ void free_subtree(Node *n)
     }
 }
 
+/// The node at position @index of @s's list (nullptr past the end).  O(index).
+const Node *node_at(const PeerSlot *s, usize index)
+{
+    const Node *n = s->head;
+    for (; n && index; --index)
+        n = n->peer_next;
+    return n;
+}
+
+/// Call @fn for @n and the nodes after it, @i counting their positions, until
+/// @fn refuses one; returns that node (with @i its position), or nullptr at the
+/// end (@i = the list's length).
+const Node *walk_list(const Node *n, usize &i, wgx_allowedips_walk_fn fn, void *ctx)
+{
+    for (; n; n = n->peer_next, ++i)
+        if (fn(ctx, n->fam ? WGX_AF_INET6 : WGX_AF_INET, n->bits, n->cidr))
+            return n;
+    return nullptr;
+}
+
 } // namespace
 } // namespace wgx::aip
 
@@ -490,14 +512,36 @@ wgx_size wgx_allowedips_walk(const struct wgx_allowedips *t, const void *peer, w
     const PeerSlot *s = find_slot(t, peer);
     if (!s)
         return 0;
-    usize i = 0;
-    for (const Node *n = s->head; n; n = n->peer_next, ++i) {
-        if (i < start)
-            continue;
-        if (fn(ctx, n->fam ? WGX_AF_INET6 : WGX_AF_INET, n->bits, n->cidr))
-            return i;
-    }
+    usize i = start < s->count ? start : s->count;
+    walk_list(node_at(s, i), i, fn, ctx);
     return i;
+}
+
+bool wgx_allowedips_walk_from(const struct wgx_allowedips *t, const void *peer, struct wgx_allowedips_cursor *cur,
+                              wgx_allowedips_walk_fn fn, void *ctx)
+{
+    if (!t || !peer || !cur || !fn)
+        return true;
+    const PeerSlot *s = find_slot(t, peer);
+    const Node *n = nullptr;
+    usize i = 0;
+    if (s) {
+        // Follow the cursor's node only while nothing changed (so it is not
+        // freed) and it is this peer's; otherwise go by position.
+        const auto *held = static_cast<const Node *>(cur->node);
+        if (cur->seq == t->seq && cur->index <= s->count && (held ? held->peer == peer : cur->index == s->count)) {
+            n = held;
+            i = cur->index;
+        } else {
+            i = cur->index < s->count ? cur->index : s->count;
+            n = node_at(s, i);
+        }
+        n = walk_list(n, i, fn, ctx);
+    }
+    cur->node = n;
+    cur->seq = t->seq;
+    cur->index = i;
+    return !n;
 }
 
 wgx_u64 wgx_allowedips_seq(const struct wgx_allowedips *t)

@@ -1,17 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 //
-// ratelimiter.cpp - token buckets for handshake packets, one per source
-// (IPv4 /32, IPv6 /64, plus a caller cookie), behaving like the in-tree
-// wireguard ratelimiter: tokens are nanoseconds of elapsed time, capped at
-// 5 packets' worth, and a packet costs 1/20 s.  A new source starts with a full
-// bucket minus the packet that created it.
+// ratelimiter.cpp - token buckets for handshake packets under load, behaving
+// like the in-tree wireguard ratelimiter for ordinary traffic: tokens are
+// nanoseconds of elapsed time, capped at 5 packets' worth, a packet costs
+// 1/20 s, and a new bucket starts full minus the packet that created it.
+// Unlike it, a bucket's key is not always one source (IPv4 /32, IPv6 /64):
+// per-prefix quotas and aggregation under table pressure key it by the
+// source's /24 or /16 (IPv6 /48 or /32) instead, so an attacker with many
+// addresses can neither fill the table nor multiply its rate (the rules and
+// why are in <wgx/ratelimiter.h>).
 //
 // Memory: one allocation at create, holding a fixed pool of entries and a
-// bucket array of chain heads (next power of two >= capacity).  The hash is
-// keyed BLAKE2s-64 over the source with a random key from create, so remote
-// senders cannot aim their addresses at one chain.  When the pool is empty,
-// new sources are refused (allow() returns false) until gc() frees entries;
-// already tracked sources keep their normal rate.
+// bucket array of chain heads (next power of two >= capacity).  A chain is
+// chosen by keyed BLAKE2s-64 over (family, block, cookie), with a random key
+// from create: remote senders cannot aim their blocks at one chain, and every
+// entry of a block lies in one chain, so one walk of it finds the finest
+// bucket of a source and counts what its prefix and block already hold.  The
+// quotas bound such a walk: a block holds at most
+// WGX_RATELIMIT_ENTRIES_PER_BLOCK + 1 entries per cookie.
 
 #include "ratelimiter.hpp"
 
@@ -21,12 +27,14 @@
 namespace wgx::rl {
 
 struct Entry {
-    u64 ip;      // IPv4 address (host order) or the first 64 bits of IPv6
+    u64 ip;      // key: the address left-aligned in 64 bits (IPv4 in the top 32, IPv6's
+                 // first 64), masked to the prefix length of @level
     u64 cookie;  // caller's key (namespace / device)
     u64 last_ns; // time of the last packet
     u64 tokens;  // ns of credit, <= RATELIMIT_TOKEN_MAX_NS
     u32 next;    // next entry in the chain or free list, as index + 1; 0 = end
     u8 family;   // WGX_AF_INET / WGX_AF_INET6 (u8 fits both values)
+    RlLevel level;
 };
 static_assert(sizeof(Entry) == 40, "documented in <wgx/ratelimiter.h>");
 
@@ -47,16 +55,50 @@ using namespace wgx::rl;
 
 namespace {
 
-u32 bucket_of(const wgx_ratelimiter *rl, u8 family, u64 ip, u64 cookie)
+/// The first ratelimit_level_bits(@family, @level) bits of a left-aligned key.
+constexpr u64 level_mask(int family, RlLevel level)
+{
+    return ~u64(0) << (64 - ratelimit_level_bits(family, level));
+}
+
+u32 chain_of(const wgx_ratelimiter *rl, u8 family, u64 block, u64 cookie)
 {
     u8 in[17];
     in[0] = family;
-    store_le64(in + 1, ip);
+    store_le64(in + 1, block);
     store_le64(in + 9, cookie);
     const wgx_iov iov = {in, sizeof(in)};
     u8 out[8];
     wgx_platform_blake2s(out, sizeof(out), rl->hash_key, sizeof(rl->hash_key), &iov, 1);
     return u32(load_le64(out)) & rl->nbuckets_mask;
+}
+
+/// Charge one packet to @e at @now_ns; true when it may pass.
+bool charge(Entry &e, u64 now_ns)
+{
+    u64 tokens = e.tokens;
+    if (now_ns > e.last_ns) {
+        const u64 elapsed = now_ns - e.last_ns;
+        tokens = elapsed >= RATELIMIT_TOKEN_MAX_NS - tokens ? RATELIMIT_TOKEN_MAX_NS : tokens + elapsed;
+        e.last_ns = now_ns;
+    }
+    const bool ok = tokens >= RATELIMIT_PACKET_COST_NS;
+    e.tokens = ok ? tokens - RATELIMIT_PACKET_COST_NS : tokens;
+    return ok;
+}
+
+/// The level of a new bucket: the quotas of the source's prefix and block
+/// (@in_prefix source buckets in its prefix, @in_block buckets of any level in
+/// its block), raised by the table's fill.
+RlLevel new_level(const wgx_ratelimiter *rl, usize in_prefix, usize in_block)
+{
+    if (in_block >= WGX_RATELIMIT_ENTRIES_PER_BLOCK ||
+        rl->count * RATELIMIT_BLOCK_PRESSURE_DIVISOR >= rl->capacity)
+        return RlLevel::block;
+    if (in_prefix >= WGX_RATELIMIT_SOURCES_PER_PREFIX ||
+        rl->count * RATELIMIT_PREFIX_PRESSURE_DIVISOR >= rl->capacity)
+        return RlLevel::prefix;
+    return RlLevel::source;
 }
 
 /// Unlink every entry for which @pred(entry) holds; returns how many.
@@ -124,39 +166,57 @@ bool wgx_ratelimiter_allow(struct wgx_ratelimiter *rl, int family, const wgx_u8 
 {
     if (!rl || !addr)
         return false;
-    u64 ip;
+    u64 key;
     if (family == WGX_AF_INET)
-        ip = load_be32(addr);
+        key = u64(load_be32(addr)) << 32;
     else if (family == WGX_AF_INET6)
-        ip = load_be64(addr); // the /64 the source can freely vary within is one key
+        key = load_be64(addr); // the /64 the source can freely vary within is one key
     else
         return false;
     const u8 fam = u8(family);
+    const u64 prefix = key & level_mask(family, RlLevel::prefix);
+    const u64 block = key & level_mask(family, RlLevel::block);
 
-    u32 *head = &rl->buckets[bucket_of(rl, fam, ip, cookie)];
+    // One walk: the source's own bucket wins at once; otherwise remember the
+    // aggregates of its prefix and block and count what they hold.
+    u32 *head = &rl->buckets[chain_of(rl, fam, block, cookie)];
+    Entry *prefix_bucket = nullptr, *block_bucket = nullptr;
+    usize in_prefix = 0, in_block = 0;
     for (u32 idx = *head; idx; idx = rl->entries[idx - 1].next) {
         Entry &e = rl->entries[idx - 1];
-        if (e.ip != ip || e.cookie != cookie || e.family != fam)
+        if (e.family != fam || e.cookie != cookie || (e.ip & level_mask(family, RlLevel::block)) != block)
             continue;
-        u64 tokens = e.tokens;
-        if (now_ns > e.last_ns) {
-            const u64 elapsed = now_ns - e.last_ns;
-            tokens = elapsed >= RATELIMIT_TOKEN_MAX_NS - tokens ? RATELIMIT_TOKEN_MAX_NS : tokens + elapsed;
-            e.last_ns = now_ns;
+        ++in_block;
+        switch (e.level) {
+        case RlLevel::source:
+            if (e.ip == key)
+                return charge(e, now_ns);
+            in_prefix += (e.ip & level_mask(family, RlLevel::prefix)) == prefix;
+            break;
+        case RlLevel::prefix:
+            if (e.ip == prefix)
+                prefix_bucket = &e;
+            break;
+        case RlLevel::block:
+            block_bucket = &e;
+            break;
         }
-        const bool ok = tokens >= RATELIMIT_PACKET_COST_NS;
-        e.tokens = ok ? tokens - RATELIMIT_PACKET_COST_NS : tokens;
-        return ok;
     }
+    if (prefix_bucket)
+        return charge(*prefix_bucket, now_ns);
+    if (block_bucket)
+        return charge(*block_bucket, now_ns);
 
     if (!rl->free_head)
         return false; // table full: refuse new sources
+    const RlLevel level = new_level(rl, in_prefix, in_block);
     const u32 idx = rl->free_head;
     Entry &e = rl->entries[idx - 1];
     rl->free_head = e.next;
-    e.ip = ip;
+    e.ip = key & level_mask(family, level);
     e.cookie = cookie;
     e.family = fam;
+    e.level = level;
     e.last_ns = now_ns;
     e.tokens = RATELIMIT_TOKEN_MAX_NS - RATELIMIT_PACKET_COST_NS;
     e.next = *head;

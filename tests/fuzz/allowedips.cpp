@@ -4,7 +4,10 @@
 // insert / remove / remove_by_peer / lookup operations over IPv4 and IPv6
 // prefixes near a few base addresses (so they nest and collide), checked after
 // every step against a naive model (exact-match dictionary probed at every
-// prefix length, per-peer lists in insertion order).  Any mismatch aborts.
+// prefix length, per-peer lists in insertion order).  A walk cursor lives
+// across the program and is advanced by its own operation, so it is resumed
+// after every kind of change (the host platform frees at once: ASan catches a
+// cursor that follows a freed node).  Any mismatch aborts.
 //
 //   build: CC=clang CXX=clang++ cmake -S . -B build-fuzz -DWGX_FUZZ=ON && cmake --build build-fuzz
 //   run:   build-fuzz/fuzz/fuzz_allowedips -max_total_time=60
@@ -16,7 +19,9 @@
 // minutes on this project's machine.
 // fuzz-long: -max_len=128
 
+#include <algorithm>
 #include <array>
+#include <iterator>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -107,6 +112,41 @@ struct WalkCtx {
     std::list<Key>::const_iterator it;
 };
 
+/// Advance @cur over @peer's prefixes by at most @room entries; they must be
+/// the model's list from the cursor's position (kept, or by index after a change).
+void check_cursor_step(wgx_allowedips *t, const Model &m, void *peer, wgx_allowedips_cursor &cur, size_t room)
+{
+    auto li = m.lists.find(peer);
+    static const std::list<Key> empty;
+    const std::list<Key> &want = li == m.lists.end() ? empty : li->second;
+    const size_t start = cur.index < want.size() ? cur.index : want.size();
+    struct Ctx {
+        std::list<Key>::const_iterator it, end;
+        size_t room, taken;
+    } ctx{std::next(want.begin(), long(start)), want.end(), room, 0};
+    const bool done = wgx_allowedips_walk_from(
+        t, peer, &cur,
+        [](void *c, int fam, const uint8_t *addr, uint8_t cidr) {
+            auto *x = static_cast<Ctx *>(c);
+            if (!x->room)
+                return 1;
+            if (x->it == x->end)
+                fail("cursor walk too long");
+            Key k{fam, {}, cidr};
+            memcpy(k.addr.data(), addr, len_of(fam));
+            if (!(k == *x->it))
+                fail("cursor walk order");
+            ++x->it;
+            --x->room;
+            ++x->taken;
+            return 0;
+        },
+        &ctx);
+    if (done != (want.size() - start <= room) || cur.index != start + ctx.taken ||
+        ctx.taken != std::min(room, want.size() - start))
+        fail("cursor position");
+}
+
 void check_walk(wgx_allowedips *t, const Model &m, void *peer)
 {
     auto li = m.lists.find(peer);
@@ -131,6 +171,12 @@ void check_walk(wgx_allowedips *t, const Model &m, void *peer)
         &ctx);
     if (end != want.size() || ctx.it != want.end())
         fail("walk length");
+    // The same in chunks of 3 with a fresh cursor.
+    wgx_allowedips_cursor cur{};
+    for (size_t i = 0; i <= want.size() / 3; ++i)
+        check_cursor_step(t, m, peer, cur, 3);
+    if (cur.index != want.size() || cur.node)
+        fail("cursor end");
 }
 
 } // namespace
@@ -142,6 +188,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!t)
         return 0;
     Model m;
+    wgx_allowedips_cursor cur{};
+    void *cur_peer = nullptr;
     while (in.n) {
         const uint8_t op = in.byte();
         const uint8_t sel = in.byte();
@@ -155,7 +203,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             a[pos % len_of(fam)] ^= in.byte();
         }
         const unsigned max_bits = unsigned(len_of(fam) * 8);
-        switch (op % 5) {
+        switch (op % 6) {
         case 0:
         case 1: { // insert
             const uint8_t cb = in.byte();
@@ -199,6 +247,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             if (wgx_allowedips_remove_by_peer(t, p) != n)
                 fail("remove_by_peer");
+            break;
+        }
+        case 5: { // advance the long-lived cursor (restarted for another peer)
+            void *p = peer_of(in.byte());
+            if (p != cur_peer) {
+                cur = wgx_allowedips_cursor{};
+                cur_peer = p;
+            }
+            check_cursor_step(t, m, p, cur, in.byte() % 8);
             break;
         }
         default: // out-of-range arguments must be refused without side effects

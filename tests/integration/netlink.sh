@@ -214,6 +214,49 @@ test_peer_spanning_messages() {
 	expect_eq "order" "$(sed -n 's/^AllowedIPs = //p' "$NL_DIR/wide.conf")" "$(nl_peer_allowedips "$key" | sed 's/,/, /g')"
 }
 
+# The kernel selftest's split check (netns.sh): one peer with 255 * 256 * 2 =
+# 130,560 allowed IPs, a /16 and a /128 alternating, set with setconf and
+# dumped back complete and in order.  The dump continues that one peer over
+# many messages; each message resumes where the last stopped (a cursor in
+# kmod/netlink_get.c), where re-walking the peer's list from its start for
+# every message made the dump quadratic.
+test_peer_with_130560_allowed_ips() {
+	nl_setup
+	local key
+	key=$(nl_keys 1)
+	(
+		umask 077
+		awk -v k="$key" -v priv="$(wg genkey)" 'BEGIN {
+			printf "[Interface]\nPrivateKey = %s\n\n[Peer]\nPublicKey = %s\n", priv, k
+			for (a = 1; a <= 255; a++)
+				for (b = 0; b <= 255; b++)
+					printf "AllowedIPs = %d.%d.0.0/16, %d::%d/128\n", a, b, a, b
+		}' >"$NL_DIR/selftest.conf"
+	)
+	# What the dump must give: the same prefixes in the same order, spelled as
+	# inet_ntop does (N::0 is N::).
+	awk 'BEGIN {
+		for (a = 1; a <= 255; a++)
+			for (b = 0; b <= 255; b++)
+				printf "%d.%d.0.0/16\n%d::%s/128\n", a, b, a, (b ? b : "")
+	}' >"$NL_DIR/selftest.want"
+	nl_tool setconf wgx0 "$NL_DIR/selftest.conf"
+	nl_tool show wgx0 allowed-ips >"$NL_DIR/selftest.shown"
+	expect_eq "peers shown" 1 "$(wc -l <"$NL_DIR/selftest.shown")"
+	expect_eq "peer" "$key" "$(cut -f1 "$NL_DIR/selftest.shown")"
+	cut -f2 "$NL_DIR/selftest.shown" | tr ' ' '\n' >"$NL_DIR/selftest.got"
+	expect_eq "allowed ips" 130560 "$(wc -l <"$NL_DIR/selftest.got")"
+	cmp "$NL_DIR/selftest.want" "$NL_DIR/selftest.got"
+	# Raw layout: the peer continued in many messages, each continuation only
+	# its key and allowed IPs, 130,560 of them in all.
+	local out continued
+	out=$(wgxnl dump wgx0)
+	echo "$out"
+	expect_eq "raw dump" "peers=1 allowedips=130560" "$(echo "$out" | tail -n1 | cut -d' ' -f1-2)"
+	continued=$(echo "$out" | tail -n1 | sed 's/.*continued=//')
+	[ "$continued" -ge 10 ] || fail "130,560 allowed IPs continued only $continued times"
+}
+
 # ---- malformed input ----------------------------------------------------------
 
 # Every malformed class is refused with the documented errno and an extack

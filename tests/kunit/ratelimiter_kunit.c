@@ -5,8 +5,9 @@
  * (kmod/device.c, kmod/receive.c): one table per device behind a BH
  * spinlock, garbage-collected by a delayed work on the boot-time clock.
  * Covers the token bucket, the full-table rule, gc of idle entries, the
- * largest table (which needs vmalloc in the kernel), and many CPUs charging
- * one source at once.
+ * largest table (which needs vmalloc in the kernel), many CPUs charging one
+ * source at once, and an attacker with a whole IPv6 /48 who must neither fill
+ * the device's table nor lock out a peer from elsewhere (issue #13).
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
@@ -76,25 +77,28 @@ static void wgx_ratelimiter_bucket(struct kunit *test)
 	wgx_ratelimiter_destroy(rl);
 }
 
+/* Sources N.0.0.1: each in a /16 of its own, so each has a bucket of its own. */
+#define WGX_RL_BLOCK(n) ((u32)(n) << 24 | 1)
+
 static void wgx_ratelimiter_full_table_and_gc(struct kunit *test)
 {
 	struct wgx_ratelimiter *rl = wgx_ratelimiter_create(3);
 	const u64 t = 7 * SEC;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rl);
-	KUNIT_EXPECT_TRUE(test, wgx_rl_allow4(rl, 1, 0, t));
-	KUNIT_EXPECT_TRUE(test, wgx_rl_allow4(rl, 2, 0, t));
-	KUNIT_EXPECT_TRUE(test, wgx_rl_allow4(rl, 3, 0, t + SEC / 2));
+	KUNIT_EXPECT_TRUE(test, wgx_rl_allow4(rl, WGX_RL_BLOCK(1), 0, t));
+	KUNIT_EXPECT_TRUE(test, wgx_rl_allow4(rl, WGX_RL_BLOCK(2), 0, t));
+	KUNIT_EXPECT_TRUE(test, wgx_rl_allow4(rl, WGX_RL_BLOCK(3), 0, t + SEC / 2));
 	/* Full: a new source is refused, known ones still charged normally. */
-	KUNIT_EXPECT_FALSE(test, wgx_rl_allow4(rl, 4, 0, t + SEC / 2));
-	KUNIT_EXPECT_TRUE(test, wgx_rl_allow4(rl, 1, 0, t + SEC / 2));
+	KUNIT_EXPECT_FALSE(test, wgx_rl_allow4(rl, WGX_RL_BLOCK(4), 0, t + SEC / 2));
+	KUNIT_EXPECT_TRUE(test, wgx_rl_allow4(rl, WGX_RL_BLOCK(1), 0, t + SEC / 2));
 	KUNIT_EXPECT_EQ(test, wgx_ratelimiter_count(rl), (size_t)3);
 	/* gc drops only entries idle for more than a second. */
 	KUNIT_EXPECT_EQ(test, wgx_ratelimiter_gc(rl, t + SEC + 1), (size_t)1);
-	KUNIT_EXPECT_TRUE(test, wgx_rl_allow4(rl, 4, 0, t + SEC + 2));
+	KUNIT_EXPECT_TRUE(test, wgx_rl_allow4(rl, WGX_RL_BLOCK(4), 0, t + SEC + 2));
 	KUNIT_EXPECT_EQ(test, wgx_ratelimiter_gc(rl, t + 10 * SEC), (size_t)3);
 	KUNIT_EXPECT_EQ(test, wgx_ratelimiter_count(rl), (size_t)0);
-	KUNIT_EXPECT_EQ(test, wgx_rl_burst(rl, 2, t + 10 * SEC), WGX_RATELIMIT_BURST);
+	KUNIT_EXPECT_EQ(test, wgx_rl_burst(rl, WGX_RL_BLOCK(2), t + 10 * SEC), WGX_RATELIMIT_BURST);
 	wgx_ratelimiter_destroy(rl);
 	wgx_ratelimiter_destroy(NULL);
 }
@@ -110,6 +114,40 @@ static void wgx_ratelimiter_capacity_bounds(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rl);
 	KUNIT_EXPECT_TRUE(test, wgx_rl_allow4(rl, 0xc0000201, 0, SEC));
 	KUNIT_EXPECT_EQ(test, wgx_ratelimiter_count(rl), (size_t)1);
+	wgx_ratelimiter_destroy(rl);
+}
+
+/*
+ * Issue #13: the device's table (kmod/device.c, 4,096 buckets) and an attacker
+ * sending from every /64 of 2001:db8:aaaa::/48, then 34,464 of them again,
+ * within one second.  It gets its quota of /64 buckets and one for the /48;
+ * a peer in another /48, and one over IPv4, still get their burst.
+ */
+static void wgx_ratelimiter_one_prefix_cannot_fill(struct kunit *test)
+{
+	struct wgx_ratelimiter *rl = wgx_ratelimiter_create(4096);
+	u8 a[16] = { 0x20, 0x01, 0x0d, 0xb8, 0xaa, 0xaa };
+	const u64 t = 100 * SEC;
+	u32 i, allowed = 0;
+	int n;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rl);
+	for (i = 0; i < 100000; i++) {
+		a[6] = i >> 8;
+		a[7] = i;
+		a[15] = i >> 3;
+		allowed += wgx_ratelimiter_allow(rl, WGX_AF_INET6, a, 0, t + (u64)i * 10000);
+		if (!(i % 4096))
+			cond_resched();
+	}
+	KUNIT_EXPECT_EQ(test, wgx_ratelimiter_count(rl), (size_t)WGX_RATELIMIT_SOURCES_PER_PREFIX + 1);
+	KUNIT_EXPECT_LE(test, allowed, (WGX_RATELIMIT_SOURCES_PER_PREFIX + 1) *
+			(WGX_RATELIMIT_BURST + WGX_RATELIMIT_PACKETS_PER_SECOND) + WGX_RATELIMIT_BURST);
+	a[5] = 0xbb;
+	for (n = 0; n < 100 && wgx_ratelimiter_allow(rl, WGX_AF_INET6, a, 0, t + SEC); n++)
+		;
+	KUNIT_EXPECT_EQ(test, n, WGX_RATELIMIT_BURST);
+	KUNIT_EXPECT_EQ(test, wgx_rl_burst(rl, 0xc0000201, t + SEC), WGX_RATELIMIT_BURST);
 	wgx_ratelimiter_destroy(rl);
 }
 
@@ -150,7 +188,7 @@ static void wgx_ratelimiter_gc_work_on_real_clock(struct kunit *test)
 
 	spin_lock_bh(&g->lock);
 	for (i = 0; i < 100; i++)
-		wgx_rl_allow4(g->rl, 0x0a000000 + i, 0, ktime_get_boottime_ns());
+		wgx_rl_allow4(g->rl, WGX_RL_BLOCK(i + 1), 0, ktime_get_boottime_ns());
 	KUNIT_EXPECT_EQ(test, wgx_ratelimiter_count(g->rl), (size_t)100);
 	spin_unlock_bh(&g->lock);
 
@@ -249,6 +287,7 @@ static struct kunit_case wgx_ratelimiter_cases[] = {
 	KUNIT_CASE(wgx_ratelimiter_bucket),
 	KUNIT_CASE(wgx_ratelimiter_full_table_and_gc),
 	KUNIT_CASE(wgx_ratelimiter_capacity_bounds),
+	KUNIT_CASE(wgx_ratelimiter_one_prefix_cannot_fill),
 	KUNIT_CASE(wgx_ratelimiter_gc_work_on_real_clock),
 	KUNIT_CASE(wgx_ratelimiter_concurrent_one_source),
 	{}

@@ -361,6 +361,154 @@ TEST(AllowedIps, WalkIsInsertionOrderAndResumes)
     EXPECT_EQ(w.back(), (Entry{WGX_AF_INET, v4(172, 16, 0, 0), 24}));
 }
 
+// ---- the cursor of a resumable walk (netlink dumps: kmod/netlink_get.c) ----
+
+// Walks @peer from @cur, accepting at most @room entries; appends them to @got.
+struct CursorWalk {
+    std::vector<Entry> got;
+    size_t room = 0;
+    size_t calls = 0; // calls of the callback, the refused one included
+    bool done = false;
+    bool step(wgx_allowedips *t, void *peer, wgx_allowedips_cursor &cur, size_t n)
+    {
+        room = n;
+        done = wgx_allowedips_walk_from(
+            t, peer, &cur,
+            [](void *c, int family, const uint8_t *addr, uint8_t cidr) {
+                auto *x = static_cast<CursorWalk *>(c);
+                ++x->calls;
+                if (!x->room)
+                    return 1;
+                --x->room;
+                Entry e{family, {}, cidr};
+                memcpy(e.addr.data(), addr, family == WGX_AF_INET ? 4 : 16);
+                x->got.push_back(e);
+                return 0;
+            },
+            this);
+        return done;
+    }
+};
+
+// 60 prefixes of P(7) in both families, interleaved with another peer's.
+std::vector<Entry> fill_cursor_table(Table &t)
+{
+    std::vector<Entry> want;
+    for (unsigned i = 0; i < 60; ++i) {
+        const int fam = (i % 3) ? WGX_AF_INET : WGX_AF_INET6;
+        const Addr a = fam == WGX_AF_INET ? v4(10, uint8_t(i), 0, 0) : v6({0xfd00, uint16_t(i)});
+        const unsigned cidr = fam == WGX_AF_INET ? 16 : 32;
+        EXPECT_EQ(t.insert(fam, a, cidr, P(7)), 0);
+        EXPECT_EQ(t.insert(WGX_AF_INET, v4(172, 16, uint8_t(i), 0), 24, P(8)), 0);
+        want.push_back(Entry{fam, mask(a, fam, cidr), cidr});
+    }
+    return want;
+}
+
+TEST(AllowedIps, CursorResumesFromEveryPosition)
+{
+    Table t;
+    const std::vector<Entry> want = fill_cursor_table(t);
+    for (size_t k = 0; k <= want.size(); ++k) {
+        wgx_allowedips_cursor cur{};
+        CursorWalk w;
+        EXPECT_EQ(w.step(t.t, P(7), cur, k), k == want.size()) << k;
+        ASSERT_EQ(w.got.size(), k);
+        EXPECT_EQ(cur.index, k);
+        // Resuming yields exactly the rest, in order, visiting nothing else.
+        CursorWalk rest;
+        EXPECT_TRUE(rest.step(t.t, P(7), cur, want.size()));
+        EXPECT_EQ(rest.got, std::vector<Entry>(want.begin() + long(k), want.end())) << k;
+        EXPECT_EQ(rest.calls, want.size() - k) << k;
+        EXPECT_EQ(cur.index, want.size());
+        EXPECT_EQ(cur.node, nullptr);
+        // At the end it stays there.
+        CursorWalk none;
+        EXPECT_TRUE(none.step(t.t, P(7), cur, 5));
+        EXPECT_EQ(none.calls, 0u);
+    }
+}
+
+// A dump in chunks of every size: each resume goes on where the last stopped.
+TEST(AllowedIps, CursorChunkedWalkIsComplete)
+{
+    Table t;
+    const std::vector<Entry> want = fill_cursor_table(t);
+    const uint64_t seq = wgx_allowedips_seq(t.t);
+    for (size_t chunk = 1; chunk <= want.size() + 1; ++chunk) {
+        wgx_allowedips_cursor cur{};
+        CursorWalk w;
+        size_t rounds = 0;
+        while (!w.step(t.t, P(7), cur, chunk))
+            ASSERT_LT(++rounds, want.size() + 2);
+        EXPECT_EQ(w.got, want) << chunk;
+        // Every entry visited once, plus the one refused per stop.
+        EXPECT_EQ(w.calls, want.size() + rounds) << chunk;
+        EXPECT_EQ(rounds, (want.size() - 1) / chunk) << chunk;
+    }
+    EXPECT_EQ(wgx_allowedips_seq(t.t), seq);
+    // A peer without prefixes is at its end at once.
+    wgx_allowedips_cursor cur{};
+    CursorWalk w;
+    EXPECT_TRUE(w.step(t.t, P(9), cur, 3));
+    EXPECT_EQ(w.calls, 0u);
+}
+
+// Any change invalidates the cursor's position: it goes on by index, never
+// through the node it held (the host platform frees removed nodes at once, so
+// the ASan build would catch a use after free).
+TEST(AllowedIps, CursorIsInvalidatedByAChange)
+{
+    Table t;
+    std::vector<Entry> want = fill_cursor_table(t);
+    wgx_allowedips_cursor cur{};
+    CursorWalk w;
+    ASSERT_FALSE(w.step(t.t, P(7), cur, 10));
+    // Remove the very prefix the cursor points at: the walk goes on at index 10.
+    const Entry gone = want[10];
+    ASSERT_EQ(t.remove(gone.family, gone.addr, gone.cidr, P(7)), 0);
+    want.erase(want.begin() + 10);
+    ASSERT_FALSE(w.step(t.t, P(7), cur, 10));
+    EXPECT_EQ(std::vector<Entry>(w.got.begin() + 10, w.got.end()),
+              std::vector<Entry>(want.begin() + 10, want.begin() + 20));
+    EXPECT_EQ(cur.index, 20u);
+    // Move the cursor's prefix to another peer: index 20 of what is left.
+    const Entry moved = want[20];
+    ASSERT_EQ(t.insert(moved.family, moved.addr, moved.cidr, P(8)), 0);
+    want.erase(want.begin() + 20);
+    ASSERT_FALSE(w.step(t.t, P(7), cur, 5));
+    EXPECT_EQ(std::vector<Entry>(w.got.end() - 5, w.got.end()),
+              std::vector<Entry>(want.begin() + 20, want.begin() + 25));
+    // An unrelated insertion also invalidates (by index, same result).
+    ASSERT_EQ(t.insert(WGX_AF_INET, v4(192, 168, 0, 0), 16, P(8)), 0);
+    ASSERT_TRUE(w.step(t.t, P(7), cur, 1000));
+    EXPECT_EQ(std::vector<Entry>(w.got.end() - long(want.size() - 25), w.got.end()),
+              std::vector<Entry>(want.begin() + 25, want.end()));
+    // Everything removed under a cursor in the middle: it ends at once.
+    wgx_allowedips_cursor mid{};
+    CursorWalk w2;
+    ASSERT_FALSE(w2.step(t.t, P(7), mid, 30));
+    EXPECT_EQ(wgx_allowedips_remove_by_peer(t.t, P(7)), want.size());
+    CursorWalk w3;
+    EXPECT_TRUE(w3.step(t.t, P(7), mid, 1000));
+    EXPECT_EQ(w3.calls, 0u);
+}
+
+// A cursor used with another peer than the one it walked: by index, within
+// that peer's list (the node it holds is never followed into a foreign list).
+TEST(AllowedIps, CursorOfAnotherPeerGoesByIndex)
+{
+    Table t;
+    fill_cursor_table(t);
+    wgx_allowedips_cursor cur{};
+    CursorWalk w;
+    ASSERT_FALSE(w.step(t.t, P(7), cur, 7));
+    CursorWalk other;
+    ASSERT_TRUE(other.step(t.t, P(8), cur, 1000));
+    ASSERT_EQ(other.got.size(), 60u - 7);
+    EXPECT_EQ(other.got.front(), (Entry{WGX_AF_INET, v4(172, 16, 7, 0), 24}));
+}
+
 TEST(AllowedIps, RemoveByPeerLeavesOthers)
 {
     Table t;
