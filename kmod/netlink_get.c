@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * netlink_get.c - WGX_CMD_GET_DEVICE of the generic netlink family "wgx"
- * (netlink.c): a dump of one device's configuration, peers, allowed IPs and
- * counters, as include/uapi/linux/wgx.h specifies it.
+ * netlink_get.c - GET_DEVICE of the generic netlink families (netlink.c): a
+ * dump of one device's configuration, peers, allowed IPs and counters, as
+ * include/uapi/linux/wgx.h specifies it.  The "wireguard" family (drop-in
+ * mode) sends the same tree without wgx's extension attributes (the
+ * counters and WGX_DEVICE_A_LISTEN_PORTS), which is exactly WireGuard's.
  *
  * Dumps resume exactly: the context remembers the next peer (with a
  * reference) and the index of its next allowed IP, so a peer whose allowed
@@ -24,6 +26,7 @@
 #include <uapi/linux/wgx.h>
 #include <wgx/core.h>
 
+#include "compat.h"
 #include "device.h"
 #include "netlink_internal.h"
 #include "peer.h"
@@ -75,6 +78,7 @@ static const struct {
 
 /*
  * struct wgx_dump_ctx - state of one dump, kept in netlink_callback::ctx.
+ * @flavour: the family the dump was asked through.
  * @wgx: the device (its net_device referenced from start to done).
  * @next_peer: the peer the next message starts with (referenced), or NULL
  *             for the first peer of the list.
@@ -84,6 +88,7 @@ static const struct {
  * @done: every peer was sent; the next call ends the dump.
  */
 struct wgx_dump_ctx {
+	const struct wgx_nl_flavour *flavour;
 	struct wgx_device *wgx;
 	struct wgx_peer *next_peer;
 	u64 next_allowedip;
@@ -113,20 +118,31 @@ static unsigned int wgx_nl_dump_generation(struct wgx_device *wgx)
 	return gen ?: 1;
 }
 
-int wgx_netlink_get_start(struct netlink_callback *cb)
+static int wgx_nl_get_start(struct netlink_callback *cb, const struct wgx_nl_flavour *flavour)
 {
-	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
 	struct wgx_dump_ctx *ctx = wgx_dump_ctx(cb);
 	struct wgx_device *wgx;
 
 	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_peer_stats) != WGX_PEER_STATS_A_MAX);
 	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_device_stats) != WGX_DEVICE_STATS_A_MAX);
-	wgx = wgx_netlink_lookup_device(sock_net(cb->skb->sk), info->attrs, cb->extack);
+	wgx = wgx_netlink_lookup_device(flavour, sock_net(cb->skb->sk),
+					wgx_compat_genl_dump_attrs(cb), cb->extack);
 	if (IS_ERR(wgx))
 		return PTR_ERR(wgx);
 	memset(ctx, 0, sizeof(*ctx));
+	ctx->flavour = flavour;
 	ctx->wgx = wgx;
 	return 0;
+}
+
+int wgx_netlink_get_start(struct netlink_callback *cb)
+{
+	return wgx_nl_get_start(cb, &wgx_nl_flavour_wgx);
+}
+
+int wgx_netlink_wg_get_start(struct netlink_callback *cb)
+{
+	return wgx_nl_get_start(cb, &wgx_nl_flavour_wireguard);
 }
 
 int wgx_netlink_get_done(struct netlink_callback *cb)
@@ -141,13 +157,37 @@ int wgx_netlink_get_done(struct netlink_callback *cb)
 	return 0;
 }
 
-/* Device attributes of the first message (after ifindex and ifname). */
-static int wgx_nl_put_device(struct sk_buff *skb, struct wgx_device *wgx)
+/* wgx's device attributes: listen ports and counters (not in the "wireguard" family). */
+static int wgx_nl_put_device_extensions(struct sk_buff *skb, struct wgx_device *wgx)
+{
+	struct nlattr *nest;
+	size_t i;
+
+	if (nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORTS, wgx->listen_ports))
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, WGX_DEVICE_A_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < ARRAY_SIZE(wgx_nl_device_stats); ++i) {
+		if (nla_put_u64_64bit(skb, wgx_nl_device_stats[i].attr,
+				      wgx_device_stats_read(wgx, wgx_nl_device_stats[i].stat),
+				      WGX_DEVICE_STATS_A_UNSPEC)) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * Device attributes of the first message (after ifindex and ifname); with
+ * @extensions also wgx's own.
+ */
+static int wgx_nl_put_device(struct sk_buff *skb, struct wgx_device *wgx, bool extensions)
 {
 	u8 private_key[WGX_KEY_LEN], public_key[WGX_KEY_LEN];
-	struct nlattr *nest;
 	bool has_key;
-	size_t i;
 	int ret = -EMSGSIZE;
 
 	down_read(&wgx->identity_lock);
@@ -157,23 +197,9 @@ static int wgx_nl_put_device(struct sk_buff *skb, struct wgx_device *wgx)
 			nla_put(skb, WGX_DEVICE_A_PUBLIC_KEY, WGX_KEY_LEN, public_key)))
 		goto out;
 	if (nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORT, READ_ONCE(wgx->incoming_port)) ||
-	    nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORTS, wgx->listen_ports) ||
 	    nla_put_u32(skb, WGX_DEVICE_A_FWMARK, READ_ONCE(wgx->fwmark)))
 		goto out;
-
-	nest = nla_nest_start(skb, WGX_DEVICE_A_STATS);
-	if (!nest)
-		goto out;
-	for (i = 0; i < ARRAY_SIZE(wgx_nl_device_stats); ++i) {
-		if (nla_put_u64_64bit(skb, wgx_nl_device_stats[i].attr,
-				      wgx_device_stats_read(wgx, wgx_nl_device_stats[i].stat),
-				      WGX_DEVICE_STATS_A_UNSPEC)) {
-			nla_nest_cancel(skb, nest);
-			goto out;
-		}
-	}
-	nla_nest_end(skb, nest);
-	ret = 0;
+	ret = extensions ? wgx_nl_put_device_extensions(skb, wgx) : 0;
 out:
 	memzero_explicit(private_key, sizeof(private_key));
 	return ret;
@@ -211,8 +237,8 @@ static int wgx_nl_put_endpoint(struct sk_buff *skb, struct wgx_peer *peer)
 	return 0;
 }
 
-/* Everything of a peer except its public key and allowed IPs. */
-static int wgx_nl_put_peer_state(struct sk_buff *skb, struct wgx_peer *peer)
+/* Everything of a peer except its public key and allowed IPs; counters only with @extensions. */
+static int wgx_nl_put_peer_state(struct sk_buff *skb, struct wgx_peer *peer, bool extensions)
 {
 	struct wgx_device *wgx = peer->wgx;
 	struct __kernel_timespec last_handshake;
@@ -249,6 +275,8 @@ static int wgx_nl_put_peer_state(struct sk_buff *skb, struct wgx_peer *peer)
 	    nla_put_u32(skb, WGX_PEER_A_PROTOCOL_VERSION, 1) ||
 	    wgx_nl_put_endpoint(skb, peer))
 		return -EMSGSIZE;
+	if (!extensions)
+		return 0;
 
 	nest = nla_nest_start(skb, WGX_PEER_A_STATS);
 	if (!nest)
@@ -292,7 +320,8 @@ static int wgx_nl_put_allowedip(void *data, int family, const wgx_u8 *addr, wgx_
  * cut after at least one allowed IP (*@next_ip = the first one left out), or
  * -EMSGSIZE when nothing of it fits (the message is unchanged).
  */
-static int wgx_nl_put_peer(struct sk_buff *skb, struct wgx_peer *peer, u64 *next_ip)
+static int wgx_nl_put_peer(struct sk_buff *skb, struct wgx_peer *peer, u64 *next_ip,
+			   bool extensions)
 {
 	struct wgx_allowedips *table = peer->wgx->allowedips;
 	u64 count = wgx_allowedips_count(table, peer);
@@ -313,7 +342,7 @@ static int wgx_nl_put_peer(struct sk_buff *skb, struct wgx_peer *peer, u64 *next
 		return -EMSGSIZE;
 	if (nla_put(skb, WGX_PEER_A_PUBLIC_KEY, WGX_KEY_LEN, peer->public_key))
 		goto cancel;
-	if (!*next_ip && wgx_nl_put_peer_state(skb, peer))
+	if (!*next_ip && wgx_nl_put_peer_state(skb, peer, extensions))
 		goto cancel;
 
 	if (*next_ip < count) {
@@ -343,6 +372,7 @@ int wgx_netlink_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct wgx_dump_ctx *ctx = wgx_dump_ctx(cb);
 	struct wgx_device *wgx = ctx->wgx;
+	bool extensions = wgx && !ctx->flavour->wireguard;
 	struct wgx_peer *peer, *next_peer = NULL;
 	struct nlattr *peers;
 	bool progress = false;
@@ -354,8 +384,8 @@ int wgx_netlink_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 	mutex_lock(&wgx->device_update_lock);
 	cb->seq = wgx_nl_dump_generation(wgx);
-	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq, &wgx_netlink_family,
-			  NLM_F_MULTI, WGX_CMD_GET_DEVICE);
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  ctx->flavour->family, NLM_F_MULTI, WGX_CMD_GET_DEVICE);
 	if (!hdr)
 		goto out_unlock;
 	genl_dump_check_consistent(cb, hdr);
@@ -364,7 +394,7 @@ int wgx_netlink_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	    nla_put_string(skb, WGX_DEVICE_A_IFNAME, wgx->dev->name))
 		goto out_cancel;
 	if (!ctx->started) {
-		if (wgx_nl_put_device(skb, wgx))
+		if (wgx_nl_put_device(skb, wgx, extensions))
 			goto out_cancel;
 		progress = true;
 	}
@@ -386,7 +416,7 @@ int wgx_netlink_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	if (!peer)
 		peer = list_first_entry(&wgx->peer_list, struct wgx_peer, peer_list);
 	list_for_each_entry_from(peer, &wgx->peer_list, peer_list) {
-		ret = wgx_nl_put_peer(skb, peer, &ctx->next_allowedip);
+		ret = wgx_nl_put_peer(skb, peer, &ctx->next_allowedip, extensions);
 		if (ret >= 0)
 			progress = true;
 		if (ret) {
