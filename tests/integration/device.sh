@@ -51,5 +51,5 @@ test_rmmod_with_devices_present() {
 	rmmod wgx
 	must_fail ip link show wgx0 2>/dev/null
 	must_fail ip netns exec other ip link show wgx2 2>/dev/null
-	insmod "$WGX_REPO/kmod/wgx.ko"
+	insmod "$WGX_MODULE_KO"
 }
