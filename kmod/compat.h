@@ -17,6 +17,10 @@
 #include <generated/utsrelease.h>
 #include <linux/version.h>
 #include <net/genetlink.h>
+/* skb_gso_segment(): <linux/netdevice.h> until 6.3, <net/gso.h> from 6.4 on. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#include <net/gso.h>
+#endif
 
 /* The supported range: the oldest and the newest (major, minor) series. */
 #define WGX_COMPAT_MIN KERNEL_VERSION(6, 1, 0)
