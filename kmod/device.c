@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * device.c - the wgx net_device and its rtnl_link_ops ("ip link add wgx0 type wgx").
+ * device.c - the wgx net_device and its rtnl_link_ops ("ip link add wgx0 type wgx";
+ * in drop-in mode also "ip link add wg0 type wireguard", docs/dropin.md).
  *
  * The device is a layer-3 point-to-point interface without ARP, like
  * WireGuard's.  It is multi-queue: one tx queue per possible CPU, with the
@@ -398,9 +399,27 @@ static struct rtnl_link_ops wgx_link_ops __read_mostly = {
 	.get_num_rx_queues	= wgx_get_num_queues,
 };
 
+/*
+ * Drop-in mode (compat=wireguard): the same device under WireGuard's link
+ * kind.  Like the in-tree module's, it takes no IFLA_INFO_DATA.
+ */
+static struct rtnl_link_ops wgx_wg_link_ops __read_mostly = {
+	.kind			= "wireguard",
+	.priv_size		= sizeof(struct wgx_device),
+	.setup			= wgx_setup,
+	.newlink		= wgx_newlink,
+	.get_num_tx_queues	= wgx_get_num_queues,
+	.get_num_rx_queues	= wgx_get_num_queues,
+};
+
 bool wgx_device_is_wgx(const struct net_device *dev)
 {
-	return dev->rtnl_link_ops == &wgx_link_ops;
+	return dev->rtnl_link_ops == &wgx_link_ops || dev->rtnl_link_ops == &wgx_wg_link_ops;
+}
+
+bool wgx_device_is_wireguard_kind(const struct net_device *dev)
+{
+	return dev->rtnl_link_ops == &wgx_wg_link_ops;
 }
 
 /*
@@ -493,4 +512,14 @@ void wgx_device_exit(void)
 	rtnl_link_unregister(&wgx_link_ops);
 	unregister_pernet_device(&wgx_netns_ops);
 	unregister_pm_notifier(&wgx_device_pm_notifier);
+}
+
+int __init wgx_device_wg_init(void)
+{
+	return rtnl_link_register(&wgx_wg_link_ops);
+}
+
+void wgx_device_wg_exit(void)
+{
+	rtnl_link_unregister(&wgx_wg_link_ops);
 }

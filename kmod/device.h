@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * device.h - the wgx network device: rtnl link kind "wgx", and the state a
- * device owns (identity, peers, lookup tables, sockets, queues).
+ * device.h - the wgx network device: rtnl link kind "wgx" (and "wireguard" in
+ * drop-in mode), and the state a device owns (identity, peers, lookup
+ * tables, sockets, queues).
  *
  * Locks, in the order they nest:
  *   device_update_lock (mutex): configuration (netlink SET_DEVICE), peer
@@ -162,10 +163,34 @@ int wgx_device_set_private_key(struct wgx_device *wgx, const u8 *private_key);
  */
 int wgx_device_set_listen_port(struct wgx_device *wgx, u16 port, unsigned int nports);
 
-/** wgx_device_is_wgx - true when @dev is a wgx device (netlink checks the kind this way). */
+/**
+ * wgx_device_is_wgx - true when @dev is a wgx device, of link kind "wgx" or
+ * (drop-in mode) "wireguard": netlink checks the kind this way.
+ */
 bool wgx_device_is_wgx(const struct net_device *dev);
 
+/** wgx_device_is_wireguard_kind - true when @dev is a wgx device of link kind "wireguard". */
+bool wgx_device_is_wireguard_kind(const struct net_device *dev);
+
+/**
+ * wgx_device_init - register the namespace hooks and the link kind "wgx".
+ * Module load, process context.  Returns 0 or a negative errno
+ * (-EEXIST: the kind is taken).
+ */
 int wgx_device_init(void);
+
+/** wgx_device_exit - delete every wgx device of kind "wgx", unregister the kind and the hooks. */
 void wgx_device_exit(void);
+
+/**
+ * wgx_device_wg_init - register the link kind "wireguard" (drop-in mode),
+ * after wgx_device_init().  Returns 0 or a negative errno: -EEXIST when the
+ * kind is taken, which only WireGuard (wireguard.ko, or built in) does.
+ */
+int wgx_device_wg_init(void);
+
+/** wgx_device_wg_exit - delete every wgx device of kind "wireguard" and unregister the kind;
+ * before wgx_device_exit(). */
+void wgx_device_wg_exit(void);
 
 #endif /* WGX_DEVICE_H */

@@ -1,28 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * netlink.c - the generic netlink family "wgx": its registration, the
+ * netlink.c - the generic netlink families: their registration, the
  * attribute policies and the device lookup both commands share.  The
- * commands are in netlink_get.c (WGX_CMD_GET_DEVICE, a dump of one device's
+ * commands are in netlink_get.c (GET_DEVICE, a dump of one device's
  * configuration, peers, allowed IPs and counters) and netlink_set.c
- * (WGX_CMD_SET_DEVICE, configuration).  include/uapi/linux/wgx.h is the
- * specification of both; the behaviour of a valid request is WireGuard's.
+ * (SET_DEVICE, configuration).
+ *
+ * Two families run on the same handlers (struct wgx_nl_flavour):
+ *   "wgx"        always; include/uapi/linux/wgx.h is its specification.
+ *   "wireguard"  only in drop-in mode (module parameter compat=wireguard,
+ *                docs/dropin.md): WireGuard's family, with the command
+ *                numbers, attribute numbers, policies and so the errors of
+ *                the in-tree module's <linux/wireguard.h> of the kernel wgx
+ *                is built for, so wg(8), wg-quick(8) and systemd-networkd
+ *                configure wgx devices of link kind "wireguard" unchanged.
  */
 #include <linux/if.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/netdevice.h>
+#include <linux/socket.h>
 #include <linux/time_types.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
 
 #include <uapi/linux/wgx.h>
+#include <uapi/linux/wireguard.h>
 #include <wgx/core.h>
 
+#include "compat.h"
 #include "device.h"
 #include "netlink.h"
 #include "netlink_internal.h"
 
-/* ---- attribute policies (strict validation by the genetlink core) ---- */
+/* ---- "wgx": attribute policies (strict validation by the genetlink core) ---- */
 
 /* WGX_PEER_A_ENDPOINT: a whole sockaddr_in or sockaddr_in6 of the matching family. */
 static int wgx_nl_validate_endpoint(const struct nlattr *attr, struct netlink_ext_ack *extack)
@@ -86,14 +97,14 @@ static int wgx_nl_validate_ipaddr(const struct nlattr *attr, struct netlink_ext_
  * wgx_nl_parse_allowedip() of netlink_set.c, flag bits (-EOPNOTSUPP, as in
  * WireGuard) in the parse functions there.  All of it before any change.
  */
-const struct nla_policy wgx_netlink_allowedip_policy[WGX_ALLOWEDIP_A_MAX + 1] = {
+static const struct nla_policy wgx_allowedip_policy[WGX_ALLOWEDIP_A_MAX + 1] = {
 	[WGX_ALLOWEDIP_A_FAMILY]	= { .type = NLA_U16 },
 	[WGX_ALLOWEDIP_A_IPADDR]	= WGX_NL_BINARY(wgx_nl_validate_ipaddr),
 	[WGX_ALLOWEDIP_A_CIDR_MASK]	= { .type = NLA_U8 },
 	[WGX_ALLOWEDIP_A_FLAGS]		= { .type = NLA_U32 },
 };
 
-const struct nla_policy wgx_netlink_peer_policy[WGX_PEER_A_MAX + 1] = {
+static const struct nla_policy wgx_peer_policy[WGX_PEER_A_MAX + 1] = {
 	[WGX_PEER_A_PUBLIC_KEY]		= WGX_NL_KEY_POLICY,
 	[WGX_PEER_A_PRESHARED_KEY]	= WGX_NL_KEY_POLICY,
 	[WGX_PEER_A_FLAGS]		= { .type = NLA_U32 },
@@ -103,7 +114,7 @@ const struct nla_policy wgx_netlink_peer_policy[WGX_PEER_A_MAX + 1] = {
 	[WGX_PEER_A_LAST_HANDSHAKE_TIME] = WGX_NL_BINARY(wgx_nl_validate_timespec),
 	[WGX_PEER_A_RX_BYTES]		= { .type = NLA_U64 },
 	[WGX_PEER_A_TX_BYTES]		= { .type = NLA_U64 },
-	[WGX_PEER_A_ALLOWEDIPS]		= NLA_POLICY_NESTED_ARRAY(wgx_netlink_allowedip_policy),
+	[WGX_PEER_A_ALLOWEDIPS]		= NLA_POLICY_NESTED_ARRAY(wgx_allowedip_policy),
 	[WGX_PEER_A_PROTOCOL_VERSION]	= { .type = NLA_U32 },
 	[WGX_PEER_A_STATS]		= { .type = NLA_NESTED },
 };
@@ -116,15 +127,139 @@ static const struct nla_policy wgx_device_policy[WGX_DEVICE_A_MAX + 1] = {
 	[WGX_DEVICE_A_FLAGS]		= { .type = NLA_U32 },
 	[WGX_DEVICE_A_LISTEN_PORT]	= { .type = NLA_U16 },
 	[WGX_DEVICE_A_FWMARK]		= { .type = NLA_U32 },
-	[WGX_DEVICE_A_PEERS]		= NLA_POLICY_NESTED_ARRAY(wgx_netlink_peer_policy),
+	[WGX_DEVICE_A_PEERS]		= NLA_POLICY_NESTED_ARRAY(wgx_peer_policy),
 	[WGX_DEVICE_A_STATS]		= { .type = NLA_NESTED },
 	[WGX_DEVICE_A_LISTEN_PORTS]	= NLA_POLICY_RANGE(NLA_U16, 1, WGX_MAX_LISTEN_PORTS),
 	[WGX_DEVICE_A_RX_SPREAD]	= NLA_POLICY_MAX(NLA_U8, 1),
 };
 
+/* ---- "wireguard": WireGuard's policies ---- */
+
+/*
+ * The in-tree module's policies (drivers/net/wireguard/netlink.c), by its
+ * names: the same types and lengths give the same verdicts and errors (a key
+ * of the wrong length fails with -ERANGE here, where the "wgx" family says
+ * -EINVAL).  The nested peers and allowed IPs are parsed one by one with
+ * nla_parse_nested() as there, strictly: an attribute type the family does
+ * not know, such as wgx's WGX_PEER_A_STATS or WGX_ALLOWEDIP_A_FLAGS, fails
+ * with -EINVAL, as does WGX_DEVICE_A_STATS or WGX_DEVICE_A_LISTEN_PORTS at
+ * the top level (the genetlink core validates strictly against maxattr).
+ */
+static const struct nla_policy wg_allowedip_policy[WGALLOWEDIP_A_MAX + 1] = {
+	[WGALLOWEDIP_A_FAMILY]		= { .type = NLA_U16 },
+	[WGALLOWEDIP_A_IPADDR]		= NLA_POLICY_MIN_LEN(sizeof(struct in_addr)),
+	[WGALLOWEDIP_A_CIDR_MASK]	= { .type = NLA_U8 },
+};
+
+static const struct nla_policy wg_peer_policy[WGPEER_A_MAX + 1] = {
+	[WGPEER_A_PUBLIC_KEY]		= NLA_POLICY_EXACT_LEN(WGX_NL_KEY_LEN),
+	[WGPEER_A_PRESHARED_KEY]	= NLA_POLICY_EXACT_LEN(WGX_NL_KEY_LEN),
+	[WGPEER_A_FLAGS]		= { .type = NLA_U32 },
+	[WGPEER_A_ENDPOINT]		= NLA_POLICY_MIN_LEN(sizeof(struct sockaddr)),
+	[WGPEER_A_PERSISTENT_KEEPALIVE_INTERVAL] = { .type = NLA_U16 },
+	[WGPEER_A_LAST_HANDSHAKE_TIME]	= NLA_POLICY_EXACT_LEN(sizeof(struct __kernel_timespec)),
+	[WGPEER_A_RX_BYTES]		= { .type = NLA_U64 },
+	[WGPEER_A_TX_BYTES]		= { .type = NLA_U64 },
+	[WGPEER_A_ALLOWEDIPS]		= { .type = NLA_NESTED },
+	[WGPEER_A_PROTOCOL_VERSION]	= { .type = NLA_U32 },
+};
+
+static const struct nla_policy wg_device_policy[WGDEVICE_A_MAX + 1] = {
+	[WGDEVICE_A_IFINDEX]		= { .type = NLA_U32 },
+	[WGDEVICE_A_IFNAME]		= { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
+	[WGDEVICE_A_PRIVATE_KEY]	= NLA_POLICY_EXACT_LEN(WGX_NL_KEY_LEN),
+	[WGDEVICE_A_PUBLIC_KEY]		= NLA_POLICY_EXACT_LEN(WGX_NL_KEY_LEN),
+	[WGDEVICE_A_FLAGS]		= { .type = NLA_U32 },
+	[WGDEVICE_A_LISTEN_PORT]	= { .type = NLA_U16 },
+	[WGDEVICE_A_FWMARK]		= { .type = NLA_U32 },
+	[WGDEVICE_A_PEERS]		= { .type = NLA_NESTED },
+};
+
+/*
+ * The handlers use the WGX_ names; the numbers they stand for must be
+ * WireGuard's (include/uapi/linux/wgx.h promises it), checked here against
+ * the kernel's own <linux/wireguard.h>.  The "wireguard" family's maxattrs
+ * are that header's, so it knows exactly the attributes the in-tree module
+ * of this kernel knows.  WGX_NL_SAME: two constants of different enums
+ * (or defines) are equal.
+ */
+#define WGX_NL_SAME(a, b) BUILD_BUG_ON((int)(a) != (int)(b))
+
+static void __init wgx_nl_check_wireguard_numbers(void)
+{
+	WGX_NL_SAME(WGX_CMD_GET_DEVICE, WG_CMD_GET_DEVICE);
+	WGX_NL_SAME(WGX_CMD_SET_DEVICE, WG_CMD_SET_DEVICE);
+	WGX_NL_SAME(WGX_GENL_VERSION, WG_GENL_VERSION);
+	WGX_NL_SAME(WGX_NL_KEY_LEN, WG_KEY_LEN);
+	WGX_NL_SAME(WGX_DEVICE_F_ALL, __WGDEVICE_F_ALL);
+	WGX_NL_SAME(WGX_PEER_F_ALL, __WGPEER_F_ALL);
+	WGX_NL_SAME(WGX_DEVICE_F_REPLACE_PEERS, WGDEVICE_F_REPLACE_PEERS);
+	WGX_NL_SAME(WGX_PEER_F_REMOVE_ME, WGPEER_F_REMOVE_ME);
+	WGX_NL_SAME(WGX_PEER_F_REPLACE_ALLOWEDIPS, WGPEER_F_REPLACE_ALLOWEDIPS);
+	WGX_NL_SAME(WGX_PEER_F_UPDATE_ONLY, WGPEER_F_UPDATE_ONLY);
+	WGX_NL_SAME(WGX_DEVICE_A_IFINDEX, WGDEVICE_A_IFINDEX);
+	WGX_NL_SAME(WGX_DEVICE_A_IFNAME, WGDEVICE_A_IFNAME);
+	WGX_NL_SAME(WGX_DEVICE_A_PRIVATE_KEY, WGDEVICE_A_PRIVATE_KEY);
+	WGX_NL_SAME(WGX_DEVICE_A_PUBLIC_KEY, WGDEVICE_A_PUBLIC_KEY);
+	WGX_NL_SAME(WGX_DEVICE_A_FLAGS, WGDEVICE_A_FLAGS);
+	WGX_NL_SAME(WGX_DEVICE_A_LISTEN_PORT, WGDEVICE_A_LISTEN_PORT);
+	WGX_NL_SAME(WGX_DEVICE_A_FWMARK, WGDEVICE_A_FWMARK);
+	WGX_NL_SAME(WGX_DEVICE_A_PEERS, WGDEVICE_A_PEERS);
+	WGX_NL_SAME(WGX_PEER_A_PUBLIC_KEY, WGPEER_A_PUBLIC_KEY);
+	WGX_NL_SAME(WGX_PEER_A_PRESHARED_KEY, WGPEER_A_PRESHARED_KEY);
+	WGX_NL_SAME(WGX_PEER_A_FLAGS, WGPEER_A_FLAGS);
+	WGX_NL_SAME(WGX_PEER_A_ENDPOINT, WGPEER_A_ENDPOINT);
+	WGX_NL_SAME(WGX_PEER_A_PERSISTENT_KEEPALIVE_INTERVAL,
+		    WGPEER_A_PERSISTENT_KEEPALIVE_INTERVAL);
+	WGX_NL_SAME(WGX_PEER_A_LAST_HANDSHAKE_TIME, WGPEER_A_LAST_HANDSHAKE_TIME);
+	WGX_NL_SAME(WGX_PEER_A_RX_BYTES, WGPEER_A_RX_BYTES);
+	WGX_NL_SAME(WGX_PEER_A_TX_BYTES, WGPEER_A_TX_BYTES);
+	WGX_NL_SAME(WGX_PEER_A_ALLOWEDIPS, WGPEER_A_ALLOWEDIPS);
+	WGX_NL_SAME(WGX_PEER_A_PROTOCOL_VERSION, WGPEER_A_PROTOCOL_VERSION);
+	WGX_NL_SAME(WGX_ALLOWEDIP_A_FAMILY, WGALLOWEDIP_A_FAMILY);
+	WGX_NL_SAME(WGX_ALLOWEDIP_A_IPADDR, WGALLOWEDIP_A_IPADDR);
+	WGX_NL_SAME(WGX_ALLOWEDIP_A_CIDR_MASK, WGALLOWEDIP_A_CIDR_MASK);
+	/* wgx's extensions come after WireGuard's last numbers. */
+	BUILD_BUG_ON((int)WGX_DEVICE_A_STATS <= (int)WGDEVICE_A_MAX);
+	BUILD_BUG_ON((int)WGX_PEER_A_STATS <= (int)WGPEER_A_MAX);
+	/*
+	 * WGX_ALLOWEDIP_A_FLAGS is WireGuard's too from Linux 6.16 on; the
+	 * supported kernels (compat.h) do not know it, and neither does the
+	 * "wireguard" family.  A kernel whose header has it needs it in
+	 * wg_allowedip_policy.
+	 */
+	WGX_NL_SAME(WGALLOWEDIP_A_MAX, WGX_ALLOWEDIP_A_CIDR_MASK);
+}
+
+/* ---- the two flavours (netlink_internal.h) ---- */
+
+static struct genl_family wgx_genl_family;
+static struct genl_family wgx_wg_genl_family;
+
+const struct wgx_nl_flavour wgx_nl_flavour_wgx = {
+	.family			= &wgx_genl_family,
+	.device_maxattr		= WGX_DEVICE_A_MAX,
+	.peer_policy		= wgx_peer_policy,
+	.peer_maxattr		= WGX_PEER_A_MAX,
+	.allowedip_policy	= wgx_allowedip_policy,
+	.allowedip_maxattr	= WGX_ALLOWEDIP_A_MAX,
+	.wireguard		= false,
+};
+
+const struct wgx_nl_flavour wgx_nl_flavour_wireguard = {
+	.family			= &wgx_wg_genl_family,
+	.device_maxattr		= WGDEVICE_A_MAX,
+	.peer_policy		= wg_peer_policy,
+	.peer_maxattr		= WGPEER_A_MAX,
+	.allowedip_policy	= wg_allowedip_policy,
+	.allowedip_maxattr	= WGALLOWEDIP_A_MAX,
+	.wireguard		= true,
+};
+
 /* ---- device lookup (netlink_internal.h) ---- */
 
-struct wgx_device *wgx_netlink_lookup_device(struct net *net, struct nlattr **attrs,
+struct wgx_device *wgx_netlink_lookup_device(const struct wgx_nl_flavour *flavour,
+					     struct net *net, struct nlattr **attrs,
 					     struct netlink_ext_ack *extack)
 {
 	struct nlattr *ifindex = attrs[WGX_DEVICE_A_IFINDEX];
@@ -149,6 +284,11 @@ struct wgx_device *wgx_netlink_lookup_device(struct net *net, struct nlattr **at
 				    "no such network device in this namespace");
 		return ERR_PTR(-ENODEV);
 	}
+	if (flavour->wireguard && !wgx_device_is_wireguard_kind(dev)) {
+		dev_put(dev);
+		NL_SET_ERR_MSG_ATTR(extack, ifindex ?: ifname, "not a wireguard device");
+		return ERR_PTR(-EOPNOTSUPP);
+	}
 	if (!wgx_device_is_wgx(dev)) {
 		dev_put(dev);
 		NL_SET_ERR_MSG_ATTR(extack, ifindex ?: ifname, "not a wgx device");
@@ -157,7 +297,7 @@ struct wgx_device *wgx_netlink_lookup_device(struct net *net, struct nlattr **at
 	return netdev_priv(dev);
 }
 
-/* ==== family ==== */
+/* ==== families ==== */
 
 static const struct genl_ops wgx_genl_ops[] = {
 	{
@@ -178,7 +318,7 @@ static const struct genl_ops wgx_genl_ops[] = {
  * attributes, wrong lengths, missing NLA_F_NESTED, reserved header bits and
  * unexpected nlmsg_flags are refused by the genetlink core).
  */
-struct genl_family wgx_netlink_family __ro_after_init = {
+static struct genl_family wgx_genl_family __ro_after_init = {
 	.ops = wgx_genl_ops,
 	.n_ops = ARRAY_SIZE(wgx_genl_ops),
 	.name = WGX_GENL_NAME,
@@ -189,13 +329,56 @@ struct genl_family wgx_netlink_family __ro_after_init = {
 	.netnsok = true,
 };
 
+static const struct genl_ops wgx_wg_genl_ops[] = {
+	{
+		.cmd = WG_CMD_GET_DEVICE,
+		.start = wgx_netlink_wg_get_start,
+		.dumpit = wgx_netlink_get_dumpit,
+		.done = wgx_netlink_get_done,
+		.flags = GENL_UNS_ADMIN_PERM,
+	}, {
+		.cmd = WG_CMD_SET_DEVICE,
+		.doit = wgx_netlink_wg_set_doit,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+};
+
+/*
+ * As the in-tree module registers its family: strict attribute validation
+ * (no .validate flags), and resv_start_op after its two commands, so the
+ * genetlink header's reserved byte and the nlmsg_flags are not checked for
+ * them, exactly as there.
+ */
+static struct genl_family wgx_wg_genl_family __ro_after_init = {
+	.ops = wgx_wg_genl_ops,
+	.n_ops = ARRAY_SIZE(wgx_wg_genl_ops),
+	.resv_start_op = WG_CMD_SET_DEVICE + 1,
+	.name = WG_GENL_NAME,
+	.version = WG_GENL_VERSION,
+	.maxattr = WGDEVICE_A_MAX,
+	.policy = wg_device_policy,
+	.module = THIS_MODULE,
+	.netnsok = true,
+};
+
 int __init wgx_genetlink_init(void)
 {
 	BUILD_BUG_ON(WGX_NL_KEY_LEN != WGX_KEY_LEN);
-	return genl_register_family(&wgx_netlink_family);
+	wgx_nl_check_wireguard_numbers();
+	return genl_register_family(&wgx_genl_family);
 }
 
 void wgx_genetlink_uninit(void)
 {
-	genl_unregister_family(&wgx_netlink_family);
+	genl_unregister_family(&wgx_genl_family);
+}
+
+int __init wgx_genetlink_wg_init(void)
+{
+	return genl_register_family(&wgx_wg_genl_family);
+}
+
+void wgx_genetlink_wg_uninit(void)
+{
+	genl_unregister_family(&wgx_wg_genl_family);
 }

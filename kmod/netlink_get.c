@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * netlink_get.c - WGX_CMD_GET_DEVICE of the generic netlink family "wgx"
- * (netlink.c): a dump of one device's configuration, peers, allowed IPs and
- * counters, as include/uapi/linux/wgx.h specifies it.
+ * netlink_get.c - GET_DEVICE of the generic netlink families (netlink.c): a
+ * dump of one device's configuration, peers, allowed IPs and counters, as
+ * include/uapi/linux/wgx.h specifies it.  The "wireguard" family (drop-in
+ * mode) sends the same tree without wgx's extension attributes (the
+ * counters, LISTEN_PORTS, RX_SPREAD), which is exactly WireGuard's.
  *
  * Dumps resume exactly: the context remembers the next peer (with a
  * reference) and a cursor at its next allowed IP, so a peer whose allowed IPs
@@ -28,6 +30,7 @@
 #include <uapi/linux/wgx.h>
 #include <wgx/core.h>
 
+#include "compat.h"
 #include "device.h"
 #include "netlink_internal.h"
 #include "peer.h"
@@ -86,6 +89,8 @@ static const struct {
  *                  (wgx_allowedips_walk_from()); its index is the number
  *                  already sent, 0 (the cursor zeroed) when the peer has not
  *                  been started.
+ * @wireguard: the dump was asked through the "wireguard" family (drop-in
+ *             mode): WireGuard's tree, without wgx's extensions.
  * @started: the device attributes were sent.
  * @done: every peer was sent; the next call ends the dump.
  */
@@ -93,6 +98,7 @@ struct wgx_dump_ctx {
 	struct wgx_device *wgx;
 	struct wgx_peer *next_peer;
 	struct wgx_allowedips_cursor next_allowedip;
+	bool wireguard;
 	bool started;
 	bool done;
 };
@@ -119,21 +125,32 @@ static unsigned int wgx_nl_dump_generation(struct wgx_device *wgx)
 	return gen ?: 1;
 }
 
-int wgx_netlink_get_start(struct netlink_callback *cb)
+static int wgx_nl_get_start(struct netlink_callback *cb, const struct wgx_nl_flavour *flavour)
 {
-	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
 	struct wgx_dump_ctx *ctx = wgx_dump_ctx(cb);
 	struct wgx_device *wgx;
 
 	/* Every counter up to these is emitted; the telemetry after them (21..) is not yet. */
 	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_peer_stats) != WGX_PEER_STATS_A_KEEPALIVES_RX);
 	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_device_stats) != WGX_DEVICE_STATS_A_UNDER_LOAD_ENTERED);
-	wgx = wgx_netlink_lookup_device(sock_net(cb->skb->sk), info->attrs, cb->extack);
+	wgx = wgx_netlink_lookup_device(flavour, sock_net(cb->skb->sk),
+					wgx_compat_genl_dump_attrs(cb), cb->extack);
 	if (IS_ERR(wgx))
 		return PTR_ERR(wgx);
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->wgx = wgx;
+	ctx->wireguard = flavour->wireguard;
 	return 0;
+}
+
+int wgx_netlink_get_start(struct netlink_callback *cb)
+{
+	return wgx_nl_get_start(cb, &wgx_nl_flavour_wgx);
+}
+
+int wgx_netlink_wg_get_start(struct netlink_callback *cb)
+{
+	return wgx_nl_get_start(cb, &wgx_nl_flavour_wireguard);
 }
 
 int wgx_netlink_get_done(struct netlink_callback *cb)
@@ -148,13 +165,38 @@ int wgx_netlink_get_done(struct netlink_callback *cb)
 	return 0;
 }
 
-/* Device attributes of the first message (after ifindex and ifname). */
-static int wgx_nl_put_device(struct sk_buff *skb, struct wgx_device *wgx)
+/* wgx's device attributes: listen ports, rx-spread and counters (not in the "wireguard" family). */
+static int wgx_nl_put_device_extensions(struct sk_buff *skb, struct wgx_device *wgx)
+{
+	struct nlattr *nest;
+	size_t i;
+
+	if (nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORTS, wgx->listen_ports) ||
+	    nla_put_u8(skb, WGX_DEVICE_A_RX_SPREAD, READ_ONCE(wgx->rx_spread)))
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, WGX_DEVICE_A_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < ARRAY_SIZE(wgx_nl_device_stats); ++i) {
+		if (nla_put_u64_64bit(skb, wgx_nl_device_stats[i].attr,
+				      wgx_device_stats_read(wgx, wgx_nl_device_stats[i].stat),
+				      WGX_DEVICE_STATS_A_UNSPEC)) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * Device attributes of the first message (after ifindex and ifname); with
+ * @extensions also wgx's own.
+ */
+static int wgx_nl_put_device(struct sk_buff *skb, struct wgx_device *wgx, bool extensions)
 {
 	u8 private_key[WGX_KEY_LEN], public_key[WGX_KEY_LEN];
-	struct nlattr *nest;
 	bool has_key;
-	size_t i;
 	int ret = -EMSGSIZE;
 
 	down_read(&wgx->identity_lock);
@@ -164,24 +206,9 @@ static int wgx_nl_put_device(struct sk_buff *skb, struct wgx_device *wgx)
 			nla_put(skb, WGX_DEVICE_A_PUBLIC_KEY, WGX_KEY_LEN, public_key)))
 		goto out;
 	if (nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORT, READ_ONCE(wgx->incoming_port)) ||
-	    nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORTS, wgx->listen_ports) ||
-	    nla_put_u8(skb, WGX_DEVICE_A_RX_SPREAD, READ_ONCE(wgx->rx_spread)) ||
 	    nla_put_u32(skb, WGX_DEVICE_A_FWMARK, READ_ONCE(wgx->fwmark)))
 		goto out;
-
-	nest = nla_nest_start(skb, WGX_DEVICE_A_STATS);
-	if (!nest)
-		goto out;
-	for (i = 0; i < ARRAY_SIZE(wgx_nl_device_stats); ++i) {
-		if (nla_put_u64_64bit(skb, wgx_nl_device_stats[i].attr,
-				      wgx_device_stats_read(wgx, wgx_nl_device_stats[i].stat),
-				      WGX_DEVICE_STATS_A_UNSPEC)) {
-			nla_nest_cancel(skb, nest);
-			goto out;
-		}
-	}
-	nla_nest_end(skb, nest);
-	ret = 0;
+	ret = extensions ? wgx_nl_put_device_extensions(skb, wgx) : 0;
 out:
 	memzero_explicit(private_key, sizeof(private_key));
 	return ret;
@@ -219,8 +246,8 @@ static int wgx_nl_put_endpoint(struct sk_buff *skb, struct wgx_peer *peer)
 	return 0;
 }
 
-/* Everything of a peer except its public key and allowed IPs. */
-static int wgx_nl_put_peer_state(struct sk_buff *skb, struct wgx_peer *peer)
+/* Everything of a peer except its public key and allowed IPs; counters only with @extensions. */
+static int wgx_nl_put_peer_state(struct sk_buff *skb, struct wgx_peer *peer, bool extensions)
 {
 	struct wgx_device *wgx = peer->wgx;
 	struct __kernel_timespec last_handshake;
@@ -257,6 +284,8 @@ static int wgx_nl_put_peer_state(struct sk_buff *skb, struct wgx_peer *peer)
 	    nla_put_u32(skb, WGX_PEER_A_PROTOCOL_VERSION, 1) ||
 	    wgx_nl_put_endpoint(skb, peer))
 		return -EMSGSIZE;
+	if (!extensions)
+		return 0;
 
 	nest = nla_nest_start(skb, WGX_PEER_A_STATS);
 	if (!nest)
@@ -302,7 +331,7 @@ static int wgx_nl_put_allowedip(void *data, int family, const wgx_u8 *addr, wgx_
  * same position).  device_update_lock held.
  */
 static int wgx_nl_put_peer(struct sk_buff *skb, struct wgx_peer *peer,
-			   struct wgx_allowedips_cursor *cur)
+			   struct wgx_allowedips_cursor *cur, bool extensions)
 {
 	struct wgx_allowedips *table = peer->wgx->allowedips;
 	u64 count = wgx_allowedips_count(table, peer);
@@ -324,7 +353,7 @@ static int wgx_nl_put_peer(struct sk_buff *skb, struct wgx_peer *peer,
 		return -EMSGSIZE;
 	if (nla_put(skb, WGX_PEER_A_PUBLIC_KEY, WGX_KEY_LEN, peer->public_key))
 		goto cancel;
-	if (!start && wgx_nl_put_peer_state(skb, peer))
+	if (!start && wgx_nl_put_peer_state(skb, peer, extensions))
 		goto cancel;
 
 	if (start < count) {
@@ -353,6 +382,9 @@ int wgx_netlink_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct wgx_dump_ctx *ctx = wgx_dump_ctx(cb);
 	struct wgx_device *wgx = ctx->wgx;
+	const struct wgx_nl_flavour *flavour = ctx->wireguard ? &wgx_nl_flavour_wireguard :
+								 &wgx_nl_flavour_wgx;
+	bool extensions = !ctx->wireguard;
 	struct wgx_peer *peer, *next_peer = NULL;
 	struct nlattr *peers;
 	bool progress = false;
@@ -364,7 +396,7 @@ int wgx_netlink_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 	mutex_lock(&wgx->device_update_lock);
 	cb->seq = wgx_nl_dump_generation(wgx);
-	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq, &wgx_netlink_family,
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq, flavour->family,
 			  NLM_F_MULTI, WGX_CMD_GET_DEVICE);
 	if (!hdr)
 		goto out_unlock;
@@ -374,7 +406,7 @@ int wgx_netlink_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	    nla_put_string(skb, WGX_DEVICE_A_IFNAME, wgx->dev->name))
 		goto out_cancel;
 	if (!ctx->started) {
-		if (wgx_nl_put_device(skb, wgx))
+		if (wgx_nl_put_device(skb, wgx, extensions))
 			goto out_cancel;
 		progress = true;
 	}
@@ -396,7 +428,7 @@ int wgx_netlink_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	if (!peer)
 		peer = list_first_entry(&wgx->peer_list, struct wgx_peer, peer_list);
 	list_for_each_entry_from(peer, &wgx->peer_list, peer_list) {
-		ret = wgx_nl_put_peer(skb, peer, &ctx->next_allowedip);
+		ret = wgx_nl_put_peer(skb, peer, &ctx->next_allowedip, extensions);
 		if (ret >= 0)
 			progress = true;
 		if (ret) {

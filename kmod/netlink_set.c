@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * netlink_set.c - WGX_CMD_SET_DEVICE of the generic netlink family "wgx"
- * (netlink.c): configuration of a device and its peers, as
- * include/uapi/linux/wgx.h specifies it.
+ * netlink_set.c - SET_DEVICE of the generic netlink families (netlink.c):
+ * configuration of a device and its peers, as include/uapi/linux/wgx.h
+ * specifies it.  Through the "wireguard" family (drop-in mode) the request
+ * is parsed with WireGuard's policies and knows only WireGuard's attributes
+ * (netlink_internal.h, struct wgx_nl_flavour); what a valid request does is
+ * the same in both.
  *
  * It works in three phases under rtnl_lock and device_update_lock:
  *   1. parse: every attribute of the message (device, each peer, each
@@ -80,6 +83,7 @@ struct wgx_nl_peer {
 };
 
 struct wgx_nl_set {
+	const struct wgx_nl_flavour *flavour;
 	struct wgx_device *wgx;
 	struct genl_info *info;
 	u32 flags;
@@ -100,14 +104,16 @@ struct wgx_nl_set {
 	u32 nr_ips;
 };
 
-static int wgx_nl_parse_allowedip(struct wgx_nl_allowedip *ip, const struct nlattr *attr,
-				  struct netlink_ext_ack *extack)
+static int wgx_nl_parse_allowedip(const struct wgx_nl_flavour *flavour, struct wgx_nl_allowedip *ip,
+				  const struct nlattr *attr, struct netlink_ext_ack *extack)
 {
-	struct nlattr *tb[WGX_ALLOWEDIP_A_MAX + 1];
+	/* Zeroed: nla_parse_nested() fills only up to the flavour's maxattr. */
+	struct nlattr *tb[WGX_ALLOWEDIP_A_MAX + 1] = {};
 	unsigned int addr_len, max_cidr;
 	int ret;
 
-	ret = nla_parse_nested(tb, WGX_ALLOWEDIP_A_MAX, attr, wgx_netlink_allowedip_policy, extack);
+	ret = nla_parse_nested(tb, flavour->allowedip_maxattr, attr, flavour->allowedip_policy,
+			       extack);
 	if (ret)
 		return ret;
 	if (!tb[WGX_ALLOWEDIP_A_FAMILY] || !tb[WGX_ALLOWEDIP_A_IPADDR] ||
@@ -154,13 +160,28 @@ static int wgx_nl_parse_allowedip(struct wgx_nl_allowedip *ip, const struct nlat
 	return 0;
 }
 
-static int wgx_nl_parse_peer(struct wgx_nl_peer *p, const struct nlattr *attr,
-			     struct netlink_ext_ack *extack)
+/*
+ * A WGX_PEER_A_ENDPOINT that is a whole sockaddr_in or sockaddr_in6 of its
+ * family.  The "wgx" family's policy refuses any other; the "wireguard"
+ * family's accepts every one of at least 16 bytes, and WireGuard then
+ * ignores one it cannot use, so that family ignores it too.
+ */
+static bool wgx_nl_endpoint_usable(const struct nlattr *attr)
 {
-	struct nlattr *tb[WGX_PEER_A_MAX + 1], *ip;
+	const struct sockaddr *addr = nla_data(attr);
+
+	return (nla_len(attr) == sizeof(struct sockaddr_in) && addr->sa_family == AF_INET) ||
+	       (nla_len(attr) == sizeof(struct sockaddr_in6) && addr->sa_family == AF_INET6);
+}
+
+static int wgx_nl_parse_peer(const struct wgx_nl_flavour *flavour, struct wgx_nl_peer *p,
+			     const struct nlattr *attr, struct netlink_ext_ack *extack)
+{
+	/* Zeroed: nla_parse_nested() fills only up to the flavour's maxattr. */
+	struct nlattr *tb[WGX_PEER_A_MAX + 1] = {}, *ip;
 	int ret, rem;
 
-	ret = nla_parse_nested(tb, WGX_PEER_A_MAX, attr, wgx_netlink_peer_policy, extack);
+	ret = nla_parse_nested(tb, flavour->peer_maxattr, attr, flavour->peer_policy, extack);
 	if (ret)
 		return ret;
 	p->attr = attr;
@@ -184,6 +205,8 @@ static int wgx_nl_parse_peer(struct wgx_nl_peer *p, const struct nlattr *attr,
 	if (tb[WGX_PEER_A_PRESHARED_KEY])
 		p->preshared_key = nla_data(tb[WGX_PEER_A_PRESHARED_KEY]);
 	p->endpoint = tb[WGX_PEER_A_ENDPOINT];
+	if (p->endpoint && !wgx_nl_endpoint_usable(p->endpoint))
+		p->endpoint = NULL; /* only the "wireguard" policy lets one through */
 	p->keepalive = tb[WGX_PEER_A_PERSISTENT_KEEPALIVE_INTERVAL] ?
 		       nla_get_u16(tb[WGX_PEER_A_PERSISTENT_KEEPALIVE_INTERVAL]) : -1;
 	p->allowedips = tb[WGX_PEER_A_ALLOWEDIPS];
@@ -197,6 +220,8 @@ static int wgx_nl_parse_peer(struct wgx_nl_peer *p, const struct nlattr *attr,
 static int wgx_nl_set_parse(struct wgx_nl_set *req)
 {
 	struct nlattr **attrs = req->info->attrs;
+	/* Not an attribute of the "wireguard" family (its attrs[] ends before). */
+	struct nlattr *listen_ports = wgx_nl_attr(req->flavour, attrs, WGX_DEVICE_A_LISTEN_PORTS);
 	struct netlink_ext_ack *extack = req->info->extack;
 	struct wgx_device *wgx = req->wgx;
 	struct nlattr *attr, *ip;
@@ -212,10 +237,8 @@ static int wgx_nl_set_parse(struct wgx_nl_set *req)
 		}
 	}
 
-	if (attrs[WGX_DEVICE_A_LISTEN_PORT] || attrs[WGX_DEVICE_A_LISTEN_PORTS] ||
-	    attrs[WGX_DEVICE_A_FWMARK]) {
-		struct nlattr *which = attrs[WGX_DEVICE_A_LISTEN_PORT] ?:
-				       attrs[WGX_DEVICE_A_LISTEN_PORTS] ?:
+	if (attrs[WGX_DEVICE_A_LISTEN_PORT] || listen_ports || attrs[WGX_DEVICE_A_FWMARK]) {
+		struct nlattr *which = attrs[WGX_DEVICE_A_LISTEN_PORT] ?: listen_ports ?:
 				       attrs[WGX_DEVICE_A_FWMARK];
 		struct net *net;
 		bool allowed;
@@ -237,8 +260,8 @@ static int wgx_nl_set_parse(struct wgx_nl_set *req)
 		req->port = nla_get_u16(attrs[WGX_DEVICE_A_LISTEN_PORT]);
 		req->port_change = true;
 	}
-	if (attrs[WGX_DEVICE_A_LISTEN_PORTS]) {
-		req->nports = nla_get_u16(attrs[WGX_DEVICE_A_LISTEN_PORTS]);
+	if (listen_ports) {
+		req->nports = nla_get_u16(listen_ports);
 		req->port_change = true;
 	}
 	if (attrs[WGX_DEVICE_A_RX_SPREAD]) {
@@ -246,8 +269,7 @@ static int wgx_nl_set_parse(struct wgx_nl_set *req)
 		req->rx_spread_change = req->rx_spread != READ_ONCE(wgx->rx_spread);
 	}
 	if (req->port_change && (u32)req->port + req->nports - 1 > U16_MAX) {
-		NL_SET_ERR_MSG_ATTR(extack, attrs[WGX_DEVICE_A_LISTEN_PORTS] ?:
-				    attrs[WGX_DEVICE_A_LISTEN_PORT],
+		NL_SET_ERR_MSG_ATTR(extack, listen_ports ?: attrs[WGX_DEVICE_A_LISTEN_PORT],
 				    "listen port + listen ports - 1 exceeds 65535");
 		return -EINVAL;
 	}
@@ -268,7 +290,7 @@ static int wgx_nl_set_parse(struct wgx_nl_set *req)
 		return -ENOMEM;
 	i = 0;
 	nla_for_each_nested(attr, attrs[WGX_DEVICE_A_PEERS], rem) {
-		ret = wgx_nl_parse_peer(&req->peers[i], attr, extack);
+		ret = wgx_nl_parse_peer(req->flavour, &req->peers[i], attr, extack);
 		if (ret)
 			return ret;
 		req->peers[i].first_ip = req->nr_ips;
@@ -288,7 +310,7 @@ static int wgx_nl_set_parse(struct wgx_nl_set *req)
 			continue;
 		k = p->first_ip;
 		nla_for_each_nested(ip, p->allowedips, rem_ip) {
-			ret = wgx_nl_parse_allowedip(&req->ips[k++], ip, extack);
+			ret = wgx_nl_parse_allowedip(req->flavour, &req->ips[k++], ip, extack);
 			if (ret)
 				return ret;
 		}
@@ -683,13 +705,13 @@ static void wgx_nl_wipe_keys(struct genl_info *info)
 	}
 }
 
-int wgx_netlink_set_doit(struct sk_buff *skb, struct genl_info *info)
+static int wgx_nl_set_doit(struct genl_info *info, const struct wgx_nl_flavour *flavour)
 {
-	struct wgx_nl_set req = { .info = info };
+	struct wgx_nl_set req = { .flavour = flavour, .info = info };
 	struct wgx_device *wgx;
 	int ret;
 
-	wgx = wgx_netlink_lookup_device(genl_info_net(info), info->attrs, info->extack);
+	wgx = wgx_netlink_lookup_device(flavour, genl_info_net(info), info->attrs, info->extack);
 	if (IS_ERR(wgx)) {
 		ret = PTR_ERR(wgx);
 		goto out;
@@ -710,4 +732,14 @@ int wgx_netlink_set_doit(struct sk_buff *skb, struct genl_info *info)
 out:
 	wgx_nl_wipe_keys(info);
 	return ret;
+}
+
+int wgx_netlink_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return wgx_nl_set_doit(info, &wgx_nl_flavour_wgx);
+}
+
+int wgx_netlink_wg_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return wgx_nl_set_doit(info, &wgx_nl_flavour_wireguard);
 }

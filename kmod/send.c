@@ -24,6 +24,7 @@
 #include <net/dst_metadata.h>
 #include <crypto/chacha20poly1305.h>
 
+#include "compat.h"
 #include "device.h"
 #include "handshake.h"
 #include "peer.h"

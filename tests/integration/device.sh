@@ -51,7 +51,7 @@ test_rmmod_with_devices_present() {
 	rmmod wgx
 	must_fail ip link show wgx0 2>/dev/null
 	must_fail ip netns exec other ip link show wgx2 2>/dev/null
-	insmod "$WGX_REPO/kmod/wgx.ko"
+	insmod "$WGX_MODULE_KO"
 }
 
 # A wgx device has no neighbours: no IPv6 link-local address (so no router

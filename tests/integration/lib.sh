@@ -6,6 +6,9 @@
 
 WGX_REPO=${WGX_REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 WGX_TOOL=${WGX_TOOL:-$WGX_REPO/build/tools/wgx}
+# The wgx.ko the suites (re)load: the 6.1 build, or another kernel's
+# (scripts/kernel612 sets it to its 6.12 build).
+WGX_MODULE_KO=${WGX_MODULE_KO:-$WGX_REPO/kmod/wgx.ko}
 
 # fail MSG... — print a reason and fail the current case.
 fail() {
@@ -64,7 +67,7 @@ module_loaded() {
 
 # module_reload — make sure wgx.ko is loaded (after a case that removed it).
 module_reload() {
-	module_loaded || insmod "$WGX_REPO/kmod/wgx.ko"
+	module_loaded || insmod "$WGX_MODULE_KO"
 }
 
 # ---- tunnels between two namespaces ----

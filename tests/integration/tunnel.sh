@@ -170,7 +170,7 @@ test_private_key_change() {
 test_rekey_keeps_traffic() {
 	# Protocol timers scaled down 30x (test-only module parameter): REKEY_AFTER_TIME = 4 s.
 	rmmod wgx
-	insmod "$WGX_REPO/kmod/wgx.ko" timer_scale=30
+	insmod "$WGX_MODULE_KO" timer_scale=30
 	tunnel_setup wireguard 4 0
 	ping_ok a 10.0.0.2
 	local first received
