@@ -203,7 +203,12 @@ nic_like() {
 # decrypt_cpus_*: a kprobe on chacha20poly1305_decrypt_sg_inplace (the kernel
 # library call of both wgx.ko's and wireguard.ko's transport path) counting
 # ciphertexts longer than 256 bytes per CPU: data segments, not ACKs or
-# keepalives.  rx_cpus_*: the net:netif_receive_skb tracepoint for packets
+# keepalives.  Both ends of a tunnel share the guest, so the histogram is
+# keyed by the key argument too (one receiving keypair per direction) and
+# decrypt_cpus_read reports the keypair that decrypted most: the measured
+# direction.  The few large packets of the other direction (iperf3's results
+# exchange on its control connection) land on any CPU and would otherwise
+# count as spread; CPUS_OTHER says how many there were.  rx_cpus_*: the net:netif_receive_skb tracepoint for packets
 # over 256 bytes arriving on the veths va/vb: on which CPU the stack
 # received them (after RPS).  *_start arms or clears the histogram; *_read
 # sets CPUS_TOTAL, CPUS_MAX (the busiest CPU's count) and CPUS_LIST
@@ -233,15 +238,37 @@ cpu_hist_read() {
 	CPUS_LIST=${CPUS_LIST% }
 }
 decrypt_cpus_start() {
+	local trigger=$WGX_TRACEFS/events/kprobes/wgx_decrypt/trigger
 	tracefs_mount || return
+	# x86-64: src_len is the 2nd argument (%si), key the 6th (%r9).
 	if [ ! -d "$WGX_TRACEFS/events/kprobes/wgx_decrypt" ]; then
-		echo 'p:wgx_decrypt chacha20poly1305_decrypt_sg_inplace len=%si:u64' \
+		echo 'p:wgx_decrypt chacha20poly1305_decrypt_sg_inplace len=%si:u64 k=%r9:u64' \
 			>>"$WGX_TRACEFS/kprobe_events" || fail "cannot add the decrypt kprobe" || return
 	fi
-	cpu_hist_arm "$WGX_TRACEFS/events/kprobes/wgx_decrypt/trigger" 'len > 256'
+	if grep -q '^hist:' "$trigger" 2>/dev/null; then
+		echo 'hist:keys=k,common_cpu:vals=hitcount:clear if len > 256' >>"$trigger"
+	else
+		echo 'hist:keys=k,common_cpu:vals=hitcount if len > 256' >"$trigger" ||
+			fail "cannot add a histogram to $trigger"
+	fi
 }
 decrypt_cpus_read() {
-	cpu_hist_read "$WGX_TRACEFS/events/kprobes/wgx_decrypt/hist"
+	local line k cpu count best= best_total=0 all=0
+	local -A per_key=() lists=() maxes=()
+	while read -r line; do
+		[[ $line =~ k:\ *([0-9]+).*common_cpu:\ *([0-9]+)\ *\}\ *hitcount:\ *([0-9]+) ]] || continue
+		k=${BASH_REMATCH[1]} cpu=${BASH_REMATCH[2]} count=${BASH_REMATCH[3]}
+		per_key[$k]=$((${per_key[$k]:-0} + count))
+		lists[$k]+="$cpu:$count "
+		((count > ${maxes[$k]:-0})) && maxes[$k]=$count
+		all=$((all + count))
+	done <"$WGX_TRACEFS/events/kprobes/wgx_decrypt/hist"
+	for k in "${!per_key[@]}"; do
+		((per_key[$k] > best_total)) && best=$k best_total=${per_key[$k]}
+	done
+	CPUS_TOTAL=$best_total CPUS_MAX=${maxes[$best]:-0} CPUS_OTHER=$((all - best_total))
+	CPUS_LIST=${lists[$best]:-}
+	CPUS_LIST=${CPUS_LIST% }
 }
 rx_cpus_start() {
 	tracefs_mount || return
