@@ -164,9 +164,14 @@ int wgx_device_set_private_key(struct wgx_device *wgx, const u8 *private_key)
 			wgx_peer_remove(peer);
 		}
 	}
-	/* Sessions of the old identity end now: peers must handshake anew. */
+	/*
+	 * Sessions of the old identity stop sending now: the next packet to a
+	 * peer is staged and starts a handshake under the new identity.  They
+	 * still decrypt what the peer sends until that handshake replaces them
+	 * (WireGuard's behaviour), so a peer's traffic is not lost meanwhile.
+	 */
 	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
-		wgx_peer_clear_keypairs(peer);
+		wgx_peer_expire_sending(peer);
 		wgx_peer_clear_handshake(peer);
 		/* The new identity's first initiation need not wait for the old one's. */
 		wgx_timers_initiation_forget(peer);

@@ -117,6 +117,7 @@ static const struct nla_policy wgx_peer_policy[WGX_PEER_A_MAX + 1] = {
 	[WGX_PEER_A_ALLOWEDIPS]		= NLA_POLICY_NESTED_ARRAY(wgx_allowedip_policy),
 	[WGX_PEER_A_PROTOCOL_VERSION]	= { .type = NLA_U32 },
 	[WGX_PEER_A_STATS]		= { .type = NLA_NESTED },
+	[WGX_PEER_A_NEW_PUBLIC_KEY]	= WGX_NL_KEY_POLICY,
 };
 
 static const struct nla_policy wgx_device_policy[WGX_DEVICE_A_MAX + 1] = {

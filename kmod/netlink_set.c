@@ -69,6 +69,7 @@ struct wgx_nl_peer {
 	const struct nlattr *attr;
 	u8 *public_key;			/* in the message */
 	u8 *preshared_key;		/* in the message; NULL when absent */
+	const struct nlattr *new_key;	/* WGX_PEER_A_NEW_PUBLIC_KEY (32 bytes), or NULL */
 	const struct nlattr *endpoint;	/* validated sockaddr_in/in6, or NULL */
 	const struct nlattr *allowedips;
 	u32 flags;
@@ -204,6 +205,9 @@ static int wgx_nl_parse_peer(const struct wgx_nl_flavour *flavour, struct wgx_nl
 	}
 	if (tb[WGX_PEER_A_PRESHARED_KEY])
 		p->preshared_key = nla_data(tb[WGX_PEER_A_PRESHARED_KEY]);
+	/* Not an attribute of the "wireguard" family (its tb[] ends before). */
+	if (flavour->peer_maxattr >= WGX_PEER_A_NEW_PUBLIC_KEY)
+		p->new_key = tb[WGX_PEER_A_NEW_PUBLIC_KEY];
 	p->endpoint = tb[WGX_PEER_A_ENDPOINT];
 	if (p->endpoint && !wgx_nl_endpoint_usable(p->endpoint))
 		p->endpoint = NULL; /* only the "wireguard" policy lets one through */
@@ -357,6 +361,71 @@ static int wgx_nl_group_peers(struct wgx_nl_set *req)
 }
 
 /*
+ * Phase 2, re-keys in place (WGX_PEER_A_NEW_PUBLIC_KEY): each must name a
+ * peer that exists when its entry applies, and its new key must be nobody's:
+ * not the device's own (@own_public, after this message's private key), not
+ * a live peer's, not named by any entry of the message; and no later entry
+ * may name the old key (it would address a peer that no longer has it).
+ */
+static int wgx_nl_plan_rekeys(struct wgx_nl_set *req, const u8 *own_public)
+{
+	struct netlink_ext_ack *extack = req->info->extack;
+	struct wgx_device *wgx = req->wgx;
+	u32 i, j;
+
+	for (i = 0; i < req->nr_peers; ++i) {
+		struct wgx_nl_peer *p = &req->peers[i];
+		const u8 *new_key;
+		struct wgx_peer *other;
+
+		if (!p->new_key)
+			continue;
+		new_key = nla_data(p->new_key);
+		if (p->action != WGX_NL_PEER_UPDATE) {
+			NL_SET_ERR_MSG_ATTR(extack, p->new_key,
+					    "WGX_PEER_A_NEW_PUBLIC_KEY: no peer with this WGX_PEER_A_PUBLIC_KEY to re-key");
+			return -ENOENT;
+		}
+		if (own_public && !memcmp(new_key, own_public, WGX_KEY_LEN)) {
+			NL_SET_ERR_MSG_ATTR(extack, p->new_key,
+					    "WGX_PEER_A_NEW_PUBLIC_KEY is the device's own public key");
+			return -EINVAL;
+		}
+		for (j = 0; j < req->nr_peers; ++j) {
+			if (!memcmp(req->peers[j].public_key, new_key, WGX_KEY_LEN)) {
+				if (j == i)
+					NL_SET_ERR_MSG_ATTR(extack, p->new_key,
+							    "WGX_PEER_A_NEW_PUBLIC_KEY equals WGX_PEER_A_PUBLIC_KEY");
+				else
+					NL_SET_ERR_MSG_ATTR(extack, p->new_key,
+							    "WGX_PEER_A_NEW_PUBLIC_KEY is named by another peer entry of the message");
+				return -EINVAL;
+			}
+			if (j > i && req->peers[j].group == p->group) {
+				NL_SET_ERR_MSG_ATTR(extack, p->new_key,
+						    "WGX_PEER_A_NEW_PUBLIC_KEY: a later peer entry names the old key");
+				return -EINVAL;
+			}
+			if (j != i && req->peers[j].new_key &&
+			    !memcmp(nla_data(req->peers[j].new_key), new_key, WGX_KEY_LEN)) {
+				NL_SET_ERR_MSG_ATTR(extack, p->new_key,
+						    "WGX_PEER_A_NEW_PUBLIC_KEY is given to two peers");
+				return -EINVAL;
+			}
+		}
+		other = wgx_pubkey_hashtable_lookup(wgx->peer_hashtable, new_key);
+		if (other) {
+			wgx_peer_put(other);
+			/* REPLACE_PEERS would remove it, but then no peer is left to re-key. */
+			NL_SET_ERR_MSG_ATTR(extack, p->new_key,
+					    "WGX_PEER_A_NEW_PUBLIC_KEY is already a peer's public key");
+			return -EEXIST;
+		}
+	}
+	return 0;
+}
+
+/*
  * Phase 2: decide what every entry does, as applying them in order would.
  * Looks peers up (taking references kept in the groups) but changes nothing.
  */
@@ -472,6 +541,10 @@ static int wgx_nl_set_plan(struct wgx_nl_set *req)
 		g->created_once = true;
 	}
 
+	ret = wgx_nl_plan_rekeys(req, own_public);
+	if (ret)
+		return ret;
+
 	/*
 	 * Creating early changes when peers exist: only do it if the device
 	 * stays within the limit even before any removal makes room.
@@ -584,6 +657,10 @@ static int wgx_nl_apply_peer(struct wgx_nl_set *req, struct wgx_nl_peer *p)
 		if (p->keepalive && p->keepalive != old && netif_running(wgx->dev))
 			wgx_send_keepalive(peer);
 	}
+
+	/* Last: the entry's other attributes addressed the peer by its old key. */
+	if (p->new_key)
+		wgx_peer_set_public_key(peer, nla_data(p->new_key));
 	return 0;
 }
 

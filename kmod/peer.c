@@ -79,6 +79,21 @@ err_free:
 	return ERR_PTR(ret);
 }
 
+void wgx_peer_set_public_key(struct wgx_peer *peer, const u8 *new_key)
+{
+	struct wgx_device *wgx = peer->wgx;
+
+	lockdep_assert_held(&wgx->device_update_lock);
+	wgx_pubkey_hashtable_rekey(wgx->peer_hashtable, peer, new_key);
+	++wgx->peer_ids;	/* the dump's change generation: a peer changed its name */
+	netdev_dbg(wgx->dev, "peer %llu re-keyed in place\n", peer->internal_id);
+	if (netif_running(wgx->dev)) {
+		/* The first initiation under the new key need not wait for the old one's. */
+		wgx_timers_initiation_forget(peer);
+		wgx_handshake_send_initiation(peer, false);
+	}
+}
+
 struct wgx_peer *wgx_peer_get_maybe_zero(struct wgx_peer *peer)
 {
 	RCU_LOCKDEP_WARN(!rcu_read_lock_bh_held() && !rcu_read_lock_held(),
@@ -292,6 +307,20 @@ void wgx_peer_clear_keypairs(struct wgx_peer *peer)
 		}
 		wgx_keypair_put(kp[i], true);
 	}
+	spin_unlock_bh(&peer->keypairs_lock);
+}
+
+void wgx_peer_expire_sending(struct wgx_peer *peer)
+{
+	struct wgx_keypair *kp;
+
+	spin_lock_bh(&peer->keypairs_lock);
+	kp = wgx_keypair_deref(peer, keypair_current);
+	if (kp)
+		WRITE_ONCE(kp->sending_valid, false);
+	kp = wgx_keypair_deref(peer, keypair_next);
+	if (kp)
+		WRITE_ONCE(kp->sending_valid, false);
 	spin_unlock_bh(&peer->keypairs_lock);
 }
 

@@ -96,7 +96,9 @@ struct wgx_peer_stats {
 
 /**
  * struct wgx_peer - a remote WireGuard peer.
- * @public_key: its static public key (32 bytes, immutable).
+ * @public_key: its static public key (32 bytes); changed only by
+ *	wgx_peer_set_public_key(), under device_update_lock and the pubkey
+ *	table's lock while the peer is out of the table.
  * @handshake: core handshake state, under @handshake_lock.
  * @handshake_entry: index of the initiation/response in progress.
  * @endpoint: where it is (see socket.h), under @endpoint_lock.
@@ -153,6 +155,15 @@ struct wgx_peer {
  * Returns the peer (the list owns its reference) or ERR_PTR(-ENOMEM / -E2BIG).
  */
 struct wgx_peer *wgx_peer_create(struct wgx_device *wgx, const u8 *public_key, const u8 *psk);
+/**
+ * wgx_peer_set_public_key - re-key @peer in place to @new_key (32 bytes; not
+ * the device's own key nor another peer's: the caller checked), keeping its
+ * endpoint, allowed IPs, counters, timers and keypairs, so the current
+ * session carries traffic until the next handshake, which is made with the
+ * new key.  When the device is up, that handshake is started now.
+ * Context: process, device_update_lock held; sleeps (a grace period).
+ */
+void wgx_peer_set_public_key(struct wgx_peer *peer, const u8 *new_key);
 /** wgx_peer_remove - unpublish, stop and release a peer.  Process, device_update_lock held; sleeps. */
 void wgx_peer_remove(struct wgx_peer *peer);
 /** wgx_peer_remove_all - remove every peer of @wgx (batched grace periods). */
@@ -202,6 +213,14 @@ void wgx_peer_zero_keys_worker(struct work_struct *work);
 void wgx_peer_schedule_zero_keys(struct wgx_peer *peer);
 /** wgx_peer_clear_keypairs - expire and drop every keypair now (key change, removal). */
 void wgx_peer_clear_keypairs(struct wgx_peer *peer);
+/**
+ * wgx_peer_expire_sending - stop sending with the current and next keypairs
+ * (private-key change, as WireGuard's wg_noise_expire_current_peer_keypairs):
+ * the next packet is staged and starts a handshake, while packets the peer
+ * still sends with them keep decrypting until that handshake replaces them.
+ * Any context but hard IRQ; takes keypairs_lock.
+ */
+void wgx_peer_expire_sending(struct wgx_peer *peer);
 /** wgx_peer_clear_handshake - forget a handshake in progress and its index. */
 void wgx_peer_clear_handshake(struct wgx_peer *peer);
 

@@ -6,6 +6,7 @@
 #include <linux/rculist.h>
 #include <linux/slab.h>
 
+#include "device.h"
 #include "peer.h"
 #include "peerlookup.h"
 
@@ -41,6 +42,35 @@ void wgx_pubkey_hashtable_remove(struct wgx_pubkey_hashtable *table, struct wgx_
 {
 	mutex_lock(&table->lock);
 	hlist_del_init_rcu(&peer->pubkey_hash);
+	mutex_unlock(&table->lock);
+}
+
+void wgx_pubkey_hashtable_rekey(struct wgx_pubkey_hashtable *table, struct wgx_peer *peer,
+				const u8 new_key[WGX_KEY_LEN])
+{
+	struct wgx_device *wgx = peer->wgx;
+
+	mutex_lock(&table->lock);
+	hlist_del_init_rcu(&peer->pubkey_hash);
+	/*
+	 * A reader may stand on the node (its next pointer leads through the
+	 * old bucket) or be comparing peer->public_key: let every one finish
+	 * before the node moves to another bucket and the key changes.  Until
+	 * the node is back, lookups of either key miss: an initiation arriving
+	 * in this window is dropped, and its sender retries (REKEY_TIMEOUT).
+	 */
+	synchronize_net();
+	memcpy(peer->public_key, new_key, WGX_KEY_LEN);
+
+	down_read(&wgx->identity_lock);
+	mutex_lock(&peer->handshake_lock);
+	/* A handshake in progress was made for the old key: drop its index too. */
+	wgx_index_hashtable_remove(wgx->index_hashtable, &peer->handshake_entry);
+	wgx_noise_handshake_set_remote_static(peer->handshake, new_key);
+	mutex_unlock(&peer->handshake_lock);
+	up_read(&wgx->identity_lock);
+
+	hlist_add_head_rcu(&peer->pubkey_hash, wgx_pubkey_bucket(table, peer->public_key));
 	mutex_unlock(&table->lock);
 }
 

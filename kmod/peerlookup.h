@@ -27,6 +27,19 @@ struct wgx_pubkey_hashtable *wgx_pubkey_hashtable_alloc(void);
 void wgx_pubkey_hashtable_add(struct wgx_pubkey_hashtable *table, struct wgx_peer *peer);
 void wgx_pubkey_hashtable_remove(struct wgx_pubkey_hashtable *table, struct wgx_peer *peer);
 /**
+ * wgx_pubkey_hashtable_rekey - give the published @peer the static public key
+ * @new_key (32 bytes, not another peer's: the caller checked) in place: the
+ * peer leaves its bucket, a grace period passes (synchronize_net()), then
+ * peer->public_key and the core handshake state are re-keyed
+ * (wgx_noise_handshake_set_remote_static(): static-static DH, mac1/cookie
+ * keys; the handshake in progress and its index are dropped) and the peer
+ * joins the new key's bucket.  Keypairs, endpoint, allowed IPs, timers and
+ * counters are untouched.  Context: process, device_update_lock held; sleeps.
+ * Lock order: @table->lock -> identity_lock (read) -> handshake_lock.
+ */
+void wgx_pubkey_hashtable_rekey(struct wgx_pubkey_hashtable *table, struct wgx_peer *peer,
+				const u8 new_key[WGX_KEY_LEN]);
+/**
  * wgx_pubkey_hashtable_lookup - the live peer with static public key @pubkey
  * (32 bytes), with a reference taken (release with wgx_peer_put()), or NULL.
  * Any context.

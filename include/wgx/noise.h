@@ -115,6 +115,18 @@ void wgx_noise_handshake_destroy(struct wgx_noise_handshake *hs);
  */
 bool wgx_noise_handshake_precompute(struct wgx_noise_handshake *hs);
 
+/**
+ * wgx_noise_handshake_set_remote_static - re-key the handshake in place to the
+ * peer's new static public key @remote_static (32 bytes): forget the handshake
+ * in progress (the glue drops its index first), the last accepted TAI64N
+ * timestamp and flood-limit time (they belonged to the old key) and the
+ * cookie the peer sent, derive the mac1/cookie keys from the new key and
+ * recompute the static-static DH.  The preshared key stays.  Returns true
+ * when the DH is usable, as wgx_noise_handshake_precompute() does; false also
+ * for NULL arguments (nothing changed then).
+ */
+bool wgx_noise_handshake_set_remote_static(struct wgx_noise_handshake *hs, const wgx_u8 *remote_static);
+
 /** wgx_noise_handshake_set_preshared_key - 32 bytes, or NULL for none (all zero). */
 void wgx_noise_handshake_set_preshared_key(struct wgx_noise_handshake *hs, const wgx_u8 *preshared_key);
 /** Copy the preshared key (32 bytes, all zero when none). */

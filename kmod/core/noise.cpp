@@ -323,6 +323,21 @@ bool wgx_noise_handshake_precompute(wgx_noise_handshake *hs)
     return true;
 }
 
+bool wgx_noise_handshake_set_remote_static(wgx_noise_handshake *hs, const u8 *remote_static)
+{
+    if (!hs || !remote_static)
+        return false;
+    wgx_noise_handshake_clear(hs);
+    // Replay and flood state belonged to the old key: a new key starts fresh,
+    // as a new peer would.
+    zero_bytes(hs->latest_timestamp, sizeof(hs->latest_timestamp));
+    hs->last_initiation_consumption_ns = 0;
+    hs->have_consumed_initiation = false;
+    copy_bytes(hs->remote_static, remote_static, KEY_LEN);
+    cookie::peer_init(hs->cookie, remote_static);
+    return wgx_noise_handshake_precompute(hs);
+}
+
 void wgx_noise_handshake_set_preshared_key(wgx_noise_handshake *hs, const u8 *preshared_key)
 {
     if (!hs)

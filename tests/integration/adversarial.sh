@@ -170,7 +170,7 @@ test_peer_and_key_churn_under_load() {
 	local load_pid=$!
 	start=$SECONDS
 	while [ $((SECONDS - start)) -lt "$secs" ]; do
-		case $((i % 4)) in
+		case $((i % 5)) in
 		0) # a removes b and adds it back
 			n a "$WGX_TOOL" set wgt0 peer "$KB_pub" remove
 			n a "$WGX_TOOL" set wgt0 peer "$KB_pub" "${psk_args[@]}" endpoint 192.0.2.2:$TUN_PORT_B \
@@ -187,6 +187,13 @@ test_peer_and_key_churn_under_load() {
 			n a "$WGX_TOOL" set wgt0 private-key /tmp/kn.key
 			n b "$WGX_TOOL" set wgt0 peer "$pub" remove peer "$KN_pub" "${psk_args[@]}" \
 				endpoint 192.0.2.1:$port allowed-ips 10.0.0.1/32,fd00::1/128
+			key=$KN pub=$KN_pub
+			;;
+		4) # a takes a new private key; b re-keys its peer a in place (keeps the session)
+			key_pair KN
+			printf '%s\n' "$KN" >/tmp/kn.key
+			n a "$WGX_TOOL" set wgt0 private-key /tmp/kn.key
+			n b "$WGX_TOOL" set wgt0 peer "$pub" public-key "$KN_pub"
 			key=$KN pub=$KN_pub
 			;;
 		3) # b removes a and adds it back with a new preshared key, which a takes too

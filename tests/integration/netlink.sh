@@ -284,6 +284,8 @@ test_malformed_input_refused_atomically() {
 		peer-flags-unknown EOPNOTSUPP
 		peer-protocol-version-2 EPFNOSUPPORT
 		peer-keepalive-u32 EINVAL
+		peer-new-key-31 EINVAL
+		peer-new-key-33 EINVAL
 		peer-unknown-attr EINVAL
 		peer-allowedips-not-nested EINVAL
 		endpoint-inet-28-bytes EINVAL

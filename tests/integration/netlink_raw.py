@@ -115,6 +115,8 @@ CASES = {
     'peer-flags-unknown': lambda c: message(c, peer={PEER.FLAGS: u32(PEER.FLAGS, unknown_flag(PEER_F.ALL))}),
     'peer-protocol-version-2': lambda c: message(c, peer={PEER.PROTOCOL_VERSION: u32(PEER.PROTOCOL_VERSION, 2)}),
     'peer-keepalive-u32': lambda c: message(c, peer={PEER.PERSISTENT_KEEPALIVE_INTERVAL: u32(PEER.PERSISTENT_KEEPALIVE_INTERVAL, 5)}),
+    'peer-new-key-31': lambda c: message(c, peer={PEER.NEW_PUBLIC_KEY: nla(PEER.NEW_PUBLIC_KEY, rand(31))}),
+    'peer-new-key-33': lambda c: message(c, peer={PEER.NEW_PUBLIC_KEY: nla(PEER.NEW_PUBLIC_KEY, rand(33))}),
     'peer-unknown-attr': lambda c: message(c, peer={PEER.MAX + 1: u32(PEER.MAX + 1, 0)}),
     'peer-allowedips-not-nested': lambda c: message(c, peer={PEER.ALLOWEDIPS: nla(
         PEER.ALLOWEDIPS, aip(AF_INET, '10.78.0.0', 16))}),

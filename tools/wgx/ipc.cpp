@@ -108,6 +108,12 @@ Status set_device(const Device &requested)
                                                  dev.name + "' is a WireGuard device");
         dev.rx_spread.reset();
     }
+    if (kind != Kind::Wgx) {
+        for (const Peer &p : dev.peers)
+            if (p.new_public_key)
+                return Status::error(EOPNOTSUPP, "public-key: re-keying a peer in place is a wgx extension; `" +
+                                                     dev.name + "' is a WireGuard device (remove the peer and add it with the new key)");
+    }
     if (!dev.offloads.empty() && !(st = ethtool_check_offloads(dev.name, dev.offloads)).is_ok())
         return st;
 

@@ -35,7 +35,7 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
     static const char *device_args[] = {"listen-port", "listen-ports", "rx-spread", "fwmark",
                                         "private-key", "mtu",	      "offload"};
     static const char *peer_args[] = {"remove",	  "preshared-key",	  "endpoint",
-                                      "allowed-ips", "persistent-keepalive"};
+                                      "allowed-ips", "persistent-keepalive", "public-key"};
 
     for (std::size_t i = 0; i < args.size();) {
         const std::string &a = args[i];
@@ -116,6 +116,15 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
         } else if (a == "remove") {
             peer->remove = true;
             i += 1;
+        } else if (a == "public-key") {
+            Key k;
+            if (!key_from_base64(k, value))
+                return invalid("public-key", value,
+                               "expected a base64 key of 44 characters ending in '='");
+            if (k == peer->public_key)
+                return invalid("public-key", value, "expected a key other than the peer's current one");
+            peer->new_public_key = k;
+            i += 2;
         } else if (a == "preshared-key") {
             Key k;
             if (!read_key_file(value, k, err, r.warnings))
@@ -165,7 +174,7 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
             }
             i += 2;
         } else {
-            std::string what = peer ? "expected a peer setting (remove, preshared-key, endpoint, "
+            std::string what = peer ? "expected a peer setting (remove, public-key, preshared-key, endpoint, "
                                       "persistent-keepalive, allowed-ips) or `peer'"
                                     : "expected listen-port, listen-ports, rx-spread, fwmark, private-key, mtu, offload "
                                       "or peer";

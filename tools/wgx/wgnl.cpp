@@ -5,6 +5,7 @@
 #include <linux/wireguard.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -102,7 +103,40 @@ bool put_peer_head(NlMessage &m, const Peer &p, bool first_fragment)
     if (p.persistent_keepalive &&
         !m.put_u16(WGX_PEER_A_PERSISTENT_KEEPALIVE_INTERVAL, *p.persistent_keepalive))
         return false;
+    if (p.new_public_key && !m.put(WGX_PEER_A_NEW_PUBLIC_KEY, p.new_public_key->data(), kKeyLen))
+        return false;
     return true;
+}
+
+/*
+ * A peer re-keyed in place (`public-key NEW`) becomes two entries: its other
+ * settings under the old key (UPDATE_ONLY: never create the peer the re-key
+ * needs to exist), then an entry with only the old and the new key, which
+ * fits one message whatever the number of allowed IPs before it.  The kernel
+ * re-keys when that entry applies, after the settings.
+ */
+std::vector<Peer> expand_rekeys(const std::vector<Peer> &peers)
+{
+    std::vector<Peer> out;
+    out.reserve(peers.size());
+    for (const Peer &p : peers) {
+        if (!p.new_public_key) {
+            out.push_back(p);
+            continue;
+        }
+        Peer settings = p;
+        settings.new_public_key.reset();
+        settings.update_only = true;
+        if (settings.remove || settings.preshared_key || settings.endpoint ||
+            settings.persistent_keepalive || !settings.allowed_ips.empty() ||
+            settings.replace_allowed_ips)
+            out.push_back(std::move(settings));
+        Peer rekey;
+        rekey.public_key = p.public_key;
+        rekey.new_public_key = p.new_public_key;
+        out.push_back(std::move(rekey));
+    }
+    return out;
 }
 
 bool put_allowed_ip(NlMessage &m, const AllowedIp &ip)
@@ -124,9 +158,17 @@ bool put_allowed_ip(NlMessage &m, const AllowedIp &ip)
 
 }  // namespace
 
-Status build_set_device_messages(const Device &dev, std::uint16_t family, std::size_t max_len,
+Status build_set_device_messages(const Device &requested, std::uint16_t family, std::size_t max_len,
                                  std::vector<NlMessage> &out)
 {
+    Device expanded;
+    const bool rekeys = std::any_of(requested.peers.begin(), requested.peers.end(),
+                                    [](const Peer &p) { return p.new_public_key.has_value(); });
+    if (rekeys) {
+        expanded = requested;
+        expanded.peers = expand_rekeys(requested.peers);
+    }
+    const Device &dev = rekeys ? expanded : requested;
     out.clear();
     std::size_t pi = 0;	 // next peer
     std::size_t ai = 0;	 // next allowed IP of that peer
@@ -288,6 +330,13 @@ Status parse_peer(const nlattr *nest, Peer &p, bool set_mode)
                 std::memcpy(k.data(), data, kKeyLen);
                 if (set_mode || !key_is_zero(k))
                     p.preshared_key = k;
+            }
+            break;
+        case WGX_PEER_A_NEW_PUBLIC_KEY:
+            if (set_mode && len == kKeyLen) {
+                Key k;
+                std::memcpy(k.data(), data, kKeyLen);
+                p.new_public_key = k;
             }
             break;
         case WGX_PEER_A_FLAGS:

@@ -27,8 +27,10 @@ NlMessage build_get_device_request(std::uint16_t family, const std::string &ifna
  * attributes; peers and allowed IPs that do not fit continue in further
  * messages, a continued peer repeating its public key (and REMOVE_ME /
  * UPDATE_ONLY) but not REPLACE_ALLOWEDIPS or its other attributes, as the
- * uapi describes.  Returns EMSGSIZE if a single element cannot fit an empty
- * message.
+ * uapi describes.  A peer with a new public key (re-key in place) is sent as
+ * its other settings with UPDATE_ONLY, then an entry of only
+ * WGX_PEER_A_PUBLIC_KEY and WGX_PEER_A_NEW_PUBLIC_KEY.  Returns EMSGSIZE if a
+ * single element cannot fit an empty message.
  */
 Status build_set_device_messages(const Device &dev, std::uint16_t family, std::size_t max_len,
                                  std::vector<NlMessage> &out);

@@ -188,6 +188,29 @@
  *         0: ...
  *       WGX_PEER_A_PROTOCOL_VERSION         NLA_U32, optional; if present
  *                                           must be 1, else -EPFNOSUPPORT
+ *       WGX_PEER_A_NEW_PUBLIC_KEY           NLA_EXACT_LEN(32) (wgx extension,
+ *                                           SET only): re-key the existing
+ *                                           peer WGX_PEER_A_PUBLIC_KEY in
+ *                                           place, after the entry's other
+ *                                           attributes.  The peer keeps its
+ *                                           endpoint, allowed IPs, counters,
+ *                                           timers and current sessions; its
+ *                                           handshake in progress is dropped
+ *                                           and the next handshake (one is
+ *                                           started at once when the device
+ *                                           is up and the peer has an
+ *                                           endpoint) is made with the new
+ *                                           key.  Errors, with extack naming
+ *                                           this attribute: -ENOENT no peer
+ *                                           PUBLIC_KEY (also after
+ *                                           REPLACE_PEERS or with REMOVE_ME);
+ *                                           -EEXIST the new key is already a
+ *                                           peer's; -EINVAL the new key is
+ *                                           the device's own public key (after
+ *                                           this message's private key), or
+ *                                           another entry of the message names
+ *                                           the new key, or a later entry
+ *                                           names the old one
  *     0: ...
  *
  * Order of application within one message (WireGuard's): fwmark, listen
@@ -299,6 +322,7 @@ enum wgx_peer_attribute {
 	WGX_PEER_A_PROTOCOL_VERSION,		/* 10, u32 */
 	/* wgx extensions; WireGuard stops at 10. */
 	WGX_PEER_A_STATS,			/* 11, nested WGX_PEER_STATS_A_*, read-only */
+	WGX_PEER_A_NEW_PUBLIC_KEY,		/* 12, 32 bytes, SET only: re-key in place */
 	__WGX_PEER_A_LAST
 };
 #define WGX_PEER_A_MAX (__WGX_PEER_A_LAST - 1)

@@ -486,6 +486,32 @@ TEST(Noise, InitiationToTheWrongResponderFails)
     EXPECT_EQ(wgx_noise_consume_initiation_begin(c.id, init.data(), init.size(), &s), -WGX_EBADMSG);
 }
 
+TEST(Noise, RekeyedPeerHandshakesUnderItsNewKey)
+{
+    Pair p;
+    wgx_keypair_keys ka{}, kb{};
+    p.handshake(ka, kb);
+    // a rotates its static key; b still expects the old one.
+    Node n;
+    ASSERT_EQ(wgx_noise_identity_set_private_key(p.a.id, n.priv.data()), 0);
+    EXPECT_TRUE(wgx_noise_handshake_precompute(p.a_hs));
+    wgx_cookie_checker_set_identity(p.a.checker, p.a.id);
+    p.a.pub = n.pub;
+    EXPECT_EQ(p.consume_initiation(p.initiation(T0 + 1'000'000'000, WALL0 + 1), T0 + 1'000'000'000), -WGX_EINVAL);
+    // b re-keys its peer a in place: the next handshake works under the new key.
+    EXPECT_TRUE(wgx_noise_handshake_set_remote_static(p.b_hs, n.pub.data()));
+    Key remote{};
+    wgx_noise_handshake_get_remote_static(p.b_hs, remote.data());
+    EXPECT_EQ(remote, n.pub);
+    EXPECT_EQ(wgx_noise_handshake_state(p.b_hs), WGX_HANDSHAKE_ZEROED);
+    // The old key's replay state is gone: an older timestamp is fine for the new key.
+    p.handshake(ka, kb, T0 + 2'000'000'000, WALL0 - 10);
+    expect_session(ka, kb);
+    expect_transport(ka, kb);
+    EXPECT_FALSE(wgx_noise_handshake_set_remote_static(nullptr, n.pub.data()));
+    EXPECT_FALSE(wgx_noise_handshake_set_remote_static(p.b_hs, nullptr));
+}
+
 TEST(Noise, IdentityKeys)
 {
     wgx_noise_identity *id = wgx_noise_identity_create(true);

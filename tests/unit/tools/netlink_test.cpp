@@ -214,6 +214,48 @@ TEST(ToolNetlink, ZeroKeysAreSentToRemove)
     EXPECT_EQ(back.peers[0].persistent_keepalive, 0);
 }
 
+TEST(ToolNetlink, RekeyIsItsOwnEntryAfterThePeersSettings)
+{
+    Device d;
+    d.name = "wg0";
+    Peer only;  // `peer OLD public-key NEW`: one entry, nothing else
+    only.public_key = key(test::kPub2);
+    only.new_public_key = key(test::kPub3);
+    Peer with;  // plus settings: they go first, UPDATE_ONLY, under the old key
+    with.public_key = key(test::kPub1);
+    with.new_public_key = numbered_key(7);
+    with.endpoint = test::endpoint("192.0.2.1", 51820);
+    for (unsigned n = 0; n < 600; ++n)
+        with.allowed_ips.push_back(numbered_prefix(3, n, false));
+    d.peers = {only, with};
+    std::vector<NlMessage> msgs;
+    ASSERT_TRUE(build_set_device_messages(d, kFamily, 4096, msgs).is_ok());
+    ASSERT_GT(msgs.size(), 1u);
+    std::vector<Peer> entries;
+    for (const NlMessage &m : msgs) {
+        Device back;
+        ASSERT_TRUE(parse_set_device_message(m.hdr(), back).is_ok());
+        entries.insert(entries.end(), back.peers.begin(), back.peers.end());
+    }
+    ASSERT_GE(entries.size(), 3u);
+    EXPECT_EQ(entries[0].public_key, key(test::kPub2));
+    EXPECT_EQ(entries[0].new_public_key, key(test::kPub3));
+    EXPECT_FALSE(entries[0].update_only);
+    std::size_t ips = 0;
+    for (std::size_t i = 1; i + 1 < entries.size(); ++i) {
+        EXPECT_EQ(entries[i].public_key, key(test::kPub1));
+        EXPECT_TRUE(entries[i].update_only);
+        EXPECT_FALSE(entries[i].new_public_key);
+        ips += entries[i].allowed_ips.size();
+    }
+    EXPECT_EQ(ips, 600u);
+    const Peer &last = entries.back();
+    EXPECT_EQ(last.public_key, key(test::kPub1));
+    EXPECT_EQ(last.new_public_key, numbered_key(7));
+    EXPECT_TRUE(last.allowed_ips.empty());
+    EXPECT_FALSE(last.endpoint);
+}
+
 TEST(ToolNetlink, TooSmallMessageIsAnError)
 {
     Device d = big_device(2, 2);

@@ -127,7 +127,7 @@ TEST(ToolSetArgs, ErrorsNameArgumentAndExpectation)
         {{"peer", pk, "listen-ports", "2"},
          "`listen-ports' is an interface setting and must come before the first `peer'"},
         {{"peer", pk, "bogus"},
-         "invalid argument `bogus': expected a peer setting (remove, preshared-key, endpoint, "
+         "invalid argument `bogus': expected a peer setting (remove, public-key, preshared-key, endpoint, "
          "persistent-keepalive, allowed-ips) or `peer'"},
         {{"private-key", "/nonexistent/key"},
          "private-key: unable to open key file `/nonexistent/key': No such file or directory"},
@@ -138,6 +138,34 @@ TEST(ToolSetArgs, ErrorsNameArgumentAndExpectation)
         EXPECT_EQ(r.errors[0], c.message);
         EXPECT_TRUE(r.device.peers.empty());
     }
+}
+
+TEST(ToolSetArgs, PublicKeyReKeysThePeerInPlace)
+{
+    ParseResult r = parse({"peer", test::kPub2, "endpoint", "192.0.2.1:1", "public-key", test::kPub3});
+    ASSERT_TRUE(r.ok()) << r.errors[0];
+    ASSERT_EQ(r.device.peers.size(), 1u);
+    EXPECT_EQ(r.device.peers[0].public_key, key(test::kPub2));
+    EXPECT_EQ(r.device.peers[0].new_public_key, key(test::kPub3));
+    EXPECT_TRUE(r.device.peers[0].endpoint);
+
+    r = parse({"peer", test::kPub2, "endpoint", "192.0.2.1:1"});
+    ASSERT_TRUE(r.ok());
+    EXPECT_FALSE(r.device.peers[0].new_public_key);
+
+    r = parse({"peer", test::kPub2, "public-key", "nope"});
+    ASSERT_EQ(r.errors.size(), 1u);
+    EXPECT_EQ(r.errors[0],
+              "invalid public-key `nope': expected a base64 key of 44 characters ending in '='");
+    r = parse({"peer", test::kPub2, "public-key", test::kPub2});
+    ASSERT_EQ(r.errors.size(), 1u);
+    EXPECT_NE(r.errors[0].find("other than the peer's current one"), std::string::npos);
+    r = parse({"public-key", test::kPub3});
+    ASSERT_EQ(r.errors.size(), 1u);
+    EXPECT_NE(r.errors[0].find("is a peer setting"), std::string::npos);
+    r = parse({"peer", test::kPub2, "public-key"});
+    ASSERT_EQ(r.errors.size(), 1u);
+    EXPECT_EQ(r.errors[0], "`public-key' needs a value");
 }
 
 TEST(ToolSetArgs, KeyFileWarningsPassThrough)

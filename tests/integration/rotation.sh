@@ -1,0 +1,173 @@
+# tests/integration/rotation.sh — key rotation (#16): re-keying a peer in place
+# (`wgx set IF peer OLD public-key NEW`, WGX_PEER_A_NEW_PUBLIC_KEY) and the
+# zero-gap procedure of docs/rotation.md: the node sets its new private key,
+# then each peer is told the new public key, one after the other.
+
+# peer_line NS KEY — the `wgx show wgt0 dump` line of the peer with KEY (empty if none).
+peer_line() {
+	n "$1" "$WGX_TOOL" show wgt0 dump | awk -v k="$2" 'NR > 1 && $1 == k'
+}
+
+test_rekey_in_place_keeps_the_peer() {
+	tunnel_setup wgx 4 0
+	ping_ok b 10.0.0.1
+	local before after rx_before rx_after hs_before hs_after
+	before=$(peer_line b "$KA_pub")
+	[ -n "$before" ] || fail "b has no peer $KA_pub"
+	rx_before=$(echo "$before" | cut -f 6)
+	hs_before=$(n b "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].peers[0].stats.handshakes_completed')
+	key_pair KN
+	printf '%s\n' "$KN" >/tmp/kn.key
+	# b re-keys its peer a while a still has the old key.
+	n b "$WGX_TOOL" set wgt0 peer "$KA_pub" public-key "$KN_pub"
+	[ -z "$(peer_line b "$KA_pub")" ] || fail "the old key is still a peer of b"
+	after=$(peer_line b "$KN_pub")
+	[ -n "$after" ] || fail "b has no peer $KN_pub after the re-key"
+	expect_eq "peers of b" 1 "$(n b "$WGX_TOOL" show wgt0 peers | wc -l)"
+	expect_eq endpoint "$(echo "$before" | cut -f 3)" "$(echo "$after" | cut -f 3)"
+	expect_eq allowed-ips "$(echo "$before" | cut -f 4)" "$(echo "$after" | cut -f 4)"
+	expect_eq "latest handshake" "$(echo "$before" | cut -f 5)" "$(echo "$after" | cut -f 5)"
+	rx_after=$(echo "$after" | cut -f 6)
+	[ "$rx_after" -ge "$rx_before" ] || fail "rx counter went back: $rx_before -> $rx_after"
+	# The current session was kept: a (old key) cannot handshake with b's
+	# view of it, so traffic now can only use the session made before.
+	n b ping -c 3 -i 0.2 -W 2 10.0.0.1 >/dev/null || fail "the current session did not survive the re-key"
+	n a ping -c 3 -i 0.2 -W 2 10.0.0.2 >/dev/null || fail "a -> b over the kept session failed"
+	# a takes the new key: the next handshake is made under it.
+	n a "$WGX_TOOL" set wgt0 private-key /tmp/kn.key
+	ping_ok a 10.0.0.2
+	ping_ok b 10.0.0.1
+	hs_after=$(n b "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].peers[0].stats.handshakes_completed')
+	echo "handshakes completed at b: $hs_before before, $hs_after after"
+	[ "$hs_after" -gt "$hs_before" ] || fail "no handshake under the new key"
+	[ "$(peer_line b "$KN_pub" | cut -f 6)" -gt "$rx_after" ] || fail "counters did not continue"
+}
+
+test_rekey_refusals_name_the_attribute() {
+	tunnel_setup wgx 4 0
+	local out other
+	key_pair KN
+	key_pair KO
+	# ENOENT: no peer with the old key.
+	out=$(n b "$WGX_TOOL" set wgt0 peer "$KO_pub" public-key "$KN_pub" 2>&1) && fail "re-key of an absent peer succeeded"
+	echo "$out"
+	echo "$out" | grep -q "No such file or directory" || fail "absent peer: not ENOENT"
+	echo "$out" | grep -q "WGX_PEER_A_NEW_PUBLIC_KEY" || fail "absent peer: extack does not name the attribute"
+	# EEXIST: the new key is another peer's.
+	n b "$WGX_TOOL" set wgt0 peer "$KO_pub" allowed-ips 10.9.0.0/24
+	out=$(n b "$WGX_TOOL" set wgt0 peer "$KA_pub" public-key "$KO_pub" 2>&1) && fail "re-key onto another peer's key succeeded"
+	echo "$out"
+	echo "$out" | grep -q "File exists" || fail "taken key: not EEXIST"
+	echo "$out" | grep -q "WGX_PEER_A_NEW_PUBLIC_KEY" || fail "taken key: extack does not name the attribute"
+	# EINVAL: the new key is the device's own.
+	out=$(n b "$WGX_TOOL" set wgt0 peer "$KA_pub" public-key "$KB_pub" 2>&1) && fail "re-key onto the own key succeeded"
+	echo "$out"
+	echo "$out" | grep -q "Invalid argument" || fail "own key: not EINVAL"
+	echo "$out" | grep -q "own public key" || fail "own key: extack does not say why"
+	# Nothing changed.
+	[ -n "$(peer_line b "$KA_pub")" ] || fail "a refused re-key changed the peer"
+	[ -n "$(peer_line b "$KO_pub")" ] || fail "a refused re-key removed the other peer"
+	expect_eq "peers of b" 2 "$(n b "$WGX_TOOL" show wgt0 peers | wc -l)"
+	# The in-tree family has no such attribute: the tool says so.
+	modprobe wireguard
+	n b ip link add wgw type wireguard
+	n b wg set wgw peer "$KA_pub"
+	out=$(n b "$WGX_TOOL" set wgw peer "$KA_pub" public-key "$KN_pub" 2>&1) && fail "re-key of a wireguard peer succeeded"
+	echo "$out"
+	echo "$out" | grep -q "wgx extension" || fail "wireguard device: no clear refusal"
+}
+
+# rotation_setup KIND_C — a (wgx) with peers b (wgx) and c (KIND_C) over two
+# veth links (a-b 192.0.2.0/24, a-c 198.51.100.0/24); inner 10.0.0.1/.2/.3.
+rotation_setup() {
+	local kind_c=$1
+	netns_pair a b
+	ip netns add c
+	ip link add vac netns a type veth peer vc netns c
+	printf '%s\n' "addr add 198.51.100.1/24 dev vac" "link set vac up" | ip -n a -batch -
+	printf '%s\n' "link set lo up" "addr add 198.51.100.2/24 dev vc" "link set vc up" | ip -n c -batch -
+	key_pair KA
+	key_pair KB
+	key_pair KC
+	key_pair KN
+	umask 077
+	printf '%s\n' "$KA" >/tmp/ka.key
+	printf '%s\n' "$KB" >/tmp/kb.key
+	printf '%s\n' "$KC" >/tmp/kc.key
+	printf '%s\n' "$KN" >/tmp/kn.key
+	tunnel_dev a wgx
+	tunnel_dev b wgx
+	tunnel_dev c "$kind_c"
+	n a "$WGX_TOOL" set wgt0 private-key /tmp/ka.key listen-port $TUN_PORT_A \
+		peer "$KB_pub" endpoint 192.0.2.2:$TUN_PORT_B allowed-ips 10.0.0.2/32 \
+		peer "$KC_pub" endpoint 198.51.100.2:$TUN_PORT_B allowed-ips 10.0.0.3/32
+	n b "$WGX_TOOL" set wgt0 private-key /tmp/kb.key listen-port $TUN_PORT_B \
+		peer "$KA_pub" endpoint 192.0.2.1:$TUN_PORT_A allowed-ips 10.0.0.1/32
+	n c "$(conf_tool "$kind_c")" set wgt0 private-key /tmp/kc.key listen-port $TUN_PORT_B \
+		peer "$KA_pub" endpoint 198.51.100.1:$TUN_PORT_A allowed-ips 10.0.0.1/32
+	n a ip addr add 10.0.0.1/24 dev wgt0
+	n b ip addr add 10.0.0.2/24 dev wgt0
+	n c ip addr add 10.0.0.3/24 dev wgt0
+	n a ip link set wgt0 up
+	n b ip link set wgt0 up
+	n c ip link set wgt0 up
+	ping_ok a 10.0.0.2
+	ping_ok a 10.0.0.3
+}
+
+# pings_start — 10 pings/s for 12 s each way between a and each peer, in the background.
+pings_start() {
+	n a ping -c 120 -i 0.1 -W 10 10.0.0.2 >/tmp/ping-ab 2>&1 &
+	n a ping -c 120 -i 0.1 -W 10 10.0.0.3 >/tmp/ping-ac 2>&1 &
+	n b ping -c 120 -i 0.1 -W 10 10.0.0.1 >/tmp/ping-ba 2>&1 &
+	n c ping -c 120 -i 0.1 -W 10 10.0.0.1 >/tmp/ping-ca 2>&1 &
+}
+
+# pings_lost — wait for pings_start's pings; print each one's loss; fail on any loss.
+pings_lost() {
+	local f sent got lost=0
+	wait
+	for f in /tmp/ping-ab /tmp/ping-ac /tmp/ping-ba /tmp/ping-ca; do
+		sent=$(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' "$f")
+		got=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' "$f")
+		echo "$(basename "$f"): $got of $sent answered; $(grep -o 'rtt.*' "$f")"
+		[ -n "$sent" ] && [ "$sent" = "$got" ] || lost=1
+	done
+	[ "$lost" = 0 ] || fail "pings lost during the rotation"
+}
+
+test_rotation_three_nodes_zero_loss() {
+	rotation_setup wgx
+	pings_start
+	sleep 2
+	# 1. The node takes its new key; 2. each peer learns it, one after the other.
+	n a "$WGX_TOOL" set wgt0 private-key /tmp/kn.key
+	sleep 2
+	n b "$WGX_TOOL" set wgt0 peer "$KA_pub" public-key "$KN_pub"
+	sleep 2
+	n c "$WGX_TOOL" set wgt0 peer "$KA_pub" public-key "$KN_pub"
+	pings_lost
+	[ -n "$(peer_line b "$KN_pub")" ] || fail "b does not end on the new key"
+	[ -n "$(peer_line c "$KN_pub")" ] || fail "c does not end on the new key"
+	ping_ok b 10.0.0.1
+	ping_ok c 10.0.0.1
+	# The sessions in use now were made under the new key: the old one is gone from every peer.
+	[ -z "$(peer_line b "$KA_pub")$(peer_line c "$KA_pub")" ] || fail "a peer still knows the old key"
+}
+
+test_rotation_with_wireguard_peer() {
+	rotation_setup wireguard
+	pings_start
+	sleep 2
+	n a "$WGX_TOOL" set wgt0 private-key /tmp/kn.key
+	sleep 2
+	n b "$WGX_TOOL" set wgt0 peer "$KA_pub" public-key "$KN_pub"
+	sleep 2
+	# The in-tree module cannot re-key in place: add the new key, remove the old, one request.
+	n c wg set wgt0 peer "$KN_pub" endpoint 198.51.100.1:$TUN_PORT_A allowed-ips 10.0.0.1/32 \
+		peer "$KA_pub" remove
+	pings_lost
+	[ -n "$(peer_line b "$KN_pub")" ] || fail "b does not end on the new key"
+	n c wg show wgt0 peers | grep -qx "$KN_pub" || fail "c does not end on the new key"
+	ping_ok c 10.0.0.1
+}
