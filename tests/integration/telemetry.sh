@@ -9,9 +9,12 @@
 TEL_DIR=/tmp/telemetry
 EXPORTER_ADDR=127.0.0.1:9586
 PROM_ADDR=127.0.0.1:9090
-# Upper bound of the handshake RTT under netem delay 20ms (one way) in the
-# TCG VM: see docs/telemetry.md, "Measured".
-TEL_RTT_MAX_US=250000
+# Upper bounds of the handshake RTT (us) under netem delay 20ms one way in the
+# TCG VM, initiator (a) and responder (b): about twice the highest seen
+# (79 ms and 32 ms; docs/telemetry.md, "Measured").  The lower bound is the
+# netem delay itself.
+TEL_RTT_MAX_US_a=150000
+TEL_RTT_MAX_US_b=60000
 
 # wait_http NS URL SECONDS — poll until URL answers 2xx inside NS.
 wait_http() {
@@ -165,15 +168,17 @@ test_kernel_rtt_loss_reorder() {
 	# Handshake RTT: a initiated (initiation delayed 20 ms), b responded
 	# (a's confirming keepalive delayed 20 ms); both include the Curve25519
 	# work of the other side, which is slow under TCG (docs/telemetry.md).
-	local ns v
+	local ns v max
 	for ns in a b; do
+		max=TEL_RTT_MAX_US_$ns
+		max=${!max}
 		n "$ns" "$WGX_TOOL" show wgt0 --json | jq -c '.interfaces[0].peers[0].stats |
 			{handshake_rtt_last_us, handshake_rtt_min_us, handshake_srtt_us, handshake_rtt_samples}'
 		expect_eq "$ns: handshake RTT samples" 1 "$(peer_stat "$ns" handshake_rtt_samples)"
 		v=$(peer_stat "$ns" handshake_srtt_us)
 		echo "$ns: handshake SRTT $v us"
-		[ "$v" -ge 20000 ] && [ "$v" -le "$TEL_RTT_MAX_US" ] ||
-			fail "$ns: handshake SRTT $v us outside 20000..$TEL_RTT_MAX_US"
+		[ "$v" -ge 20000 ] && [ "$v" -le "$max" ] ||
+			fail "$ns: handshake SRTT $v us outside 20000..$max"
 	done
 
 	# Loss: 2 % of a's packets dropped on the way to b.  b counts a counter
@@ -195,7 +200,9 @@ test_kernel_rtt_loss_reorder() {
 	[ "$sent" -ge 20000 ] || fail "only $sent packets left a (want >= 20000)"
 	awk -v l="$lost" -v s="$sent" 'BEGIN { p = 100 * l / s; printf "loss %.2f %%\n", p; exit !(p >= 1 && p <= 3) }' ||
 		fail "loss $lost / $sent not within 2 +- 1 %"
-	expect_eq "reordered without reordering" 0 "$(peer_stat b rx_reordered)"
+	# A keepalive or ICMP from the other CPU may overtake the blast now and then.
+	v=$(peer_stat b rx_reordered)
+	[ "$v" -le 10 ] || fail "$v reordered without netem reorder"
 
 	# Reordering: netem sends a quarter of the packets at once, the rest 10 ms late.
 	n a tc qdisc add dev va root netem delay 10ms reorder 25% 50% limit 100000
