@@ -84,6 +84,7 @@ static void wgx_handshake_consume_initiation(struct wgx_device *wgx, struct sk_b
 	struct wgx_peer *peer;
 	__le32 index;
 	u64 now = wgx_timers_clock_ns();
+	u64 keypair_id;
 	int ret;
 
 	down_read(&wgx->identity_lock);
@@ -135,10 +136,13 @@ static void wgx_handshake_consume_initiation(struct wgx_device *wgx, struct sk_b
 		wgx_handshake_refused(peer, keypair, "initiation", ret);
 		goto out;
 	}
+	/* The keypair may be replaced and freed once installed: keep its id. */
+	keypair_id = keypair->internal_id;
 	if (!wgx_handshake_session_derived(peer, skb, keypair, WGX_PEER_STAT_HANDSHAKE_INITIATIONS_RX))
 		goto out;
 
 	wgx_timers_any_authenticated_packet_sent(peer);
+	wgx_telemetry_response_sent(&peer->telemetry, keypair_id);
 	if (!wgx_socket_send_buffer_to_peer(peer, msg, sizeof(msg), 0))
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_RESPONSES_TX);
 out:
@@ -189,6 +193,8 @@ static void wgx_handshake_consume_response(struct wgx_device *wgx, struct sk_buf
 	}
 	if (!wgx_handshake_session_derived(peer, skb, keypair, WGX_PEER_STAT_HANDSHAKE_RESPONSES_RX))
 		goto out;
+	/* After the roaming above, so a sample on a new path is the new path's first. */
+	wgx_telemetry_response_received(&peer->telemetry, index, now);
 	wgx_timers_handshake_complete(peer);
 	/* Confirm the session to the responder: staged data, or a keepalive. */
 	wgx_send_keepalive(peer);
@@ -350,6 +356,7 @@ void wgx_handshake_initiation_worker(struct work_struct *work)
 
 	wgx_timers_any_authenticated_packet_traversal(peer);
 	wgx_timers_any_authenticated_packet_sent(peer);
+	wgx_telemetry_initiation_sent(&peer->telemetry, le32_to_cpu(index));
 	if (!wgx_socket_send_buffer_to_peer(peer, msg, sizeof(msg), 0))
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_INITIATIONS_TX);
 	wgx_timers_handshake_initiated(peer);

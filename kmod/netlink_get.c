@@ -61,6 +61,8 @@ static const struct {
 	{ WGX_PEER_STATS_A_HANDSHAKE_DROP_INVALID, WGX_PEER_STAT_HANDSHAKE_DROP_INVALID },
 	{ WGX_PEER_STATS_A_KEEPALIVES_TX, WGX_PEER_STAT_KEEPALIVES_TX },
 	{ WGX_PEER_STATS_A_KEEPALIVES_RX, WGX_PEER_STAT_KEEPALIVES_RX },
+	{ WGX_PEER_STATS_A_RX_LOST, WGX_PEER_STAT_RX_LOST },
+	{ WGX_PEER_STATS_A_RX_REORDERED, WGX_PEER_STAT_RX_REORDERED },
 };
 
 static const struct {
@@ -130,8 +132,12 @@ static int wgx_nl_get_start(struct netlink_callback *cb, const struct wgx_nl_fla
 	struct wgx_dump_ctx *ctx = wgx_dump_ctx(cb);
 	struct wgx_device *wgx;
 
-	/* Every counter up to these is emitted; the telemetry after them (21..) is not yet. */
-	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_peer_stats) != WGX_PEER_STATS_A_KEEPALIVES_RX);
+	/*
+	 * Every counter 1..20 is emitted, and of the telemetry (21..) the loss
+	 * counters 30 and 31; the handshake RTT gauges 21..24 once sampled
+	 * (wgx_nl_put_peer_rtt()); the passive TCP figures not yet.
+	 */
+	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_peer_stats) != WGX_PEER_STATS_A_KEEPALIVES_RX + 2);
 	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_device_stats) != WGX_DEVICE_STATS_A_UNDER_LOAD_ENTERED);
 	wgx = wgx_netlink_lookup_device(flavour, sock_net(cb->skb->sk),
 					wgx_compat_genl_dump_attrs(cb), cb->extack);
@@ -246,6 +252,26 @@ static int wgx_nl_put_endpoint(struct sk_buff *skb, struct wgx_peer *peer)
 	return 0;
 }
 
+/* The handshake RTT gauges (uapi 21..24), absent while nothing was sampled. */
+static int wgx_nl_put_peer_rtt(struct sk_buff *skb, struct wgx_peer *peer)
+{
+	struct wgx_telemetry_rtt rtt;
+
+	wgx_telemetry_read(&peer->telemetry, &rtt);
+	if (!rtt.samples)
+		return 0;
+	if (nla_put_u64_64bit(skb, WGX_PEER_STATS_A_HANDSHAKE_RTT_LAST_US, rtt.last_us,
+			      WGX_PEER_STATS_A_UNSPEC) ||
+	    nla_put_u64_64bit(skb, WGX_PEER_STATS_A_HANDSHAKE_RTT_MIN_US, rtt.min_us,
+			      WGX_PEER_STATS_A_UNSPEC) ||
+	    nla_put_u64_64bit(skb, WGX_PEER_STATS_A_HANDSHAKE_SRTT_US, rtt.srtt_us,
+			      WGX_PEER_STATS_A_UNSPEC) ||
+	    nla_put_u64_64bit(skb, WGX_PEER_STATS_A_HANDSHAKE_RTT_SAMPLES, rtt.samples,
+			      WGX_PEER_STATS_A_UNSPEC))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /* Everything of a peer except its public key and allowed IPs; counters only with @extensions. */
 static int wgx_nl_put_peer_state(struct sk_buff *skb, struct wgx_peer *peer, bool extensions)
 {
@@ -297,6 +323,10 @@ static int wgx_nl_put_peer_state(struct sk_buff *skb, struct wgx_peer *peer, boo
 			nla_nest_cancel(skb, nest);
 			return -EMSGSIZE;
 		}
+	}
+	if (wgx_nl_put_peer_rtt(skb, peer)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
 	}
 	nla_nest_end(skb, nest);
 	return 0;

@@ -57,6 +57,7 @@ struct wgx_peer *wgx_peer_create(struct wgx_device *wgx, const u8 *public_key, c
 	rwlock_init(&peer->endpoint_lock);
 	skb_queue_head_init(&peer->staged);
 	wgx_timers_peer_init(peer);
+	wgx_telemetry_init(&peer->telemetry);
 	kref_init(&peer->refcount);
 	INIT_LIST_HEAD(&peer->peer_list);
 	if (wgx->rx_spread && wgx_rxspread_peer_init(peer))
@@ -211,6 +212,17 @@ static void wgx_keypair_free_rcu(struct rcu_head *rcu)
 static void wgx_keypair_release(struct kref *kref)
 {
 	struct wgx_keypair *keypair = container_of(kref, struct wgx_keypair, refcount);
+	u64 lost;
+
+	/*
+	 * Gaps still inside the window can no longer arrive (uapi RX_LOST).  The
+	 * last reference: nobody checks the window any more.  The peer outlives
+	 * its keypairs (packets drop the keypair before the peer; removal clears
+	 * the keypairs before dropping the list's reference).
+	 */
+	lost = wgx_replay_flush(&keypair->replay);
+	if (lost)
+		wgx_peer_stats_add(keypair->entry.peer, WGX_PEER_STAT_RX_LOST, lost);
 
 	pr_debug("%s: Keypair %llu destroyed for peer %llu\n", keypair->entry.peer->wgx->dev->name,
 		 keypair->internal_id, keypair->entry.peer->internal_id);

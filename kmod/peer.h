@@ -39,6 +39,7 @@
 
 #include "peerlookup.h"
 #include "socket.h"
+#include "telemetry.h"
 
 struct wgx_device;
 
@@ -87,6 +88,8 @@ enum wgx_peer_stat {
 	WGX_PEER_STAT_HANDSHAKE_DROP_INVALID,
 	WGX_PEER_STAT_KEEPALIVES_TX,
 	WGX_PEER_STAT_KEEPALIVES_RX,
+	WGX_PEER_STAT_RX_LOST,		/* replay window: counters never received (wgx_replay_loss) */
+	WGX_PEER_STAT_RX_REORDERED,	/* replay window: accepted below the greatest counter */
 	WGX_PEER_STAT_COUNT
 };
 
@@ -108,6 +111,7 @@ struct wgx_peer_stats {
  * @timer_state/@timers: core timer state machine and its kernel timers, under @timers_lock.
  * @stats: per-CPU counters (enum wgx_peer_stat), summed on read.
  * @walltime_last_handshake: real time of the last completed handshake (netlink), under @timers_lock.
+ * @telemetry: handshake RTT (telemetry.h), under its own lock.
  */
 struct wgx_peer {
 	struct wgx_device *wgx;
@@ -142,6 +146,7 @@ struct wgx_peer {
 
 	struct wgx_peer_stats __percpu *stats;
 	struct timespec64 walltime_last_handshake;
+	struct wgx_telemetry telemetry;
 
 	bool is_dead;
 	struct kref refcount;

@@ -120,13 +120,23 @@ static bool wgx_receive_decrypt(struct sk_buff *skb, struct wgx_keypair *keypair
 	return true;
 }
 
-static bool wgx_receive_replay_ok(struct wgx_keypair *keypair, u64 nonce)
+/*
+ * Replay check under the keypair's replay_lock; what the window reveals about
+ * the sender's counters (lost, reordered: uapi RX_LOST, RX_REORDERED) goes to
+ * the peer's per-CPU counters after the lock.
+ */
+static bool wgx_receive_replay_ok(struct wgx_peer *peer, struct wgx_keypair *keypair, u64 nonce)
 {
+	struct wgx_replay_loss loss = { 0, 0 };
 	bool ok;
 
 	spin_lock_bh(&keypair->replay_lock);
-	ok = wgx_replay_check(&keypair->replay, nonce);
+	ok = wgx_replay_check_loss(&keypair->replay, nonce, &loss);
 	spin_unlock_bh(&keypair->replay_lock);
+	if (unlikely(loss.lost))
+		wgx_peer_stats_add(peer, WGX_PEER_STAT_RX_LOST, loss.lost);
+	if (unlikely(loss.reordered))
+		wgx_peer_stats_add(peer, WGX_PEER_STAT_RX_REORDERED, loss.reordered);
 	return ok;
 }
 
@@ -253,7 +263,7 @@ void wgx_receive_decrypt_stage(struct sk_buff *skb)
 
 	if (unlikely(!wgx_receive_decrypt(skb, cb->keypair, &cb->nonce)))
 		state = WGX_RX_DROP_AUTH;
-	else if (unlikely(!wgx_receive_replay_ok(cb->keypair, cb->nonce)))
+	else if (unlikely(!wgx_receive_replay_ok(cb->peer, cb->keypair, cb->nonce)))
 		state = WGX_RX_DROP_REPLAY;
 	/* Pairs with the acquire in wgx_receive_state(): the plaintext is ready. */
 	atomic_set_release(&cb->state, state);
@@ -287,6 +297,7 @@ void wgx_receive_finish(struct sk_buff *skb, struct napi_struct *napi)
 	wgx_socket_set_peer_endpoint_from_skb(peer, skb);
 	wgx_peer_count_rx(peer, cb->message_len);
 	if (unlikely(wgx_peer_keypair_received_with(peer, keypair))) {
+		wgx_telemetry_confirmed(&peer->telemetry, keypair->internal_id);
 		wgx_timers_handshake_complete(peer);
 		wgx_send_staged(peer);
 	}

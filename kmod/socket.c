@@ -396,6 +396,8 @@ void wgx_socket_set_peer_endpoint(struct wgx_peer *peer, const struct wgx_endpoi
 	if (endpoint->addr.sa_family != AF_INET && endpoint->addr.sa_family != AF_INET6)
 		return;
 	write_lock_bh(&peer->endpoint_lock);
+	if (!wgx_endpoint_same_host(endpoint, &peer->endpoint))
+		wgx_telemetry_endpoint_moved(&peer->telemetry);
 	wgx_endpoint_store(peer, endpoint);
 	wgx_endpoint_ports_reset(&peer->endpoint_ports, wgx_endpoint_port(endpoint), jiffies);
 	write_unlock_bh(&peer->endpoint_lock);
@@ -450,6 +452,8 @@ void wgx_socket_set_peer_endpoint_from_skb(struct wgx_peer *peer, const struct s
 	write_lock_bh(&peer->endpoint_lock);
 	roam = wgx_endpoint_classify(peer, &endpoint, now, false);
 	if (roam == WGX_ROAM_HOST) {
+		/* Another host is another path (telemetry.h). */
+		wgx_telemetry_endpoint_moved(&peer->telemetry);
 		wgx_endpoint_store(peer, &endpoint);
 		wgx_endpoint_ports_reset(&peer->endpoint_ports, wgx_endpoint_port(&endpoint), now);
 	} else if (roam == WGX_ROAM_PORT) {

@@ -50,6 +50,38 @@ void wgx_replay_init(struct wgx_replay *r);
  */
 bool wgx_replay_check(struct wgx_replay *r, wgx_u64 counter);
 
+/**
+ * struct wgx_replay_loss - what the window saw about the sender's counters
+ * (issue 15 telemetry); the functions below add to it, the caller zeroes it.
+ * @lost: counters that left the window (fell more than WGX_REPLAY_WINDOW
+ *	below the greatest accepted one) without having been accepted, i.e.
+ *	never received in time; also the gaps counted by wgx_replay_flush().
+ * @reordered: counters accepted while below the greatest accepted counter.
+ */
+struct wgx_replay_loss {
+	wgx_u64 lost;
+	wgx_u64 reordered;
+};
+
+/**
+ * wgx_replay_check_loss - wgx_replay_check(), and count into @loss what the
+ * call reveals: when it accepts a counter below the greatest accepted one,
+ * one reordered message; when it accepts a counter that moves the window,
+ * every position that leaves the window without having been accepted (a
+ * jump far ahead counts the whole gap, in O(WGX_REPLAY_WORDS)).  A counter
+ * refused changes nothing.  Each counter is counted lost at most once, and
+ * never both lost and received.  Caller holds the keypair's lock.
+ */
+bool wgx_replay_check_loss(struct wgx_replay *r, wgx_u64 counter, struct wgx_replay_loss *loss);
+
+/**
+ * wgx_replay_flush - the key is being discarded: return the counters still
+ * inside the window, below the greatest accepted one, that were never
+ * accepted (they can no longer arrive).  Does not change @r.  O(WGX_REPLAY_WORDS).
+ * Caller holds the keypair's lock or the last reference.
+ */
+wgx_u64 wgx_replay_flush(const struct wgx_replay *r);
+
 WGX_EXTERN_C_END
 
 #endif /* WGX_CORE_REPLAY_H */

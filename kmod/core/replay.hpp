@@ -22,7 +22,10 @@ static_assert(REPLAY_WINDOW == 8128);
 static_assert((WGX_REPLAY_WORDS & (WGX_REPLAY_WORDS - 1)) == 0, "ring index uses a mask");
 static_assert(sizeof(wgx_replay) == 8 + WGX_REPLAY_BITS_TOTAL / 8);
 
-/// See wgx_replay_check() in <wgx/replay.h>.
-bool replay_check(wgx_replay &r, u64 counter);
+/// See wgx_replay_check() and wgx_replay_check_loss() in <wgx/replay.h>.
+bool replay_check(wgx_replay &r, u64 counter, wgx_replay_loss &loss);
+
+/// See wgx_replay_flush() in <wgx/replay.h>.
+u64 replay_flush(const wgx_replay &r);
 
 } // namespace wgx

@@ -231,4 +231,180 @@ TEST(Replay, RandomizedSweepNearLimit)
         sweep(seed, REJECT - 200000, 40000);
 }
 
+// ---- loss and reordering (wgx_replay_check_loss, wgx_replay_flush) ----
+
+struct Counting {
+    wgx_replay r;
+    wgx_replay_loss loss{0, 0};
+    Counting() { wgx_replay_init(&r); }
+    bool check(uint64_t c) { return wgx_replay_check_loss(&r, c, &loss); }
+    uint64_t flush() const { return wgx_replay_flush(&r); }
+};
+
+TEST(ReplayLoss, InOrderCountsNothing)
+{
+    Counting r;
+    for (uint64_t c = 0; c < 50000; ++c)
+        ASSERT_TRUE(r.check(c));
+    EXPECT_EQ(r.loss.lost, 0u);
+    EXPECT_EQ(r.loss.reordered, 0u);
+    EXPECT_EQ(r.flush(), 0u);
+}
+
+TEST(ReplayLoss, GapCountedWhenItLeavesTheWindow)
+{
+    Counting r;
+    for (uint64_t c = 0; c < 100; ++c)
+        ASSERT_TRUE(r.check(c));
+    // 100..104 never arrive.
+    for (uint64_t c = 105; c < 105 + W; ++c)
+        ASSERT_TRUE(r.check(c));
+    // Greatest is 104 + W: the window still holds counters 104.. , so 100..103 left it.
+    EXPECT_EQ(r.loss.lost, 4u);
+    EXPECT_EQ(r.flush(), 1u); // 104, inside the window, can still arrive
+    ASSERT_TRUE(r.check(105 + W));
+    EXPECT_EQ(r.loss.lost, 5u);
+    EXPECT_EQ(r.flush(), 0u);
+    // A late arrival of a counter already counted lost is refused and changes nothing.
+    EXPECT_FALSE(r.check(101));
+    EXPECT_EQ(r.loss.lost, 5u);
+    EXPECT_EQ(r.loss.reordered, 0u);
+}
+
+TEST(ReplayLoss, LateArrivalInsideTheWindowIsReorderedNotLost)
+{
+    Counting r;
+    ASSERT_TRUE(r.check(0));
+    ASSERT_TRUE(r.check(2));
+    ASSERT_TRUE(r.check(3));
+    EXPECT_EQ(r.flush(), 1u); // 1 missing so far
+    ASSERT_TRUE(r.check(1));
+    EXPECT_EQ(r.loss.reordered, 1u);
+    EXPECT_EQ(r.flush(), 0u);
+    for (uint64_t c = 4; c < 3 * W; ++c)
+        ASSERT_TRUE(r.check(c));
+    EXPECT_EQ(r.loss.lost, 0u);
+    EXPECT_EQ(r.loss.reordered, 1u);
+    EXPECT_FALSE(r.check(1)); // duplicate: neither
+    EXPECT_FALSE(r.check(3 * W - 1));
+    EXPECT_EQ(r.loss.reordered, 1u);
+    EXPECT_EQ(r.loss.lost, 0u);
+}
+
+TEST(ReplayLoss, SwappedPairsAreReordered)
+{
+    Counting r;
+    for (uint64_t c = 0; c < 20000; c += 2) {
+        ASSERT_TRUE(r.check(c + 1));
+        ASSERT_TRUE(r.check(c));
+    }
+    EXPECT_EQ(r.loss.reordered, 10000u);
+    EXPECT_EQ(r.loss.lost, 0u);
+    EXPECT_EQ(r.flush(), 0u);
+}
+
+TEST(ReplayLoss, EveryTenthMissingOverManyWindowSlides)
+{
+    Counting r;
+    const uint64_t n = 100000;
+    for (uint64_t c = 0; c < n; ++c)
+        if (c % 10 != 3)
+            ASSERT_TRUE(r.check(c));
+    // Lost and still-in-window gaps add up to every missing counter.
+    EXPECT_EQ(r.loss.lost + r.flush(), n / 10);
+    // Counters below n - 1 - W left the window: 0..(n-1-W-1).
+    uint64_t left = 0;
+    for (uint64_t c = 0; c < n - 1 - W; ++c)
+        left += c % 10 == 3;
+    EXPECT_EQ(r.loss.lost, left);
+    EXPECT_EQ(r.loss.reordered, 0u);
+}
+
+TEST(ReplayLoss, JumpFarAheadCountsTheWholeGap)
+{
+    Counting r;
+    for (uint64_t c = 0; c < 1000; ++c)
+        if (c != 500)
+            ASSERT_TRUE(r.check(c));
+    const uint64_t far = 1000000;
+    ASSERT_TRUE(r.check(far));
+    // Left the window: every counter below far - W except the 999 received.
+    EXPECT_EQ(r.loss.lost, far - W - 999);
+    EXPECT_EQ(r.flush(), W); // far - W .. far - 1, none received
+    // Jumps of exactly a ring, and just under the window, slide correctly too.
+    Counting a;
+    ASSERT_TRUE(a.check(10));
+    ASSERT_TRUE(a.check(10 + 8192));
+    EXPECT_EQ(a.loss.lost, 10u + 8192 - W - 1); // 0..9 and 11..(10+8192-W-1)
+    EXPECT_EQ(a.flush(), W);                     // 10+8192-W .. 10+8191, none received
+}
+
+TEST(ReplayLoss, FirstCounterFarFromZero)
+{
+    Counting r;
+    ASSERT_TRUE(r.check(5 * W));
+    EXPECT_EQ(r.loss.lost, 4 * W); // counters 0 .. 4W-1 can no longer arrive
+    EXPECT_EQ(r.flush(), W);
+}
+
+TEST(ReplayLoss, PlainCheckCountsLikeTheCountingOne)
+{
+    // Same acceptance with and without counting.
+    std::mt19937_64 rng(7);
+    Replay plain;
+    Counting counting;
+    for (int i = 0; i < 20000; ++i) {
+        const uint64_t c = rng() % 30000;
+        ASSERT_EQ(plain.check(c), counting.check(c)) << c;
+    }
+    EXPECT_EQ(0, memcmp(&plain.r, &counting.r, sizeof(plain.r)));
+}
+
+// Against a model that remembers every accepted counter: lost = counters
+// below max - W never accepted, flush = those in [max - W, max) never
+// accepted, reordered = accepted while below the max.
+void loss_sweep(uint64_t seed, uint64_t start)
+{
+    std::mt19937_64 rng(seed);
+    Counting r;
+    std::set<uint64_t> accepted;
+    uint64_t max = 0, reordered = 0;
+    bool any = false;
+    for (int i = 0; i < 30000; ++i) {
+        const uint64_t m = any ? max : start;
+        uint64_t c;
+        switch (rng() % 6) {
+        case 0: c = m + 1; break;
+        case 1: c = m + 2 + rng() % 4; break;                                 // small gap
+        case 2: c = m - std::min<uint64_t>(m, rng() % (W + 200)); break;    // late, near the edge
+        case 3: c = m + rng() % 9000; break;                                 // slide by up to a ring
+        case 4: c = m - std::min<uint64_t>(m, rng() % 16); break;
+        default: c = m + 1 + (rng() % 50 == 0 ? rng() % 40000 : 0); break;   // rare long jump
+        }
+        const bool ok = r.check(c);
+        const bool want = c < REJECT && (!any || c + W >= max) && !accepted.count(c);
+        ASSERT_EQ(ok, want) << "seed " << seed << " op " << i << " counter " << c;
+        if (!ok)
+            continue;
+        accepted.insert(c);
+        if (any && c < max)
+            ++reordered;
+        if (!any || c > max)
+            max = c;
+        any = true;
+        ASSERT_EQ(r.loss.reordered, reordered) << "seed " << seed << " op " << i;
+    }
+    const uint64_t edge = max > W ? max - W : 0;
+    const uint64_t below = std::distance(accepted.begin(), accepted.lower_bound(edge));
+    const uint64_t inside = std::distance(accepted.lower_bound(edge), accepted.lower_bound(max));
+    EXPECT_EQ(r.loss.lost, edge - below) << "seed " << seed;
+    EXPECT_EQ(r.flush(), (max - edge) - inside) << "seed " << seed;
+}
+
+TEST(ReplayLoss, RandomizedAgainstModel)
+{
+    for (uint64_t seed = 1; seed <= 6; ++seed)
+        loss_sweep(seed, seed == 1 ? 0 : seed * 1000003);
+}
+
 } // namespace
