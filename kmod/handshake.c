@@ -139,7 +139,7 @@ static void wgx_handshake_consume_initiation(struct wgx_device *wgx, struct sk_b
 		goto out;
 
 	wgx_timers_any_authenticated_packet_sent(peer);
-	if (!wgx_socket_send_buffer_to_peer(peer, msg, sizeof(msg), 0))
+	if (!wgx_socket_send_buffer_to_peer(peer, msg, sizeof(msg), WGX_HANDSHAKE_DSFIELD))
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_RESPONSES_TX);
 out:
 	memzero_explicit(msg, sizeof(msg));
@@ -350,7 +350,7 @@ void wgx_handshake_initiation_worker(struct work_struct *work)
 
 	wgx_timers_any_authenticated_packet_traversal(peer);
 	wgx_timers_any_authenticated_packet_sent(peer);
-	if (!wgx_socket_send_buffer_to_peer(peer, msg, sizeof(msg), 0))
+	if (!wgx_socket_send_buffer_to_peer(peer, msg, sizeof(msg), WGX_HANDSHAKE_DSFIELD))
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_INITIATIONS_TX);
 	wgx_timers_handshake_initiated(peer);
 out:
