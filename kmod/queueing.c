@@ -71,6 +71,7 @@ static void wgx_txq_worker(struct work_struct *work)
 			break;
 		atomic_dec(&txq->len);
 		bucket = WGX_SKB_CB(skb)->bucket;
+		/* Lane entries produced before @skb are visible from here on. */
 		smp_rmb();
 		wgx_txq_drain_lane(txq, &n);
 		wgx_send_encrypt_and_send(skb);

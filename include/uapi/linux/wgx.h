@@ -165,7 +165,7 @@
  *                               header of transport data, so the underlay's
  *                               QoS sees the class; ECN is handled as
  *                               always.  Handshake messages carry AF41
- *                               either way.  -EINVAL (policy) above 1
+ *                               either way.  -ERANGE (policy) above 1
  *   WGX_DEVICE_A_PRIORITY_DSCP  NLA_U64, bitmap of inner DSCP values (bit n
  *                               = DSCP n; wgx extension; default
  *                               WGX_PRIORITY_DSCP_DEFAULT): packets with
