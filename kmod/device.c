@@ -283,6 +283,7 @@ static void wgx_setup(struct net_device *dev)
 	memset(wgx, 0, sizeof(*wgx));
 	wgx->dev = dev;
 	wgx->listen_ports = 1;
+	wgx->priority_dscp = WGX_PRIORITY_DSCP_DEFAULT;
 }
 
 /* Map CPU i to tx queue i, the queue whose worker runs on CPU i. */

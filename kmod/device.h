@@ -39,6 +39,8 @@
 #define WGX_MESSAGE_OVERHEAD	(8 + 16 + 16)
 /* Default MTU (bytes): 1500 minus the IPv6 worst case, as WireGuard uses. */
 #define WGX_DEFAULT_MTU		(ETH_DATA_LEN - 40 - WGX_MESSAGE_OVERHEAD)
+/* DSCP/ECN byte of handshake messages: AF41, as WireGuard sends them. */
+#define WGX_HANDSHAKE_DSFIELD	0x88
 /* Maximum number of peers per device. */
 #define WGX_MAX_PEERS_PER_DEVICE (1U << 20)
 
@@ -85,6 +87,10 @@ struct wgx_handshake_worker {
  *             device_update_lock, read locklessly by encap_rcv.
  * @rx_wq/@rx_workers: the decrypt workers of receive spreading.
  * @fwmark: mark of outgoing UDP packets (0 = none).
+ * @dscp_copy: copy the inner DSCP to the outer header (else 0); written
+ *             under device_update_lock, read locklessly by ndo_start_xmit.
+ * @priority_dscp: bitmap of the inner DSCP values (bit n = DSCP n) whose
+ *                 packets take the priority lane (queueing.h); same locking.
  * @identity: static keys (core), under identity_lock.
  * @cookie_checker: MAC1/MAC2 and cookie replies (core), under cookie_lock.
  * @allowedips: cryptokey routing table (core); lookups under RCU, writes under
@@ -107,6 +113,8 @@ struct wgx_device {
 	u8 bound_ports;
 	siphash_key_t port_hash_key;
 	u32 fwmark;
+	bool dscp_copy;
+	u64 priority_dscp;
 
 	struct rw_semaphore identity_lock;
 	struct wgx_noise_identity *identity;

@@ -143,7 +143,7 @@ static void wgx_handshake_consume_initiation(struct wgx_device *wgx, struct sk_b
 
 	wgx_timers_any_authenticated_packet_sent(peer);
 	wgx_telemetry_response_sent(&peer->telemetry, keypair_id);
-	if (!wgx_socket_send_buffer_to_peer(peer, msg, sizeof(msg), 0))
+	if (!wgx_socket_send_buffer_to_peer(peer, msg, sizeof(msg), WGX_HANDSHAKE_DSFIELD))
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_RESPONSES_TX);
 out:
 	memzero_explicit(msg, sizeof(msg));
@@ -357,7 +357,7 @@ void wgx_handshake_initiation_worker(struct work_struct *work)
 	wgx_timers_any_authenticated_packet_traversal(peer);
 	wgx_timers_any_authenticated_packet_sent(peer);
 	wgx_telemetry_initiation_sent(&peer->telemetry, le32_to_cpu(index));
-	if (!wgx_socket_send_buffer_to_peer(peer, msg, sizeof(msg), 0))
+	if (!wgx_socket_send_buffer_to_peer(peer, msg, sizeof(msg), WGX_HANDSHAKE_DSFIELD))
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_INITIATIONS_TX);
 	wgx_timers_handshake_initiated(peer);
 out:

@@ -171,14 +171,18 @@ int wgx_netlink_get_done(struct netlink_callback *cb)
 	return 0;
 }
 
-/* wgx's device attributes: listen ports, rx-spread and counters (not in the "wireguard" family). */
+/* wgx's device attributes: listen ports, rx-spread, DSCP, lane and counters (not in the "wireguard" family). */
 static int wgx_nl_put_device_extensions(struct sk_buff *skb, struct wgx_device *wgx)
 {
 	struct nlattr *nest;
 	size_t i;
 
 	if (nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORTS, wgx->listen_ports) ||
-	    nla_put_u8(skb, WGX_DEVICE_A_RX_SPREAD, READ_ONCE(wgx->rx_spread)))
+	    nla_put_u8(skb, WGX_DEVICE_A_RX_SPREAD, READ_ONCE(wgx->rx_spread)) ||
+	    nla_put_u8(skb, WGX_DEVICE_A_DSCP,
+		       READ_ONCE(wgx->dscp_copy) ? WGX_DSCP_COPY : WGX_DSCP_CLEAR) ||
+	    nla_put_u64_64bit(skb, WGX_DEVICE_A_PRIORITY_DSCP, READ_ONCE(wgx->priority_dscp),
+			      WGX_DEVICE_A_UNSPEC))
 		return -EMSGSIZE;
 	nest = nla_nest_start(skb, WGX_DEVICE_A_STATS);
 	if (!nest)

@@ -96,6 +96,10 @@ struct wgx_nl_set {
 	u16 nports;
 	bool rx_spread_change;
 	bool rx_spread;
+	bool dscp_change;
+	bool dscp_copy;
+	bool priority_dscp_change;
+	u64 priority_dscp;
 	bool fwmark_change;
 	u32 fwmark;
 
@@ -226,6 +230,9 @@ static int wgx_nl_set_parse(struct wgx_nl_set *req)
 	struct nlattr **attrs = req->info->attrs;
 	/* Not an attribute of the "wireguard" family (its attrs[] ends before). */
 	struct nlattr *listen_ports = wgx_nl_attr(req->flavour, attrs, WGX_DEVICE_A_LISTEN_PORTS);
+	struct nlattr *rx_spread = wgx_nl_attr(req->flavour, attrs, WGX_DEVICE_A_RX_SPREAD);
+	struct nlattr *dscp = wgx_nl_attr(req->flavour, attrs, WGX_DEVICE_A_DSCP);
+	struct nlattr *priority_dscp = wgx_nl_attr(req->flavour, attrs, WGX_DEVICE_A_PRIORITY_DSCP);
 	struct netlink_ext_ack *extack = req->info->extack;
 	struct wgx_device *wgx = req->wgx;
 	struct nlattr *attr, *ip;
@@ -268,9 +275,18 @@ static int wgx_nl_set_parse(struct wgx_nl_set *req)
 		req->nports = nla_get_u16(listen_ports);
 		req->port_change = true;
 	}
-	if (attrs[WGX_DEVICE_A_RX_SPREAD]) {
-		req->rx_spread = nla_get_u8(attrs[WGX_DEVICE_A_RX_SPREAD]);
+	if (rx_spread) {
+		req->rx_spread = nla_get_u8(rx_spread);
 		req->rx_spread_change = req->rx_spread != READ_ONCE(wgx->rx_spread);
+	}
+	/* The policy bounds DSCP to enum wgx_dscp_mode; any u64 is a DSCP set. */
+	if (dscp) {
+		req->dscp_copy = nla_get_u8(dscp) == WGX_DSCP_COPY;
+		req->dscp_change = true;
+	}
+	if (priority_dscp) {
+		req->priority_dscp = nla_get_u64(priority_dscp);
+		req->priority_dscp_change = true;
 	}
 	if (req->port_change && (u32)req->port + req->nports - 1 > U16_MAX) {
 		NL_SET_ERR_MSG_ATTR(extack, listen_ports ?: attrs[WGX_DEVICE_A_LISTEN_PORT],
@@ -713,7 +729,8 @@ static int wgx_nl_set_apply(struct wgx_nl_set *req)
 	if (req->rx_spread_change) {
 		ret = wgx_rxspread_set(wgx, req->rx_spread);
 		if (ret) {
-			NL_SET_ERR_MSG_ATTR(extack, attrs[WGX_DEVICE_A_RX_SPREAD],
+			NL_SET_ERR_MSG_ATTR(extack, wgx_nl_attr(req->flavour, attrs,
+								WGX_DEVICE_A_RX_SPREAD),
 					    "cannot switch receive spreading on (a listen port change stays applied)");
 			goto undo;
 		}
@@ -732,6 +749,12 @@ static int wgx_nl_set_apply(struct wgx_nl_set *req)
 			return ret;
 		}
 	}
+
+	/* Read per packet by ndo_start_xmit; a packet sees the old or the new value. */
+	if (req->dscp_change)
+		WRITE_ONCE(wgx->dscp_copy, req->dscp_copy);
+	if (req->priority_dscp_change)
+		WRITE_ONCE(wgx->priority_dscp, req->priority_dscp);
 
 	if (req->fwmark_change) {
 		WRITE_ONCE(wgx->fwmark, req->fwmark);

@@ -27,19 +27,56 @@ static void wgx_txq_maybe_wake(struct wgx_txq *txq)
 		netif_tx_wake_queue(q);
 }
 
+/* Count one sent packet; every WGX_WORKER_BATCH, wake the queue and yield. */
+static void wgx_txq_sent_one(struct wgx_txq *txq, unsigned int *n)
+{
+	if (++*n % WGX_WORKER_BATCH == 0) {
+		wgx_txq_maybe_wake(txq);
+		cond_resched();
+	}
+}
+
+/* Send everything on the priority lane. */
+static void wgx_txq_drain_lane(struct wgx_txq *txq, unsigned int *n)
+{
+	struct sk_buff *skb;
+
+	/* Lockless test: this worker is the lane's only consumer. */
+	while (!__ptr_ring_empty(&txq->lane) &&
+	       (skb = ptr_ring_consume_bh(&txq->lane)) != NULL) {
+		wgx_send_encrypt_and_send(skb);
+		wgx_txq_sent_one(txq, n);
+	}
+}
+
+/*
+ * The lane first, then one bulk packet, and so on.  A lane packet queued
+ * before a bulk packet of its own flow must leave first: after taking a
+ * bulk packet the lane is drained again (the read barrier makes every lane
+ * packet queued before it visible).  A lane packet queued after it is of
+ * another flow bucket: the bulk packet's bucket stays counted until it is
+ * sent, so its flow's packets go to the bulk ring meanwhile.
+ */
 static void wgx_txq_worker(struct work_struct *work)
 {
 	struct wgx_txq *txq = container_of(work, struct wgx_txq, work);
 	struct sk_buff *skb;
 	unsigned int n = 0;
+	u8 bucket;
 
-	while ((skb = ptr_ring_consume_bh(&txq->ring)) != NULL) {
+	for (;;) {
+		wgx_txq_drain_lane(txq, &n);
+		skb = ptr_ring_consume_bh(&txq->ring);
+		if (!skb)
+			break;
 		atomic_dec(&txq->len);
+		bucket = WGX_SKB_CB(skb)->bucket;
+		/* Lane entries produced before @skb are visible from here on. */
+		smp_rmb();
+		wgx_txq_drain_lane(txq, &n);
 		wgx_send_encrypt_and_send(skb);
-		if (++n % WGX_WORKER_BATCH == 0) {
-			wgx_txq_maybe_wake(txq);
-			cond_resched();
-		}
+		atomic_dec(&txq->bulk_pending[bucket]);
+		wgx_txq_sent_one(txq, &n);
 	}
 	wgx_txq_maybe_wake(txq);
 }
@@ -57,11 +94,25 @@ static int wgx_txq_worker_cpu(const struct wgx_txq *txq)
 	return raw_smp_processor_id();
 }
 
-bool wgx_queueing_tx_enqueue(struct wgx_txq *txq, struct sk_buff *skb)
+bool wgx_queueing_tx_enqueue(struct wgx_txq *txq, struct sk_buff *skb, bool priority)
 {
-	if (unlikely(ptr_ring_produce_bh(&txq->ring, skb)))
+	atomic_t *pending = &txq->bulk_pending[WGX_SKB_CB(skb)->bucket];
+
+	/*
+	 * The lane only while no earlier packet of the bucket can still be in
+	 * the bulk ring: a zero count was uncounted after the send.  A full
+	 * lane sends the packet to the bulk ring, counted, like any other.
+	 */
+	if (priority && !atomic_read(pending) && !ptr_ring_produce_bh(&txq->lane, skb))
+		goto kick;
+	/* Counted before it becomes visible to the worker, which uncounts it. */
+	atomic_inc(pending);
+	if (unlikely(ptr_ring_produce_bh(&txq->ring, skb))) {
+		atomic_dec(pending);
 		return false;
+	}
 	atomic_inc(&txq->len);
+kick:
 	queue_work_on(wgx_txq_worker_cpu(txq), txq->wgx->tx_wq, &txq->work);
 	return true;
 }
@@ -93,6 +144,11 @@ int wgx_queueing_init(struct wgx_device *wgx)
 		ret = ptr_ring_init(&txq->ring, WGX_TXQ_RING_SIZE, GFP_KERNEL);
 		if (ret)
 			goto err_rings;
+		ret = ptr_ring_init(&txq->lane, WGX_TXQ_LANE_SIZE, GFP_KERNEL);
+		if (ret) {
+			ptr_ring_cleanup(&txq->ring, NULL);
+			goto err_rings;
+		}
 		INIT_WORK(&txq->work, wgx_txq_worker);
 		txq->wgx = wgx;
 		txq->index = i;
@@ -102,8 +158,10 @@ int wgx_queueing_init(struct wgx_device *wgx)
 	return 0;
 
 err_rings:
-	while (i--)
+	while (i--) {
+		ptr_ring_cleanup(&wgx->txqs[i].lane, NULL);
 		ptr_ring_cleanup(&wgx->txqs[i].ring, NULL);
+	}
 	kfree(wgx->txqs);
 	wgx->txqs = NULL;
 err_tx_wq:
@@ -121,8 +179,10 @@ void wgx_queueing_uninit(struct wgx_device *wgx)
 	 * requeueing.  Every peer is gone by now (wgx_peer_remove_all()).
 	 */
 	drain_workqueue(wgx->tx_wq);
-	for (i = 0; i < wgx->dev->num_tx_queues; ++i)
+	for (i = 0; i < wgx->dev->num_tx_queues; ++i) {
+		ptr_ring_cleanup(&wgx->txqs[i].lane, wgx_queueing_drop_skb);
 		ptr_ring_cleanup(&wgx->txqs[i].ring, wgx_queueing_drop_skb);
+	}
 	kfree(wgx->txqs);
 	destroy_workqueue(wgx->tx_wq);
 }

@@ -9,6 +9,13 @@
  * queues, even of the same peer, are encrypted in parallel.  When a ring
  * fills, its tx queue is stopped (the qdisc holds further packets) and woken
  * by the worker once the ring drained below half.
+ *
+ * Priority lane: each queue also has a small ring for latency-sensitive
+ * packets (wgx_send_xmit() classifies them), which its worker drains before
+ * every bulk packet.  Per-flow order: a packet goes to the lane only while no
+ * packet of its flow bucket (skb hash, WGX_TXQ_BUCKETS buckets) waits in or
+ * is being sent from the bulk ring; otherwise it queues behind them in the
+ * bulk ring.  See docs/datapath.md, "The priority lane".
  */
 #ifndef WGX_QUEUEING_H
 #define WGX_QUEUEING_H
@@ -25,6 +32,8 @@ enum {
 	WGX_TXQ_RING_SIZE = 1024,		/* skbs per tx queue */
 	WGX_TXQ_BURST = 128,			/* free slots needed to accept a packet (GSO) */
 	WGX_STAGED_MAX = 128,			/* packets kept per peer while no keypair exists */
+	WGX_TXQ_LANE_SIZE = 256,		/* skbs in the priority lane per tx queue */
+	WGX_TXQ_BUCKETS = 256,			/* flow buckets counting bulk packets in flight */
 };
 
 /**
@@ -35,6 +44,7 @@ enum {
  * @mtu: the device MTU when the packet was queued (padding bound, bytes).
  * @ds: outer DSCP/ECN byte.
  * @port: index of the listen port the datagram leaves from (wgx_socket_flow_port()).
+ * @bucket: flow bucket (low bits of the inner skb hash) for the lane's order rule.
  */
 struct wgx_skb_cb {
 	struct wgx_peer *peer;
@@ -43,6 +53,7 @@ struct wgx_skb_cb {
 	u32 mtu;
 	u8 ds;
 	u8 port;
+	u8 bucket;
 };
 
 static inline struct wgx_skb_cb *WGX_SKB_CB(struct sk_buff *skb)
@@ -56,16 +67,21 @@ static inline struct wgx_skb_cb *WGX_SKB_CB(struct sk_buff *skb)
  * @ring: skbs awaiting encryption, in queue order (single producer: the
  *        stack holds the tx queue's lock in ndo_start_xmit; plus the staged
  *        packet flush, which takes the producer lock too).
- * @work: drains @ring on @cpu.
+ * @lane: the priority lane, drained before @ring (same producers).
+ * @work: drains @lane and @ring on @cpu.
  * @len: skbs in @ring (for stopping and waking the net_device queue).
+ * @bulk_pending: per flow bucket, the skbs of @ring not yet sent (counted
+ *                at enqueue, uncounted by the worker after sending).
  */
 struct wgx_txq {
 	struct ptr_ring ring;
+	struct ptr_ring lane;
 	struct work_struct work;
 	struct wgx_device *wgx;
 	atomic_t len;
 	unsigned int index;
 	int cpu;
+	atomic_t bulk_pending[WGX_TXQ_BUCKETS];
 } ____cacheline_aligned_in_smp;
 
 /** wgx_queueing_init - rings and workers for every tx queue.  Process context; 0 or -ENOMEM. */
@@ -74,10 +90,13 @@ int wgx_queueing_init(struct wgx_device *wgx);
 void wgx_queueing_uninit(struct wgx_device *wgx);
 
 /**
- * wgx_queueing_tx_enqueue - queue @skb (cb filled, peer ref held) for encryption
- * on tx queue @txq.  Returns false when the ring is full: the caller still owns
- * @skb.  Stops the net_device queue when the ring becomes full.
+ * wgx_queueing_tx_enqueue - queue @skb (cb filled, including cb->bucket; peer
+ * ref held) for encryption on tx queue @txq: on the priority lane when
+ * @priority is set, the lane has room and no bulk packet of the skb's flow
+ * bucket is pending, else on the bulk ring.  Returns false when the bulk ring
+ * is full: the caller still owns @skb.  Producers hold the tx queue's lock
+ * (ndo_start_xmit) or the rings' producer locks (staged packets, keepalives).
  */
-bool wgx_queueing_tx_enqueue(struct wgx_txq *txq, struct sk_buff *skb);
+bool wgx_queueing_tx_enqueue(struct wgx_txq *txq, struct sk_buff *skb, bool priority);
 
 #endif /* WGX_QUEUEING_H */

@@ -18,6 +18,8 @@
 #include <linux/ipv6.h>
 #include <linux/scatterlist.h>
 #include <linux/timekeeping.h>
+#include <linux/pkt_sched.h>
+#include <net/dsfield.h>
 #include <net/icmp.h>
 #include <net/ip_tunnels.h>
 #include <net/dst.h>
@@ -84,6 +86,25 @@ static bool wgx_send_txq_full(struct wgx_txq *txq, struct netdev_queue *q)
 	return true;
 }
 
+/* The inner DSCP/ECN byte of @skb (its network header is linear); 0 if not IP. */
+static u8 wgx_send_inner_dsfield(const struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return ipv4_get_dsfield(ip_hdr(skb));
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return ipv6_get_dsfield(ipv6_hdr(skb));
+	return 0;
+}
+
+/*
+ * Latency-sensitive: the inner DSCP is in the device's priority set, or the
+ * sender asked for interactive priority (SO_PRIORITY, or IP_TOS "low delay").
+ */
+static bool wgx_send_is_priority(const struct sk_buff *skb, u8 dsfield, u64 priority_dscp)
+{
+	return (priority_dscp & BIT_ULL(dsfield >> 2)) || skb->priority >= TC_PRIO_INTERACTIVE;
+}
+
 netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct wgx_device *wgx = netdev_priv(dev);
@@ -91,6 +112,8 @@ netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
 	struct wgx_txq *txq = &wgx->txqs[qidx];
 	struct netdev_queue *q = netdev_get_tx_queue(dev, qidx);
 	struct sk_buff *segs, *next;
+	u64 priority_dscp = READ_ONCE(wgx->priority_dscp);
+	bool dscp_copy = READ_ONCE(wgx->dscp_copy);
 	struct wgx_peer *peer;
 	u32 mtu;
 
@@ -124,6 +147,7 @@ netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
 
 	skb_list_walk_safe(skb, skb, next) {
 		struct wgx_skb_cb *cb;
+		u8 dsfield;
 
 		skb_mark_not_on_list(skb);
 		skb = skb_share_check(skb, GFP_ATOMIC);
@@ -133,12 +157,17 @@ netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
 		}
 		cb = WGX_SKB_CB(skb);
 		memset(cb, 0, sizeof(*cb));
-		cb->ds = ip_tunnel_ecn_encap(0, ip_hdr(skb), skb);
+		dsfield = wgx_send_inner_dsfield(skb);
+		/* DSCP: the inner one with `dscp copy', else 0; ECN as WireGuard does. */
+		cb->ds = ip_tunnel_ecn_encap(dscp_copy ? dsfield & ~INET_ECN_MASK : 0, ip_hdr(skb), skb);
 		cb->mtu = mtu;
+		/* Hash the inner flow now: after encryption nobody can. */
+		cb->bucket = skb_get_hash(skb) % WGX_TXQ_BUCKETS;
 		/* The inner route means nothing on the outer path. */
 		skb_dst_drop(skb);
 		cb->peer = wgx_peer_get(peer);
-		if (unlikely(!wgx_queueing_tx_enqueue(txq, skb))) {
+		if (unlikely(!wgx_queueing_tx_enqueue(txq, skb,
+						      wgx_send_is_priority(skb, dsfield, priority_dscp)))) {
 			wgx_skb_cb_release(skb);
 			DEV_STATS_INC(dev, tx_dropped);
 			kfree_skb(skb);
@@ -165,9 +194,6 @@ static bool wgx_send_encrypt_skb(struct sk_buff *skb, struct wgx_keypair *keypai
 	struct sk_buff *trailer;
 	int num_frags;
 	u8 *header;
-
-	/* Hash the inner flow now: after encryption nobody can. */
-	skb_get_hash(skb);
 
 	plaintext_len = wgx_transport_padded_len(skb->len, mtu);
 	padding_len = plaintext_len - skb->len;
@@ -351,7 +377,8 @@ void wgx_send_staged(struct wgx_peer *peer)
 	while ((skb = __skb_dequeue(&list)) != NULL) {
 		WGX_SKB_CB(skb)->peer = wgx_peer_get(peer);
 		WGX_SKB_CB(skb)->keypair = NULL;
-		if (unlikely(!wgx_queueing_tx_enqueue(wgx_send_local_txq(peer->wgx, skb), skb))) {
+		/* Bulk: their order among themselves holds (cb->bucket is kept). */
+		if (unlikely(!wgx_queueing_tx_enqueue(wgx_send_local_txq(peer->wgx, skb), skb, false))) {
 			wgx_skb_cb_release(skb);
 			DEV_STATS_INC(peer->wgx->dev, tx_dropped);
 			kfree_skb(skb);
@@ -377,7 +404,7 @@ void wgx_send_keepalive(struct wgx_peer *peer)
 	memset(WGX_SKB_CB(skb), 0, sizeof(struct wgx_skb_cb));
 	WGX_SKB_CB(skb)->peer = wgx_peer_get(peer);
 	WGX_SKB_CB(skb)->mtu = peer->wgx->dev->mtu;
-	if (unlikely(!wgx_queueing_tx_enqueue(wgx_send_local_txq(peer->wgx, skb), skb))) {
+	if (unlikely(!wgx_queueing_tx_enqueue(wgx_send_local_txq(peer->wgx, skb), skb, false))) {
 		wgx_skb_cb_release(skb);
 		kfree_skb(skb);
 	}

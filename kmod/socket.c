@@ -278,11 +278,11 @@ int wgx_socket_send_buffer_as_reply_to_skb(struct wgx_device *wgx, struct sk_buf
 	bound = READ_ONCE(wgx->bound_ports);
 	if (dport >= first && dport - first < bound)
 		index = dport - first;
-	/* No dst_cache: a reply goes to a stranger, once. */
+	/* No dst_cache: a reply goes to a stranger, once.  A handshake message: AF41. */
 	if (endpoint.addr.sa_family == AF_INET)
-		return wgx_send4(wgx, skb, &endpoint, 0, NULL, index);
+		return wgx_send4(wgx, skb, &endpoint, WGX_HANDSHAKE_DSFIELD, NULL, index);
 	if (endpoint.addr.sa_family == AF_INET6)
-		return wgx_send6(wgx, skb, &endpoint, 0, NULL, index);
+		return wgx_send6(wgx, skb, &endpoint, WGX_HANDSHAKE_DSFIELD, NULL, index);
 	kfree_skb(skb);
 	return -EAFNOSUPPORT;
 }

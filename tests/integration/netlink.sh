@@ -274,6 +274,9 @@ test_malformed_input_refused_atomically() {
 		dev-flags-unknown EOPNOTSUPP
 		dev-port-u32 EINVAL
 		dev-fwmark-u16 EINVAL
+		dev-dscp-2 ERANGE
+		dev-dscp-u32 EINVAL
+		dev-priority-dscp-u32 EINVAL
 		dev-unknown-attr EINVAL
 		dev-peers-not-nested EINVAL
 		peer-public-key-31 EINVAL

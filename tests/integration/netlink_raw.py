@@ -104,6 +104,9 @@ CASES = {
     'dev-flags-unknown': lambda c: message(c, dev={DEV.FLAGS: u32(DEV.FLAGS, unknown_flag(DEV_F.ALL))}),
     'dev-port-u32': lambda c: message(c, dev={DEV.LISTEN_PORT: u32(DEV.LISTEN_PORT, 40001)}),
     'dev-fwmark-u16': lambda c: message(c, dev={DEV.FWMARK: u16(DEV.FWMARK, 1)}),
+    'dev-dscp-2': lambda c: message(c, dev={DEV.DSCP: u8(DEV.DSCP, 2)}),
+    'dev-dscp-u32': lambda c: message(c, dev={DEV.DSCP: u32(DEV.DSCP, 1)}),
+    'dev-priority-dscp-u32': lambda c: message(c, dev={DEV.PRIORITY_DSCP: u32(DEV.PRIORITY_DSCP, 1)}),
     'dev-unknown-attr': lambda c: message(c, dev={DEV.MAX + 1: u32(DEV.MAX + 1, 0)}),
     'dev-peers-not-nested': lambda c: message(c, bad_peer_raw=nla(0, b''.join(good_peer().values()))),
     # peers

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "encoding.hpp"
+#include "uapi/linux/wgx.h"
 
 namespace wgx {
 namespace {
@@ -43,6 +44,8 @@ class ConfigParser {
             r_.device.fwmark = 0;
             r_.device.listen_ports = 1;
             r_.device.rx_spread = false;
+            r_.device.dscp_copy = false;
+            r_.device.priority_dscp = WGX_PRIORITY_DSCP_DEFAULT;
         }
     }
 
@@ -159,6 +162,18 @@ class ConfigParser {
                 d.rx_spread = on;
             else
                 invalid("RxSpread", value, expected);
+        } else if (iequals(key, "DSCP")) {
+            bool copy;
+            if (parse_dscp_mode(value, copy, expected))
+                d.dscp_copy = copy;
+            else
+                invalid("DSCP", value, expected);
+        } else if (iequals(key, "PriorityDSCP")) {
+            std::uint64_t set;
+            if (parse_dscp_set(value, set, expected))
+                d.priority_dscp = set;
+            else
+                invalid("PriorityDSCP", value, expected);
         } else if (iequals(key, "FwMark")) {
             std::uint32_t m;
             if (parse_fwmark(value, m, expected))
@@ -174,10 +189,11 @@ class ConfigParser {
         } else if (is_peer_key(key)) {
             error("unknown key " + quoted(key) +
                   " in [Interface]: it belongs in a [Peer] section; [Interface] accepts "
-                  "PrivateKey, ListenPort, ListenPorts, RxSpread, FwMark and MTU");
+                  "PrivateKey, ListenPort, ListenPorts, RxSpread, DSCP, PriorityDSCP, FwMark and MTU");
         } else {
             error("unknown key " + quoted(key) +
-                  " in [Interface]: expected PrivateKey, ListenPort, ListenPorts, RxSpread, FwMark or MTU");
+                  " in [Interface]: expected PrivateKey, ListenPort, ListenPorts, RxSpread, DSCP, "
+                  "PriorityDSCP, FwMark or MTU");
         }
     }
 
@@ -218,6 +234,7 @@ class ConfigParser {
                 invalid("PersistentKeepalive", value, expected);
         } else if (iequals(key, "PrivateKey") || iequals(key, "ListenPort") ||
                    iequals(key, "ListenPorts") || iequals(key, "RxSpread") ||
+                   iequals(key, "DSCP") || iequals(key, "PriorityDSCP") ||
                    iequals(key, "FwMark") || iequals(key, "MTU")) {
             error("unknown key " + quoted(key) +
                   " in [Peer]: it belongs in the [Interface] section; [Peer] accepts " +

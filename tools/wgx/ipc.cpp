@@ -6,6 +6,7 @@
 #include <cerrno>
 
 #include "ethtool.hpp"
+#include "uapi/linux/wgx.h"
 #include "wgnl.hpp"
 
 namespace wgx {
@@ -107,6 +108,19 @@ Status set_device(const Device &requested)
             return Status::error(EOPNOTSUPP, "rx-spread on: receive spreading is a wgx extension; `" +
                                                  dev.name + "' is a WireGuard device");
         dev.rx_spread.reset();
+    }
+    if (kind != Kind::Wgx && dev.dscp_copy) {
+        if (*dev.dscp_copy)
+            return Status::error(EOPNOTSUPP, "dscp copy: copying the inner DSCP is a wgx extension; `" +
+                                                 dev.name + "' is a WireGuard device");
+        dev.dscp_copy.reset();
+    }
+    if (kind != Kind::Wgx && dev.priority_dscp) {
+        // setconf's default; WireGuard has no priority lane to configure.
+        if (*dev.priority_dscp != WGX_PRIORITY_DSCP_DEFAULT)
+            return Status::error(EOPNOTSUPP, "priority-dscp: the priority lane is a wgx extension; `" +
+                                                 dev.name + "' is a WireGuard device");
+        dev.priority_dscp.reset();
     }
     if (kind != Kind::Wgx) {
         for (const Peer &p : dev.peers)

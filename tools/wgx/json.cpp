@@ -5,6 +5,8 @@
 
 #include "encoding.hpp"
 #include "format.hpp"
+#include "uapi/linux/wgx.h"
+#include "values.hpp"
 
 namespace wgx {
 
@@ -150,6 +152,15 @@ std::string format_json(const std::vector<Device> &devs, bool hide_keys)
         w.num(d.listen_ports.value_or(1));
         w.key("rx_spread");
         w.boolean(d.rx_spread.value_or(false));
+        w.key("dscp");
+        w.str(d.dscp_copy.value_or(false) ? "copy" : "clear");
+        w.key("priority_dscp");
+        w.open('[');
+        for (unsigned n = 0; n < 64; ++n) {
+            if (d.priority_dscp.value_or(WGX_PRIORITY_DSCP_DEFAULT) & (std::uint64_t{1} << n))
+                w.num(n);
+        }
+        w.close(']');
         w.key("fwmark");
         w.num(d.fwmark.value_or(0));
         w.key("mtu");

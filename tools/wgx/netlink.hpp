@@ -54,6 +54,7 @@ class NlMessage {
     bool put_u8(std::uint16_t type, std::uint8_t v) { return put(type, &v, sizeof(v)); }
     bool put_u16(std::uint16_t type, std::uint16_t v) { return put(type, &v, sizeof(v)); }
     bool put_u32(std::uint16_t type, std::uint32_t v) { return put(type, &v, sizeof(v)); }
+    bool put_u64(std::uint16_t type, std::uint64_t v) { return put(type, &v, sizeof(v)); }
     bool put_strz(std::uint16_t type, const std::string &s);
     bool put_flag(std::uint16_t type) { return put(type, nullptr, 0); }
     /** Opens a nest (with NLA_F_NESTED); nullptr if it does not fit. */

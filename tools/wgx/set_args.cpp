@@ -32,8 +32,9 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
                        const std::string &expected) {
         return fail("invalid " + arg + " " + quoted(value) + ": " + expected);
     };
-    static const char *device_args[] = {"listen-port", "listen-ports", "rx-spread", "fwmark",
-                                        "private-key", "mtu",	      "offload"};
+    static const char *device_args[] = {"listen-port", "listen-ports", "rx-spread",
+                                        "dscp",	"priority-dscp", "fwmark",
+                                        "private-key", "mtu",	       "offload"};
     static const char *peer_args[] = {"remove",	  "preshared-key",	  "endpoint",
                                       "allowed-ips", "persistent-keepalive", "public-key"};
 
@@ -73,6 +74,18 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
             if (!parse_on_off(value, on, expected))
                 return invalid(a, value, expected);
             d.rx_spread = on;
+            i += 2;
+        } else if (a == "dscp") {
+            bool copy;
+            if (!parse_dscp_mode(value, copy, expected))
+                return invalid(a, value, expected);
+            d.dscp_copy = copy;
+            i += 2;
+        } else if (a == "priority-dscp") {
+            std::uint64_t set;
+            if (!parse_dscp_set(value, set, expected))
+                return invalid(a, value, expected);
+            d.priority_dscp = set;
             i += 2;
         } else if (a == "fwmark") {
             std::uint32_t m;
@@ -176,8 +189,8 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
         } else {
             std::string what = peer ? "expected a peer setting (remove, public-key, preshared-key, endpoint, "
                                       "persistent-keepalive, allowed-ips) or `peer'"
-                                    : "expected listen-port, listen-ports, rx-spread, fwmark, private-key, mtu, offload "
-                                      "or peer";
+                                    : "expected listen-port, listen-ports, rx-spread, dscp, priority-dscp, "
+                                      "fwmark, private-key, mtu, offload or peer";
             return fail("invalid argument " + quoted(a) + ": " + what);
         }
     }

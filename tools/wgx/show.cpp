@@ -17,6 +17,7 @@
 #include "format.hpp"
 #include "ipc.hpp"
 #include "subcommands.hpp"
+#include "values.hpp"
 #include "telemetry.hpp"
 #include "uapi/linux/wgx.h"
 
@@ -314,6 +315,10 @@ std::string format_show(const Device &dev, const ShowOptions &o)
              std::to_string(*dev.listen_port + *dev.listen_ports - 1) + ")\n";
     if (dev.rx_spread.value_or(false))
         s += label("rx spread") + "on\n";
+    if (dev.dscp_copy.value_or(false))
+        s += label("dscp") + "copy\n";
+    if (dev.priority_dscp && *dev.priority_dscp != WGX_PRIORITY_DSCP_DEFAULT)
+        s += label("priority dscp") + format_dscp_set(*dev.priority_dscp) + "\n";
     if (dev.fwmark.value_or(0))
         s += label("fwmark") + fmt("0x%x", *dev.fwmark) + "\n";
     std::vector<const Peer *> peers = peers_by_handshake(dev);

@@ -7,6 +7,8 @@
 #include "format.hpp"
 #include "ipc.hpp"
 #include "subcommands.hpp"
+#include "uapi/linux/wgx.h"
+#include "values.hpp"
 
 namespace wgx {
 
@@ -19,6 +21,10 @@ std::string format_showconf(const Device &dev)
         s += "ListenPorts = " + std::to_string(*dev.listen_ports) + "\n";
     if (dev.rx_spread.value_or(false))
         s += "RxSpread = on\n";
+    if (dev.dscp_copy.value_or(false))
+        s += "DSCP = copy\n";
+    if (dev.priority_dscp && *dev.priority_dscp != WGX_PRIORITY_DSCP_DEFAULT)
+        s += "PriorityDSCP = " + format_dscp_set(*dev.priority_dscp) + "\n";
     if (dev.fwmark.value_or(0)) {
         char buf[32];
         snprintf(buf, sizeof(buf), "FwMark = 0x%x\n", *dev.fwmark);

@@ -144,6 +144,87 @@ bool parse_on_off(std::string_view v, bool &out, std::string &expected)
     return true;
 }
 
+bool parse_dscp_mode(std::string_view v, bool &copy, std::string &expected)
+{
+    expected = "expected copy or clear";
+    if (iequals(v, "copy"))
+        copy = true;
+    else if (iequals(v, "clear"))
+        copy = false;
+    else
+        return false;
+    return true;
+}
+
+namespace {
+
+// The DSCP value named @name (RFC 2474 class selectors, RFC 2597 AF, RFC 3246 EF), or -1.
+int dscp_by_name(std::string_view name)
+{
+    auto digit = [&](std::size_t i, char lo, char hi) {
+        return name[i] >= lo && name[i] <= hi ? name[i] - '0' : -1;
+    };
+    if (iequals(name, "EF"))
+        return 46;
+    if (name.size() == 3 && iequals(name.substr(0, 2), "CS") && digit(2, '0', '7') >= 0)
+        return digit(2, '0', '7') * 8;
+    if (name.size() == 4 && iequals(name.substr(0, 2), "AF") && digit(2, '1', '4') >= 0 &&
+        digit(3, '1', '3') >= 0)
+        return digit(2, '1', '4') * 8 + digit(3, '1', '3') * 2;
+    return -1;
+}
+
+}  // namespace
+
+bool parse_dscp_set(std::string_view v, std::uint64_t &out, std::string &expected)
+{
+    expected = "expected \"none\" or a comma-separated list of DSCP values: EF, CS0-CS7, "
+               "AF11-AF43 or 0-63";
+    if (iequals(v, "none")) {
+        out = 0;
+        return true;
+    }
+    std::uint64_t set = 0;
+    for (;;) {
+        std::size_t comma = v.find(',');
+        std::string_view item = v.substr(0, comma);
+        std::uint64_t n;
+        int named = dscp_by_name(item);
+        if (named >= 0)
+            n = static_cast<std::uint64_t>(named);
+        else if (item.empty() || !is_digit(item[0]) || !parse_uint(item, 10, 63, n))
+            return false;
+        set |= std::uint64_t{1} << n;
+        if (comma == std::string_view::npos)
+            break;
+        v.remove_prefix(comma + 1);
+    }
+    out = set;
+    return true;
+}
+
+std::string format_dscp_set(std::uint64_t set)
+{
+    if (!set)
+        return "none";
+    std::string s;
+    for (unsigned n = 0; n < 64; ++n) {
+        if (!(set & (std::uint64_t{1} << n)))
+            continue;
+        if (!s.empty())
+            s += ",";
+        if (n == 46)
+            s += "EF";
+        else if (n % 8 == 0)
+            s += "CS" + std::to_string(n / 8);
+        else if (n / 8 >= 1 && n / 8 <= 4 && n % 8 >= 2 && n % 8 <= 6 && n % 2 == 0)
+            s += "AF" + std::to_string(n / 8) + std::to_string(n % 8 / 2);
+        else
+            s += std::to_string(n);
+    }
+    return s;
+}
+
 bool parse_fwmark(std::string_view v, std::uint32_t &out, std::string &expected)
 {
     expected = "expected \"off\" or a number 0-0xffffffff (decimal or 0x-prefixed hexadecimal)";

@@ -61,6 +61,16 @@ bool parse_port(std::string_view v, std::uint16_t &out, std::string &expected);
 bool parse_listen_ports(std::string_view v, std::uint16_t &out, std::string &expected);
 /** RxSpread (wgx): "on" or "off" (case-insensitive). */
 bool parse_on_off(std::string_view v, bool &out, std::string &expected);
+/** DSCP (wgx): "copy" (outer DSCP = inner) or "clear" (0, WireGuard's), case-insensitive. */
+bool parse_dscp_mode(std::string_view v, bool &copy, std::string &expected);
+/**
+ * PriorityDSCP (wgx): a comma-separated list of DSCP values, each a name (EF,
+ * CS0-CS7, AF11-AF43, case-insensitive) or decimal 0-63; or "none" (the
+ * empty set).  @out: bit n set for DSCP n.  Duplicates are allowed.
+ */
+bool parse_dscp_set(std::string_view v, std::uint64_t &out, std::string &expected);
+/** The inverse of parse_dscp_set(): names where they exist, ascending by value, "," separated; "none" for 0. */
+std::string format_dscp_set(std::uint64_t set);
 /** FwMark: "off", or decimal / 0x-hexadecimal 0-0xffffffff. */
 bool parse_fwmark(std::string_view v, std::uint32_t &out, std::string &expected);
 /** PersistentKeepalive: "off" or decimal seconds 0-65535 (0 = off). */

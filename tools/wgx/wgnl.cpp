@@ -67,7 +67,8 @@ NlMessage build_get_device_request(std::uint16_t family, const std::string &ifna
 
 bool has_genl_changes(const Device &dev)
 {
-    return dev.private_key || dev.listen_port || dev.listen_ports || dev.rx_spread || dev.fwmark ||
+    return dev.private_key || dev.listen_port || dev.listen_ports || dev.rx_spread ||
+           dev.dscp_copy || dev.priority_dscp || dev.fwmark ||
            dev.replace_peers ||
            !dev.peers.empty();
 }
@@ -187,6 +188,10 @@ Status build_set_device_messages(const Device &requested, std::uint16_t family, 
                       (!dev.listen_ports ||
                        m.put_u16(WGX_DEVICE_A_LISTEN_PORTS, *dev.listen_ports)) &&
                       (!dev.rx_spread || m.put_u8(WGX_DEVICE_A_RX_SPREAD, *dev.rx_spread)) &&
+                      (!dev.dscp_copy ||
+                       m.put_u8(WGX_DEVICE_A_DSCP, *dev.dscp_copy ? WGX_DSCP_COPY : WGX_DSCP_CLEAR)) &&
+                      (!dev.priority_dscp ||
+                       m.put_u64(WGX_DEVICE_A_PRIORITY_DSCP, *dev.priority_dscp)) &&
                       (!dev.fwmark || m.put_u32(WGX_DEVICE_A_FWMARK, *dev.fwmark)) &&
                       (!flags || m.put_u32(WGX_DEVICE_A_FLAGS, flags));
             if (!ok)
@@ -453,6 +458,14 @@ Status parse_device(const nlmsghdr *nlh, Device &dev, bool set_mode)
         case WGX_DEVICE_A_RX_SPREAD:
             if (mnl_attr_validate(a, MNL_TYPE_U8) == 0)
                 dev.rx_spread = mnl_attr_get_u8(a) != 0;
+            break;
+        case WGX_DEVICE_A_DSCP:
+            if (mnl_attr_validate(a, MNL_TYPE_U8) == 0)
+                dev.dscp_copy = mnl_attr_get_u8(a) == WGX_DSCP_COPY;
+            break;
+        case WGX_DEVICE_A_PRIORITY_DSCP:
+            if (mnl_attr_validate(a, MNL_TYPE_U64) == 0)
+                dev.priority_dscp = mnl_attr_get_u64(a);
             break;
         case WGX_DEVICE_A_LISTEN_PORTS:
             if (mnl_attr_validate(a, MNL_TYPE_U16) == 0)

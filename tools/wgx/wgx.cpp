@@ -48,8 +48,9 @@ void usage(FILE *f)
             "wgx extensions to wg(8): `set <interface> mtu <bytes>', `set <interface> offload "
             "{gso|gro|tx-checksum|rx-checksum} {on|off}', `set <interface> listen-ports <1-16>' "
             "(send a peer's flows from several UDP ports, for the receiver's RSS), `set <interface> "
-            "rx-spread on|off' (decrypt a one-port peer on every CPU, deliver in order), `MTU =', "
-            "`ListenPorts =' and `RxSpread =' in [Interface], `show --json', `show --prometheus', "
+            "rx-spread on|off' (decrypt a one-port peer on every CPU, deliver in order), `set <interface> "
+            "dscp copy|clear priority-dscp <list>' (inner DSCP on the outer header; priority lane), "
+            "`MTU =', `ListenPorts =', `RxSpread =', `DSCP =' and `PriorityDSCP =' in [Interface], `show --json', `show --prometheus', "
             "`top', `exporter'.\n");
 }
 

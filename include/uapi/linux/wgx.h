@@ -63,6 +63,10 @@
  *   WGX_DEVICE_A_FWMARK         NLA_U32, 0 = none (GET)
  *   WGX_DEVICE_A_RX_SPREAD      NLA_U8, 1 when receive spreading is on (GET,
  *                               wgx extension; see SET)
+ *   WGX_DEVICE_A_DSCP           NLA_U8, enum wgx_dscp_mode (GET, wgx
+ *                               extension; see SET)
+ *   WGX_DEVICE_A_PRIORITY_DSCP  NLA_U64, the priority lane's DSCP set (GET,
+ *                               wgx extension; see SET)
  *   WGX_DEVICE_A_STATS          NLA_NESTED, WGX_DEVICE_STATS_A_* (GET,
  *                               read-only, wgx extension)
  *   WGX_DEVICE_A_PEERS          NLA_NESTED
@@ -154,6 +158,23 @@
  *                               one CPU.  -ENOMEM when switching on fails
  *                               (nothing changes; a LISTEN_PORT change of
  *                               the same message stays applied)
+ *   WGX_DEVICE_A_DSCP           NLA_U8, enum wgx_dscp_mode (wgx extension;
+ *                               default WGX_DSCP_CLEAR, WireGuard's
+ *                               behaviour): WGX_DSCP_COPY writes the inner
+ *                               packet's DSCP into the outer IPv4/IPv6
+ *                               header of transport data, so the underlay's
+ *                               QoS sees the class; ECN is handled as
+ *                               always.  Handshake messages carry AF41
+ *                               either way.  -ERANGE (policy) above 1
+ *   WGX_DEVICE_A_PRIORITY_DSCP  NLA_U64, bitmap of inner DSCP values (bit n
+ *                               = DSCP n; wgx extension; default
+ *                               WGX_PRIORITY_DSCP_DEFAULT): packets with
+ *                               one of these, or with skb priority at or
+ *                               above TC_PRIO_INTERACTIVE, are encrypted
+ *                               and sent before the bulk packets of their
+ *                               tx queue, never ahead of an earlier packet
+ *                               of their own flow.  0 leaves only the skb
+ *                               priority rule
  *   WGX_DEVICE_A_FWMARK         NLA_U32, 0 = no mark
  *   WGX_DEVICE_A_PEERS          NLA_NESTED
  *     0: NLA_NESTED, one peer:
@@ -275,6 +296,20 @@ enum wgx_cmd {
 };
 #define WGX_CMD_MAX (__WGX_CMD_MAX - 1)
 
+/* WGX_DEVICE_A_DSCP: the outer header's DSCP for transport data. */
+enum wgx_dscp_mode {
+	WGX_DSCP_CLEAR = 0,	/* 0, as WireGuard: the inner class stays hidden */
+	WGX_DSCP_COPY = 1,	/* the inner packet's DSCP */
+};
+
+/*
+ * WGX_DEVICE_A_PRIORITY_DSCP's default: EF (46), CS5 (40), CS6 (48), CS7 (56),
+ * AF41 (34), AF42 (36), AF43 (38).
+ */
+#define WGX_PRIORITY_DSCP_DEFAULT                                                  \
+	((1ULL << 46) | (1ULL << 40) | (1ULL << 48) | (1ULL << 56) | (1ULL << 34) | \
+	 (1ULL << 36) | (1ULL << 38))
+
 /* WGX_DEVICE_A_FLAGS, SET only. */
 enum wgx_device_flag {
 	WGX_DEVICE_F_REPLACE_PEERS = 1U << 0,
@@ -295,6 +330,8 @@ enum wgx_device_attribute {
 	WGX_DEVICE_A_STATS,		/* 9, nested WGX_DEVICE_STATS_A_*, read-only */
 	WGX_DEVICE_A_LISTEN_PORTS,	/* 10, u16, 1..WGX_MAX_LISTEN_PORTS */
 	WGX_DEVICE_A_RX_SPREAD,		/* 11, u8, 0 or 1 */
+	WGX_DEVICE_A_DSCP,		/* 12, u8, enum wgx_dscp_mode */
+	WGX_DEVICE_A_PRIORITY_DSCP,	/* 13, u64, bit n = DSCP n */
 	__WGX_DEVICE_A_LAST
 };
 #define WGX_DEVICE_A_MAX (__WGX_DEVICE_A_LAST - 1)

@@ -60,11 +60,23 @@ TEST(ToolConfig, ListenPortsRoundTrips)
     EXPECT_EQ(r.device.rx_spread, true);
     EXPECT_EQ(format_showconf(r.device), text);
 
+    // DSCP and PriorityDSCP: printed when not the default, and read back.
+    const std::string lane = "[Interface]\nDSCP = copy\nPriorityDSCP = EF,10\n\n";
+    ParseResult l = parse_config(lane, "lane.conf", test_options());
+    ASSERT_TRUE(l.ok()) << l.errors[0];
+    EXPECT_EQ(l.device.dscp_copy, true);
+    EXPECT_EQ(l.device.priority_dscp, (1ULL << 46) | (1ULL << 10));
+    EXPECT_EQ(format_showconf(l.device), "[Interface]\nDSCP = copy\nPriorityDSCP = AF11,EF\n\n");
+
     ParseResult one = parse_config("[Interface]\nListenPorts = 1\n", "one.conf", test_options());
     ASSERT_TRUE(one.ok());
     EXPECT_EQ(one.device.listen_ports, 1);
     EXPECT_EQ(format_showconf(one.device).find("ListenPorts"), std::string::npos);
     EXPECT_EQ(format_showconf(one.device).find("RxSpread"), std::string::npos);
+    // setconf resets them to the defaults, which showconf does not print.
+    EXPECT_EQ(one.device.dscp_copy, false);
+    EXPECT_EQ(one.device.priority_dscp, static_cast<std::uint64_t>(WGX_PRIORITY_DSCP_DEFAULT));
+    EXPECT_EQ(format_showconf(one.device).find("DSCP"), std::string::npos);
 
     ParseResult misplaced = parse_config(
         "[Peer]\nPublicKey = " + std::string(test::kPub2) + "\nListenPorts = 2\n", "p.conf",

@@ -123,6 +123,26 @@ TEST(ToolFormat, ShowMinimalDeviceAndClockEdgeCases)
               std::string::npos);
 }
 
+// DSCP settings appear only when they differ from the defaults.
+TEST(ToolFormat, ShowDscpOnlyWhenNotDefault)
+{
+    Device d;
+    d.name = "wgx0";
+    d.dscp_copy = false;
+    d.priority_dscp = WGX_PRIORITY_DSCP_DEFAULT;
+    ShowOptions o;
+    o.now = kNow;
+    EXPECT_EQ(format_show(d, o), "interface: wgx0\n");
+    d.dscp_copy = true;
+    d.priority_dscp = (1ULL << 46) | (1ULL << 7);
+    EXPECT_EQ(format_show(d, o), "interface: wgx0\n  dscp: copy\n  priority dscp: 7,EF\n");
+    d.priority_dscp = 0;
+    EXPECT_NE(format_show(d, o).find("  priority dscp: none\n"), std::string::npos);
+    std::string j = format_json({d}, true);
+    EXPECT_NE(j.find("\"dscp\": \"copy\""), std::string::npos);
+    EXPECT_NE(j.find("\"priority_dscp\": []"), std::string::npos);
+}
+
 TEST(ToolFormat, PeersSortedByLatestHandshakeLikeWg)
 {
     Device d;

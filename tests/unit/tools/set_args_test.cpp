@@ -117,8 +117,15 @@ TEST(ToolSetArgs, ErrorsNameArgumentAndExpectation)
          "invalid allowed-ips entry `10.0.0.0/40': expected ADDRESS[/PREFIX] with an IPv4 "
          "address and prefix 0-32 or an IPv6 address and prefix 0-128"},
         {{"bogus"},
-         "invalid argument `bogus': expected listen-port, listen-ports, rx-spread, fwmark, "
-         "private-key, mtu, offload or peer"},
+         "invalid argument `bogus': expected listen-port, listen-ports, rx-spread, dscp, "
+         "priority-dscp, fwmark, private-key, mtu, offload or peer"},
+        {{"dscp", "af41"}, "invalid dscp `af41': expected copy or clear"},
+        {{"dscp"}, "`dscp' needs a value"},
+        {{"priority-dscp", "EF,64"},
+         "invalid priority-dscp `EF,64': expected \"none\" or a comma-separated list of DSCP "
+         "values: EF, CS0-CS7, AF11-AF43 or 0-63"},
+        {{"peer", pk, "dscp", "copy"},
+         "`dscp' is an interface setting and must come before the first `peer'"},
         {{"rx-spread", "yes"}, "invalid rx-spread `yes': expected on or off"},
         {{"rx-spread"}, "`rx-spread' needs a value"},
         {{"listen-ports", "0"}, "invalid listen-ports `0': expected a number of ports 1-16"},

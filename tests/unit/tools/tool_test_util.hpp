@@ -22,6 +22,7 @@
 #include "../../../tools/wgx/values.hpp"
 #include "../../../tools/wgx/encoding.hpp"
 #include "../../../tools/wgx/model.hpp"
+#include "uapi/linux/wgx.h"
 
 namespace wgx::test {
 

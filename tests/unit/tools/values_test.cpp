@@ -38,6 +38,33 @@ TEST(ToolValues, OffValuesAndNumberForms)
     for (const char *bad : {"1", "yes", "", "onn"})
         EXPECT_FALSE(iface(std::string("RxSpread = ") + bad).ok()) << bad;
     EXPECT_EQ(iface("ListenPorts = 1").device.listen_ports, 1);
+
+    EXPECT_EQ(iface("DSCP = copy").device.dscp_copy, true);
+    EXPECT_EQ(iface("dscp = CLEAR").device.dscp_copy, false);
+    for (const char *bad : {"", "on", "1", "copyy", "AF41"})
+        EXPECT_FALSE(iface(std::string("DSCP = ") + bad).ok()) << bad;
+    // Names (RFC 2474/2597/3246) and decimals; spaces go, as in every config line.
+    EXPECT_EQ(iface("PriorityDSCP = EF").device.priority_dscp, 1ULL << 46);
+    EXPECT_EQ(iface("PriorityDSCP = cs0, CS7, af11, AF43, 0, 63, 46, ef").device.priority_dscp,
+              (1ULL << 0) | (1ULL << 56) | (1ULL << 10) | (1ULL << 38) | (1ULL << 63) |
+                  (1ULL << 46));
+    EXPECT_EQ(iface("PriorityDSCP = none").device.priority_dscp, 0u);
+    EXPECT_EQ(iface("PriorityDSCP = AF41,AF42,AF43,CS5,EF,CS6,CS7").device.priority_dscp,
+              static_cast<std::uint64_t>(WGX_PRIORITY_DSCP_DEFAULT));
+    for (const char *bad : {"", "64", "-1", "CS8", "AF44", "AF51", "AF10", "EF,", ",EF", "EF,,CS1",
+                            "0x2e", "none,EF", "BE", "4 6x"})
+        EXPECT_FALSE(iface(std::string("PriorityDSCP = ") + bad).ok()) << bad;
+    // The inverse: names where they exist, ascending; parse(format(x)) == x.
+    std::string expected;
+    EXPECT_EQ(format_dscp_set(0), "none");
+    EXPECT_EQ(format_dscp_set(WGX_PRIORITY_DSCP_DEFAULT), "AF41,AF42,AF43,CS5,EF,CS6,CS7");
+    EXPECT_EQ(format_dscp_set((1ULL << 1) | (1ULL << 10) | (1ULL << 44) | (1ULL << 63)),
+              "1,AF11,44,63");
+    for (std::uint64_t set : {0ULL, ~0ULL, 0x5555555555555555ULL, 1ULL << 63, 1ULL}) {
+        std::uint64_t back = 42;
+        EXPECT_TRUE(parse_dscp_set(format_dscp_set(set), back, expected)) << set;
+        EXPECT_EQ(back, set);
+    }
     EXPECT_EQ(iface("ListenPorts = 16").device.listen_ports, 16);
     EXPECT_EQ(iface("listenports = 8").device.listen_ports, 8);
     for (const char *bad : {"0", "17", "off", "-1", "0x4", "2 ports"})

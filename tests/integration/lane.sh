@@ -1,0 +1,125 @@
+# Integration suite: the priority lane and DSCP on the outer header (#14).
+# `dscp copy|clear' on the wire, AF41 on handshake messages, per-flow order
+# of packets mixing the lane and the bulk ring, and the tool's round trip.
+# See lib.sh.
+
+LANE_PY=$WGX_REPO/tests/integration/lane_order.py
+
+# outer_tos NS FILE — from `tcpdump -v' output in FILE, "TOS LEN" per datagram
+# (LEN: the UDP payload length, 148 initiation, 92 response, 64 cookie reply).
+outer_tos() {
+	awk 'match($0, /IP \(tos 0x[0-9a-f]+/) { tos = substr($0, RSTART + 8, RLENGTH - 8) }
+	     /UDP, length/ { print tos, $NF }' "$2"
+}
+
+test_dscp_copy_clear_and_handshakes() {
+	tunnel_setup wgx
+	local dump
+	n b timeout 8 tcpdump -l -n -v -i vb "udp and src host 192.0.2.1" >/tmp/lane-clear 2>/dev/null &
+	dump=$!
+	sleep 1
+	ping_ok a 10.0.0.2
+	n a ping -c 3 -i 0.2 -Q 0xb8 10.0.0.2 >/dev/null || fail "ping -Q 0xb8 failed"
+	wait "$dump" || true
+	expect_eq "dscp default" '"clear"' "$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].dscp')"
+	n a "$WGX_TOOL" set wgt0 dscp copy
+	n b timeout 6 tcpdump -l -n -v -i vb "udp and src host 192.0.2.1" >/tmp/lane-copy 2>/dev/null &
+	dump=$!
+	sleep 1
+	n a ping -c 3 -i 0.2 -Q 0xb8 10.0.0.2 >/dev/null || fail "ping -Q 0xb8 failed (copy)"
+	n a ping -c 2 -i 0.2 -Q 0x28 10.0.0.2 >/dev/null || fail "ping -Q 0x28 failed (copy)"
+	# ECN stays WireGuard's: ECT(0) of the inner packet shows on the outer one.
+	n a ping -c 2 -i 0.2 -Q 0xba 10.0.0.2 >/dev/null || fail "ping -Q 0xba failed (copy)"
+	wait "$dump" || true
+	echo "clear:"; outer_tos b /tmp/lane-clear | sort | uniq -c
+	echo "copy:"; outer_tos b /tmp/lane-copy | sort | uniq -c
+	# The initiation (a is the initiator: its ping came first) carries AF41.
+	outer_tos b /tmp/lane-clear | grep -qx '0x88 148' || fail "no initiation with tos 0x88"
+	[ -z "$(outer_tos b /tmp/lane-clear | awk '$2 == 148 && $1 != "0x88"')" ] ||
+		fail "an initiation without tos 0x88"
+	# clear: every data packet 0 (ping data is 128 bytes of payload).
+	outer_tos b /tmp/lane-clear | grep -qx '0x0 128' || fail "no data packet with tos 0 under clear"
+	[ -z "$(outer_tos b /tmp/lane-clear | awk '$2 == 128 && $1 != "0x0"')" ] ||
+		fail "a data packet with a DSCP under clear"
+	outer_tos b /tmp/lane-copy | grep -qx '0xb8 128' || fail "no data packet with tos 0xb8 under copy"
+	outer_tos b /tmp/lane-copy | grep -qx '0x28 128' || fail "no data packet with tos 0x28 under copy"
+	outer_tos b /tmp/lane-copy | grep -qx '0xba 128' || fail "no data packet with tos 0xba under copy"
+	# b's response (b is wgx too) carries AF41 as well: a forgets its
+	# session, so its next packet starts a handshake.
+	n a timeout 8 tcpdump -l -n -v -i va -c 1 "udp and src host 192.0.2.2 and udp[8] = 2" \
+		>/tmp/lane-resp 2>/dev/null &
+	dump=$!
+	sleep 0.5
+	n a "$WGX_TOOL" set wgt0 peer "$KB_pub" remove
+	n a "$WGX_TOOL" set wgt0 peer "$KB_pub" endpoint 192.0.2.2:$TUN_PORT_B allowed-ips 10.0.0.2/32
+	ping_ok a 10.0.0.2
+	wait "$dump" || true
+	outer_tos a /tmp/lane-resp
+	expect_eq "response tos" "0x88 92" "$(outer_tos a /tmp/lane-resp)"
+}
+
+# order_run FLOWS COUNT — send through the tunnel a -> b, check per-flow order.
+order_run() {
+	local flows=$1 count=$2 out recv_pid
+	n b python3 "$LANE_PY" recv 10.0.0.2 5000 >/tmp/lane-order &
+	recv_pid=$!
+	sleep 1
+	n a taskset -c 0 python3 "$LANE_PY" send 10.0.0.2 5000 "$flows" "$count"
+	wait "$recv_pid"
+	out=$(cat /tmp/lane-order)
+	echo "$flows flow(s) x $count: $out"
+	local received reordered
+	read -r _ received _ reordered _ _ <<<"$out"
+	[ "${received:-0}" -ge $((flows * count / 4)) ] || fail "too few datagrams arrived: $out"
+	expect_eq "reordered datagrams ($flows flows)" 0 "$reordered"
+}
+
+test_lane_keeps_flow_order() {
+	tunnel_setup wgx
+	ping_ok a 10.0.0.2
+	# fq_codel keeps a flow in one queue whatever its TOS (pfifo_fast's
+	# bands would reorder it before wgx sees it).
+	n a tc qdisc replace dev wgt0 root fq_codel
+	order_run 1 6000
+	order_run 8 1500
+}
+
+test_set_get_round_trip() {
+	tunnel_setup wgx
+	local j
+	j=$(n a "$WGX_TOOL" show wgt0 --json)
+	expect_eq "default dscp" '"clear"' "$(jq -c '.interfaces[0].dscp' <<<"$j")"
+	expect_eq "default priority set" '[34,36,38,40,46,48,56]' "$(jq -c '.interfaces[0].priority_dscp' <<<"$j")"
+	n a "$WGX_TOOL" showconf wgt0 | grep -q DSCP && fail "showconf prints default DSCP settings"
+	n a "$WGX_TOOL" set wgt0 dscp copy priority-dscp EF,cs1,10
+	j=$(n a "$WGX_TOOL" show wgt0 --json)
+	expect_eq "dscp" '"copy"' "$(jq -c '.interfaces[0].dscp' <<<"$j")"
+	expect_eq "priority set" '[8,10,46]' "$(jq -c '.interfaces[0].priority_dscp' <<<"$j")"
+	n a "$WGX_TOOL" show wgt0 | grep -qx '  dscp: copy' || fail "show lacks dscp: copy"
+	n a "$WGX_TOOL" show wgt0 | grep -qx '  priority dscp: CS1,AF11,EF' || fail "show lacks the priority set"
+	n a "$WGX_TOOL" showconf wgt0 >/tmp/lane.conf
+	grep -qx 'DSCP = copy' /tmp/lane.conf || fail "showconf lacks DSCP = copy"
+	grep -qx 'PriorityDSCP = CS1,AF11,EF' /tmp/lane.conf || fail "showconf lacks PriorityDSCP"
+	n a "$WGX_TOOL" set wgt0 dscp clear priority-dscp none
+	j=$(n a "$WGX_TOOL" show wgt0 --json)
+	expect_eq "dscp cleared" '"clear"' "$(jq -c '.interfaces[0].dscp' <<<"$j")"
+	expect_eq "empty priority set" '[]' "$(jq -c '.interfaces[0].priority_dscp' <<<"$j")"
+	# setconf of the saved file restores both.
+	n a "$WGX_TOOL" setconf wgt0 /tmp/lane.conf
+	j=$(n a "$WGX_TOOL" show wgt0 --json)
+	expect_eq "dscp after setconf" '"copy"' "$(jq -c '.interfaces[0].dscp' <<<"$j")"
+	expect_eq "set after setconf" '[8,10,46]' "$(jq -c '.interfaces[0].priority_dscp' <<<"$j")"
+	# A file without the keys resets them to the defaults.
+	grep -v DSCP /tmp/lane.conf >/tmp/lane-plain.conf
+	n a "$WGX_TOOL" setconf wgt0 /tmp/lane-plain.conf
+	j=$(n a "$WGX_TOOL" show wgt0 --json)
+	expect_eq "dscp after plain setconf" '"clear"' "$(jq -c '.interfaces[0].dscp' <<<"$j")"
+	expect_eq "set after plain setconf" '[34,36,38,40,46,48,56]' "$(jq -c '.interfaces[0].priority_dscp' <<<"$j")"
+	# Bad values name the argument; nothing changes.
+	local err
+	err=$(n a "$WGX_TOOL" set wgt0 dscp af41 2>&1) && fail "dscp af41 accepted"
+	[[ $err == *"invalid dscp"* ]] || fail "unexpected error: $err"
+	err=$(n a "$WGX_TOOL" set wgt0 priority-dscp 64 2>&1) && fail "priority-dscp 64 accepted"
+	[[ $err == *"invalid priority-dscp"* ]] || fail "unexpected error: $err"
+	ping_ok a 10.0.0.2
+}
