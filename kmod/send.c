@@ -102,7 +102,9 @@ static u8 wgx_send_inner_dsfield(const struct sk_buff *skb)
  */
 static bool wgx_send_is_priority(const struct sk_buff *skb, u8 dsfield, u64 priority_dscp)
 {
-	return (priority_dscp & BIT_ULL(dsfield >> 2)) || skb->priority >= TC_PRIO_INTERACTIVE;
+	/* Above TC_PRIO_MAX, skb->priority is a tc class id (skbedit, CLASSIFY), not a band. */
+	return (priority_dscp & BIT_ULL(dsfield >> 2)) ||
+	       (skb->priority >= TC_PRIO_INTERACTIVE && skb->priority <= TC_PRIO_MAX);
 }
 
 netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)

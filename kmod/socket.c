@@ -278,11 +278,15 @@ int wgx_socket_send_buffer_as_reply_to_skb(struct wgx_device *wgx, struct sk_buf
 	bound = READ_ONCE(wgx->bound_ports);
 	if (dport >= first && dport - first < bound)
 		index = dport - first;
-	/* No dst_cache: a reply goes to a stranger, once.  A handshake message: AF41. */
+	/*
+	 * No dst_cache: a reply goes to a stranger, once.  DSCP 0, as the
+	 * in-tree module sends its cookie replies (only initiations and
+	 * responses carry AF41).
+	 */
 	if (endpoint.addr.sa_family == AF_INET)
-		return wgx_send4(wgx, skb, &endpoint, WGX_HANDSHAKE_DSFIELD, NULL, index);
+		return wgx_send4(wgx, skb, &endpoint, 0, NULL, index);
 	if (endpoint.addr.sa_family == AF_INET6)
-		return wgx_send6(wgx, skb, &endpoint, WGX_HANDSHAKE_DSFIELD, NULL, index);
+		return wgx_send6(wgx, skb, &endpoint, 0, NULL, index);
 	kfree_skb(skb);
 	return -EAFNOSUPPORT;
 }
@@ -321,6 +325,23 @@ static bool wgx_endpoint_same_host(const struct wgx_endpoint *a, const struct wg
 		return ipv6_addr_equal(&a->addr6.sin6_addr, &b->addr6.sin6_addr) &&
 		       a->addr6.sin6_scope_id == b->addr6.sin6_scope_id &&
 		       ipv6_addr_equal(&a->src6, &b->src6);
+	return true;
+}
+
+/*
+ * Same remote address (family, address, IPv6 scope): the same path for the
+ * RTT figures (telemetry.h).  Our source address is not compared: an endpoint
+ * set over netlink has none, and the next packet fills it in.
+ */
+static bool wgx_endpoint_same_remote(const struct wgx_endpoint *a, const struct wgx_endpoint *b)
+{
+	if (a->addr.sa_family != b->addr.sa_family)
+		return false;
+	if (a->addr.sa_family == AF_INET)
+		return a->addr4.sin_addr.s_addr == b->addr4.sin_addr.s_addr;
+	if (a->addr.sa_family == AF_INET6)
+		return ipv6_addr_equal(&a->addr6.sin6_addr, &b->addr6.sin6_addr) &&
+		       a->addr6.sin6_scope_id == b->addr6.sin6_scope_id;
 	return true;
 }
 
@@ -396,7 +417,7 @@ void wgx_socket_set_peer_endpoint(struct wgx_peer *peer, const struct wgx_endpoi
 	if (endpoint->addr.sa_family != AF_INET && endpoint->addr.sa_family != AF_INET6)
 		return;
 	write_lock_bh(&peer->endpoint_lock);
-	if (!wgx_endpoint_same_host(endpoint, &peer->endpoint))
+	if (!wgx_endpoint_same_remote(endpoint, &peer->endpoint))
 		wgx_telemetry_endpoint_moved(&peer->telemetry);
 	wgx_endpoint_store(peer, endpoint);
 	wgx_endpoint_ports_reset(&peer->endpoint_ports, wgx_endpoint_port(endpoint), jiffies);
@@ -452,8 +473,9 @@ void wgx_socket_set_peer_endpoint_from_skb(struct wgx_peer *peer, const struct s
 	write_lock_bh(&peer->endpoint_lock);
 	roam = wgx_endpoint_classify(peer, &endpoint, now, false);
 	if (roam == WGX_ROAM_HOST) {
-		/* Another host is another path (telemetry.h). */
-		wgx_telemetry_endpoint_moved(&peer->telemetry);
+		/* Another remote host is another path (telemetry.h). */
+		if (!wgx_endpoint_same_remote(&endpoint, &peer->endpoint))
+			wgx_telemetry_endpoint_moved(&peer->telemetry);
 		wgx_endpoint_store(peer, &endpoint);
 		wgx_endpoint_ports_reset(&peer->endpoint_ports, wgx_endpoint_port(&endpoint), now);
 	} else if (roam == WGX_ROAM_PORT) {

@@ -105,7 +105,7 @@ int wgx_socket_send_buffer_to_peer(struct wgx_peer *peer, const void *buffer, si
 /**
  * wgx_socket_send_buffer_as_reply_to_skb - send @len bytes to the source of
  * @in_skb from the address and port it was sent to (cookie replies, no peer
- * needed), with DSCP AF41 (WGX_HANDSHAKE_DSFIELD) like every handshake message.
+ * needed), with DSCP 0 as the in-tree module sends them.
  */
 int wgx_socket_send_buffer_as_reply_to_skb(struct wgx_device *wgx, struct sk_buff *in_skb,
 					   const void *buffer, size_t len);
