@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * netlink_internal.h - what the three files of the generic netlink families
+ * netlink_internal.h - what the files of the generic netlink families
  * share: netlink.c (registration, policies, device lookup), netlink_get.c
- * (GET_DEVICE) and netlink_set.c (SET_DEVICE).  Nothing else includes it;
+ * (GET_DEVICE), netlink_parse.c and netlink_set.c (SET_DEVICE).  Nothing else includes it;
  * the module's entry points are in netlink.h.
  *
  * The same handlers serve two families, each described by a struct
