@@ -22,11 +22,40 @@ import statistics
 import subprocess
 import sys
 
-PATHS = ["bare", "wireguard", "wgx", "wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs"]
+PATHS = ["bare", "wireguard", "wgx", "wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs", "wgx_nolane", "wgx_lane"]
 MAIN_PATHS = ["bare", "wireguard", "wgx"]
+# The priority lane figure's columns: wgx (path wgx, device wgx0) twice,
+# with its lane off (priority-dscp none) and on (the default set).
+LANE_PATHS = ["bare", "wireguard", "wgx_nolane", "wgx_lane"]
 PATH_LABEL = {"bare": "bare veth", "wireguard": "wireguard.ko", "wgx": "wgx",
               "wgx_p2": "wgx 2 ports", "wgx_p4": "wgx 4 ports", "wgx_p8": "wgx 8 ports",
-              "wgx_rs": "wgx rx-spread"}
+              "wgx_rs": "wgx rx-spread", "wgx_nolane": "wgx lane off", "wgx_lane": "wgx lane on"}
+# Targets of issue #14 (medians of the lane figure): wgx's lane p99 against
+# wireguard.ko's and the bare link's under the same load, and the bulk's
+# goodput with the lane against without it.
+LANE_TARGETS = [
+    # (id, label, numerator path, denominator path, metric, "<=" / ">=", bound)
+    ("rr_p99_vs_wireguard", "req/resp p99, wgx lane on / wireguard.ko", "wgx_lane", "wireguard", "rr_lane_p99", "<=", 0.1),
+    ("rr_p99_vs_bare", "req/resp p99, wgx lane on / bare veth", "wgx_lane", "bare", "rr_lane_p99", "<=", 3.0),
+    ("ping_p99_vs_wireguard", "ping p99, wgx lane on / wireguard.ko", "wgx_lane", "wireguard", "ping_lane_p99", "<=", 0.1),
+    ("ping_p99_vs_bare", "ping p99, wgx lane on / bare veth", "wgx_lane", "bare", "ping_lane_p99", "<=", 3.0),
+    ("bulk_lane_vs_nolane", "bulk goodput, wgx lane on / lane off", "wgx_lane", "wgx_nolane", "bulk_lane", ">=", 0.95),
+]
+# Informative ratios printed with the targets.
+LANE_INFO = [
+    ("rr_p99_nolane_vs_wireguard", "req/resp p99, wgx lane off / wireguard.ko", "wgx_nolane", "wireguard", "rr_lane_p99"),
+    ("rr_p99_lane_vs_nolane", "req/resp p99, wgx lane on / lane off", "wgx_lane", "wgx_nolane", "rr_lane_p99"),
+    ("ping_p99_lane_vs_nolane", "ping p99, wgx lane on / lane off", "wgx_lane", "wgx_nolane", "ping_lane_p99"),
+    ("bulk_nolane_vs_wireguard", "bulk goodput, wgx lane off / wireguard.ko", "wgx_nolane", "wireguard", "bulk_lane"),
+]
+
+
+def measured_paths(params, group):
+    """The columns a metric of GROUP has in this run."""
+    paths = str(params["PATHS"]).split()
+    if group == "lane":
+        return [p for p in LANE_PATHS if (p[:3] if p.startswith("wgx_") else p) in paths]
+    return [p for p in PATHS if p in paths]
 
 
 def read_params(path):
@@ -151,7 +180,10 @@ def build(work, params, quick):
     for size in str(params["UDP_SIZES"]).split():
         metric("udp_%s" % size, "UDP %s-byte payload, received" % size, "kpkt/s", True,
                goodput_bytes=1000.0 * int(size))
-    for load in ["idle", "loaded"] if params.get("LOADED") == 1 else ["idle"]:
+    loads = ["idle"] if params.get("LATENCY", 1) == 1 else []
+    if params.get("LOADED") == 1:
+        loads.append("loaded")
+    for load in loads:
         suffix = "" if load == "idle" else ", %d-flow bulk" % params["LOAD_FLOWS"]
         for q in ["p50", "p99", "max"]:
             metric("ping_%s_%s" % (load, q), "ping %s%s" % (q, suffix), "us", False, group="latency")
@@ -163,6 +195,18 @@ def build(work, params, quick):
         if load == "loaded":
             metric("bulk_loaded", "bulk %d flows, goodput during the probes" % params["LOAD_FLOWS"],
                    "Mbit/s", True, group="latency")
+    if params.get("LANE") == 1:
+        tos = params.get("LANE_TOS", "0xb8")
+        suffix = ", marked %s, %d-flow bulk" % (tos, params["LANE_FLOWS"])
+        for q in ["p50", "p99", "max"]:
+            metric("rr_lane_%s" % q, "TCP %dB req/resp %s%s" % (params["RR_SIZE"], q, suffix),
+                   "us", False, group="lane")
+        metric("rr_lane_tps", "TCP %dB req/resp rate%s" % (params["RR_SIZE"], suffix),
+               "trans/s", True, group="lane")
+        for q in ["p50", "p99", "max"]:
+            metric("ping_lane_%s" % q, "ping %s%s" % (q, suffix), "us", False, group="lane")
+        metric("bulk_lane", "bulk %d flows, total goodput during the probes" % params["LANE_FLOWS"],
+               "Mbit/s", True, group="lane")
     if params.get("HS_PEERS", 0) > 0:
         metric("handshakes", "handshakes completed, %d peers at once" % params["HS_PEERS"],
                "hs/s", True, group="control")
@@ -202,6 +246,16 @@ def build(work, params, quick):
         elif t == "bulk":
             m = metrics.get(s["metric"])
             secs = float(s.get("seconds", 0))
+            if err:
+                m.add(path, rnd, error=err)
+                continue
+            # The bed check of the lane figure: who received the bulk.
+            if path != "bare" and s.get("decrypt_total", 0) > 0:
+                m.add_share(path, rnd, s["decrypt_max"] / s["decrypt_total"], "decryptions",
+                            s.get("decrypt_cpus", ""))
+            elif path == "bare" and s.get("veth_rx_total", 0) > 0:
+                m.add_share(path, rnd, s["veth_rx_max"] / s["veth_rx_total"], "veth receptions",
+                            s.get("veth_rx_cpus", ""))
             if not s.get("covered"):
                 m.add(path, rnd, error="the background load was not running through the probes")
             elif secs <= 0 or s.get("rx_bytes", 0) <= 0:
@@ -308,8 +362,12 @@ def build(work, params, quick):
             # A path that failed its setup was not measured: say so in every
             # traffic cell rather than leave it blank.
             for m in metrics.values():
-                if m.group != "control" and not m.samples[p]:
-                    m.add(p, 0, error="path not measured: " + info["error"])
+                cols = [p]
+                if m.group == "lane" and p == "wgx":
+                    cols = ["wgx_nolane", "wgx_lane"]
+                for c in cols:
+                    if m.group != "control" and not m.samples[c]:
+                        m.add(c, 0, error="path not measured: " + info["error"])
 
     ceil_total = ceiling.get("total_bytes_per_s") if ceiling else None
     out_metrics = []
@@ -317,12 +375,11 @@ def build(work, params, quick):
         m = metrics[mid]
         entry = {"id": m.id, "label": m.label, "unit": m.unit, "group": m.group,
                  "better": "higher" if m.higher else "lower"}
-        for p in PATHS:
-            if p in str(params["PATHS"]).split():
-                entry[p] = summarize(m.samples[p])
-                if m.shares[p]:
-                    entry[p]["busiest_cpu_share"] = summarize(m.shares[p])
-                    entry[p]["busiest_cpu_share"]["of"] = m.shares[p][0]["of"]
+        for p in measured_paths(params, m.group):
+            entry[p] = summarize(m.samples[p])
+            if m.shares[p]:
+                entry[p]["busiest_cpu_share"] = summarize(m.shares[p])
+                entry[p]["busiest_cpu_share"]["of"] = m.shares[p][0]["of"]
         wg = entry.get("wireguard", {}).get("median")
         wx = entry.get("wgx", {}).get("median")
         for p in ("wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs"):
@@ -340,6 +397,71 @@ def build(work, params, quick):
                     entry["ratio_%s_ceiling" % p] = v * m.goodput_bytes / ceil_total
         out_metrics.append(entry)
     return out_metrics, ceiling, paths_info, meta, warnings
+
+
+def lane_targets(metrics):
+    """The lane figure's ratios of medians: the targets (met or not, and by
+    how much) and the informative ones.  None when the run has no lane
+    figure."""
+    by_id = {m["id"]: m for m in metrics if m["group"] == "lane"}
+    if not by_id:
+        return None
+
+    def ratio(mid, num, den):
+        a = (by_id.get(mid, {}).get(num) or {}).get("median")
+        b = (by_id.get(mid, {}).get(den) or {}).get("median")
+        return a / b if a is not None and b else None
+
+    out = {"targets": [], "info": []}
+    for tid, label, num, den, mid, op, bound in LANE_TARGETS:
+        r = ratio(mid, num, den)
+        t = {"id": tid, "label": label, "metric": mid, "ratio": r, "op": op, "bound": bound}
+        if r is not None:
+            t["met"] = r <= bound if op == "<=" else r >= bound
+            # How far off: the factor the ratio must still shrink (<=) or grow (>=) by.
+            t["off_by"] = (r / bound) if op == "<=" else (bound / r if r else None)
+        out["targets"].append(t)
+    for tid, label, num, den, mid in LANE_INFO:
+        out["info"].append({"id": tid, "label": label, "metric": mid, "ratio": ratio(mid, num, den)})
+    return out
+
+
+def print_lane(metrics, lane, params):
+    """The priority lane figure: a table over LANE_PATHS, the targets, and
+    the lane's bed check (who received the bulk)."""
+    rows = [m for m in metrics if m["group"] == "lane"]
+    if not rows:
+        return
+    cols = measured_paths(params, "lane")
+    print()
+    print("priority lane (issue #14): probes marked TOS %s (DSCP EF) in both directions under a "
+          "%d-flow TCP bulk a->b; wgx measured with its lane off (priority-dscp none) and on "
+          "(default set)" % (params.get("LANE_TOS"), params["LANE_FLOWS"]))
+    w0 = max(len(m["label"]) for m in rows) + 2
+    line = "%-*s %-8s" % (w0, "workload", "unit") + "".join("%-24s" % PATH_LABEL[p] for p in cols)
+    print(line)
+    print("-" * len(line))
+    for m in rows:
+        row = "%-*s %-8s" % (w0, m["label"], m["unit"])
+        for p in cols:
+            row += "%-24s" % cell(m.get(p))
+        print(row.rstrip())
+    for t in lane["targets"]:
+        if t["ratio"] is None:
+            print("target: %s %s %.2f: not measured" % (t["label"], t["op"], t["bound"]))
+            continue
+        verdict = "met" if t["met"] else "MISSED by %.1fx" % t["off_by"]
+        print("target: %s = %.3f (%s %.2f): %s" % (t["label"], t["ratio"], t["op"], t["bound"], verdict))
+    for t in lane["info"]:
+        if t["ratio"] is not None:
+            print("ratio:  %s = %.3f" % (t["label"], t["ratio"]))
+    bulk = next((m for m in rows if m["id"] == "bulk_lane"), None)
+    for p in cols:
+        sh = ((bulk or {}).get(p) or {}).get("busiest_cpu_share")
+        if sh and "median" in sh:
+            print("bed check (lane bulk): %s: the busiest CPU did %.0f%% of the receive work (%s)"
+                  "%s" % (PATH_LABEL[p], 100 * sh["median"], sh["of"],
+                          "; one outer flow on a NIC-like bed: 100%" if p.startswith("wgx") else ""))
 
 
 def fmt(v):
@@ -418,6 +540,9 @@ def print_table(metrics, ceiling, warnings, paths, header):
     elif ceiling:
         print("crypto ceiling: ERROR: %s" % ceiling["error"])
     cols = [p for p in MAIN_PATHS if p in paths]
+    metrics = [m for m in metrics if m["group"] != "lane"]
+    if not metrics:
+        return
     w0 = max(len(m["label"]) for m in metrics) + 2
     line = "%-*s %-8s" % (w0, "workload", "unit") + "".join("%-24s" % PATH_LABEL[p] for p in cols)
     line += "%-9s %s" % ("wgx/wg", "wgx/ceil")
@@ -455,9 +580,12 @@ def plot(metrics, prefix, title):
     # The main ratios: every figure but the maxima (one sample each round,
     # mostly host noise under TCG) and the background bulk.
     adv = [(m["label"], m["wgx_advantage"]) for m in metrics
-           if m.get("wgx_advantage") and m["id"] != "bulk_loaded" and not m["id"].endswith("_max")]
+           if m.get("wgx_advantage") and m["id"] != "bulk_loaded" and not m["id"].endswith("_max")
+           and m["group"] != "lane"]
     ceil = [(m["label"], m.get("ratio_wireguard_ceiling"), m.get("ratio_wgx_ceiling")) for m in metrics
             if "ratio_wireguard_ceiling" in m or "ratio_wgx_ceiling" in m]
+    if not adv and not ceil:
+        return False  # nothing to chart (e.g. --only lane)
     adv_file, ceil_file = prefix + ".adv.dat", prefix + ".ceil.dat"
     with open(adv_file, "w") as f:
         for label, v in adv:
@@ -475,6 +603,7 @@ def plot(metrics, prefix, title):
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             print("report: gnuplot failed: %s" % first_line(r.stderr), file=sys.stderr)
+        return r.returncode == 0
     finally:
         os.unlink(adv_file)
         os.unlink(ceil_file)
@@ -540,6 +669,7 @@ def main():
         "paths": paths_info,
         "ceiling": ceiling,
         "metrics": metrics,
+        "lane": lane_targets(metrics),
         "warnings": warnings,
     }
     with open(a.out + ".json", "w") as f:
@@ -550,8 +680,12 @@ def main():
         "" if params["ROUNDS"] == 1 else "s", a.host_load or "unknown")
     print_table(metrics, ceiling, warnings, str(params["PATHS"]).split(), header)
     print_spread(metrics, str(params["PATHS"]).split(), params.get("BED", "veth"))
-    plot(metrics, a.out, "wgx vs wireguard.ko, %s, %d vCPUs, %s" % (accel, a.smp, result["date"]))
-    print("results: %s.json %s.png" % (a.out, a.out))
+    if result["lane"]:
+        print_lane(metrics, result["lane"], params)
+    if plot(metrics, a.out, "wgx vs wireguard.ko, %s, %d vCPUs, %s" % (accel, a.smp, result["date"])):
+        print("results: %s.json %s.png" % (a.out, a.out))
+    else:
+        print("results: %s.json" % a.out)
 
 
 if __name__ == "__main__":

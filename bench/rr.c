@@ -2,15 +2,20 @@
 /*
  * rr.c - TCP request/response latency probe for the wgx benchmark.
  *
- *   wgx-bench-rr server PORT
+ *   wgx-bench-rr server PORT [TOS]
  *       accept connections on PORT (IPv4 and IPv6), echo every byte back;
  *       one child process per connection; runs until killed.
- *   wgx-bench-rr client HOST PORT SECONDS SIZE
+ *   wgx-bench-rr client HOST PORT SECONDS SIZE [TOS]
  *       one connection with TCP_NODELAY; for SECONDS (1..600) send a SIZE-byte
  *       request (1..65536 bytes) and wait for the whole SIZE-byte echo, one
  *       transaction at a time; print one JSON object:
  *       {"transactions":N,"seconds":S,"per_second":R,"p50_us":..,"p99_us":..,"max_us":..}
  *       (percentiles by nearest rank over every transaction's round trip, µs).
+ *
+ * TOS (0..255, decimal or 0x hex; default 0) is the IPv4 TOS byte / IPv6
+ * traffic class of the connection's packets (IP_TOS and IPV6_TCLASS): the
+ * DSCP marking of the benchmark's priority lane probes, e.g. 0xb8 for EF.
+ * The server marks its listening socket (SYN-ACK) and every accepted one.
  *
  * Exit status 0, or 1 with a message on stderr (bad arguments, connect or
  * I/O failure, 10 s without progress on connect, a read or a write, no
@@ -40,8 +45,8 @@ static void __attribute__((noreturn)) die(const char *what)
 
 static void __attribute__((noreturn)) usage(void)
 {
-	fprintf(stderr, "usage: wgx-bench-rr server PORT\n"
-			"       wgx-bench-rr client HOST PORT SECONDS SIZE\n");
+	fprintf(stderr, "usage: wgx-bench-rr server PORT [TOS]\n"
+			"       wgx-bench-rr client HOST PORT SECONDS SIZE [TOS]\n");
 	exit(1);
 }
 
@@ -59,6 +64,40 @@ static long parse_num(const char *s, long lo, long hi, const char *what)
 		exit(1);
 	}
 	return v;
+}
+
+/* TOS argument: 0..255, decimal or 0x-prefixed hex; NULL means 0. */
+static int parse_tos(const char *s)
+{
+	char *end;
+	long v;
+
+	if (!s)
+		return 0;
+	errno = 0;
+	v = strtol(s, &end, 0);
+	if (errno || *s == '\0' || *end != '\0' || v < 0 || v > 255) {
+		fprintf(stderr, "wgx-bench-rr: TOS must be an integer in 0..255 (e.g. 0xb8), got '%s'\n", s);
+		exit(1);
+	}
+	return (int)v;
+}
+
+/*
+ * Mark @fd's packets with @tos: IP_TOS for IPv4 (including IPv4-mapped
+ * connections of an IPv6 socket), IPV6_TCLASS for IPv6.  The option of the
+ * other family may fail; one of the two must succeed.
+ */
+static void set_tos(int fd, int tos)
+{
+	int ok4, ok6;
+
+	if (!tos)
+		return;
+	ok4 = setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos)) == 0;
+	ok6 = setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tos, sizeof(tos)) == 0;
+	if (!ok4 && !ok6)
+		die("setsockopt IP_TOS/IPV6_TCLASS");
 }
 
 static uint64_t now_ns(void)
@@ -86,7 +125,7 @@ static void __attribute__((noreturn)) echo_loop(int fd)
 	}
 }
 
-static void __attribute__((noreturn)) run_server(const char *port)
+static void __attribute__((noreturn)) run_server(const char *port, int tos)
 {
 	int one = 1, zero = 0, fd, c;
 	struct sockaddr_in6 sa;
@@ -98,6 +137,7 @@ static void __attribute__((noreturn)) run_server(const char *port)
 		die("socket");
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+	set_tos(fd, tos); /* the SYN-ACK */
 	memset(&sa, 0, sizeof(sa));
 	sa.sin6_family = AF_INET6;
 	sa.sin6_addr = in6addr_any;
@@ -114,6 +154,7 @@ static void __attribute__((noreturn)) run_server(const char *port)
 			die("accept");
 		}
 		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		set_tos(c, tos);
 		switch (fork()) {
 		case -1:
 			die("fork");
@@ -141,7 +182,8 @@ static uint64_t pct(const uint64_t *v, size_t n, unsigned int q)
 	return v[rank ? rank - 1 : 0];
 }
 
-static int run_client(const char *host, const char *port, const char *secs, const char *size)
+static int run_client(const char *host, const char *port, const char *secs, const char *size,
+		      int tos)
 {
 	struct addrinfo hints, *ai, *p;
 	uint64_t *lat = NULL, start, deadline, t0, t1;
@@ -178,6 +220,8 @@ static int run_client(const char *host, const char *port, const char *secs, cons
 			continue;
 		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		/* Before connect: the handshake is marked too. */
+		set_tos(fd, tos);
 		if (connect(fd, p->ai_addr, p->ai_addrlen) == 0)
 			break;
 		close(fd);
@@ -236,9 +280,10 @@ static int run_client(const char *host, const char *port, const char *secs, cons
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && !strcmp(argv[1], "server"))
-		run_server(argv[2]);
-	if (argc == 6 && !strcmp(argv[1], "client"))
-		return run_client(argv[2], argv[3], argv[4], argv[5]);
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "server"))
+		run_server(argv[2], parse_tos(argc == 4 ? argv[3] : NULL));
+	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "client"))
+		return run_client(argv[2], argv[3], argv[4], argv[5],
+				  parse_tos(argc == 7 ? argv[6] : NULL));
 	usage();
 }

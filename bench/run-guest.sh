@@ -98,6 +98,10 @@ if [ $phase = 1 ]; then
 		n b iperf3 -s -D -p 5202 >/dev/null ||
 		{ echo "bench: cannot start iperf3 servers in b" >&2; exit 1; }
 	ip netns exec b "$RR_BIN" server 7777 &
+	# The lane's probes: marked in both directions (the echo too).
+	[ "$LANE" = 1 ] && ip netns exec b "$RR_BIN" server 7778 "$LANE_TOS" &
+	# Which qdisc each device has (the lane runs under wgx's mq/fq_codel).
+	[ "$LANE" = 1 ] && tc -n a qdisc show >"$RAW/qdisc-a.txt" 2>&1
 
 	CEIL=/sys/kernel/debug/wgx/crypto_ceiling
 	if [ "$CEILING_SECONDS" -gt 0 ]; then
@@ -215,6 +219,71 @@ run_loaded() {
 		rx_bytes=$((rx1 - rx0)) seconds="$el" stop_wall="$stop"
 }
 
+# lane_set STATE — wgx0's priority lane at both ends: off (priority-dscp
+# none: marked packets take the bulk ring) or on (the default set).
+lane_set() {
+	local set=$LANE_DSCP_DEFAULT ns
+	[ "$1" = off ] && set=none
+	for ns in a b; do
+		n "$ns" "$WGX_TOOL" set wgx0 priority-dscp "$set" || return 1
+	done
+}
+
+# run_lane LPATH ROUND — the priority lane figure on one of bare, wireguard,
+# wgx_nolane, wgx_lane (the last two: path wgx with its lane off or on).
+# LANE_FLOWS TCP flows a -> b run from LANE_WARMUP s before the probes until
+# after them; the probes are marked LANE_TOS (EF) in both directions: ping
+# -Q, and wgx-bench-rr against the marking server on port 7778.  The bulk's
+# goodput over the probes' window comes from b's device counter (for a
+# tunnel: inner bytes), and per-CPU histograms of the bulk's receive work
+# give the bed check (one outer flow on one CPU).
+run_lane() {
+	local lpath=$1 round=$2 path bulk file alive=0 rx0 rx1 t0 el stop try rc
+	local dec_total dec_max dec_cpus
+	path=$lpath
+	case $lpath in
+	wgx_nolane) path=wgx; lane_set off ;;
+	wgx_lane) path=wgx; lane_set on ;;
+	esac || { record type=bulk metric=bulk_lane path="$lpath" round="$round" error="wgx set priority-dscp failed"; return; }
+	path_vars "$path"
+	file=raw/r$round-$lpath-lane_bulk.json
+	for try in 1 2 3; do
+		iperf3 -c "$PV_ADDR_B" -p 5202 --connect-timeout 5000 \
+			-P "$LANE_FLOWS" -t 300 -J >"$WORK/$file" 2>&1 &
+		bulk=$!
+		sleep "$LANE_WARMUP"
+		# The server may still be resetting after the previous bulk.
+		kill -0 "$bulk" 2>/dev/null && break
+		wait "$bulk"
+	done
+	decrypt_cpus_start 2>/dev/null
+	rx_cpus_start 2>/dev/null
+	dev_rx_bytes rx0 b "$PV_DEV_B"
+	t0=$EPOCHREALTIME
+	file=raw/r$round-$lpath-lane_ping.txt
+	ping -n -Q "$LANE_TOS" -c "$LANE_PING_COUNT" -i "$PING_INTERVAL" -W 1 \
+		-w $((LANE_PING_COUNT / 10 + 10)) -s "$PING_SIZE" "$PV_ADDR_B" >"$WORK/$file" 2>&1
+	record type=ping metric=ping_lane path="$lpath" round="$round" file="$file" rc=$?
+	file=raw/r$round-$lpath-lane_rr.json
+	"$RR_BIN" client "$PV_ADDR_B" 7778 "$LANE_RR_SECONDS" "$RR_SIZE" "$LANE_TOS" >"$WORK/$file" 2>&1
+	rc=$?
+	record type=rr metric=rr_lane path="$lpath" round="$round" file="$file" rc=$rc
+	dev_rx_bytes rx1 b "$PV_DEV_B"
+	elapsed_s el "$t0"
+	decrypt_cpus_read 2>/dev/null
+	dec_total=$CPUS_TOTAL dec_max=$CPUS_MAX dec_cpus=$CPUS_LIST
+	rx_cpus_read 2>/dev/null
+	kill -0 "$bulk" 2>/dev/null && alive=1
+	t0=$EPOCHREALTIME
+	kill -TERM "$bulk" 2>/dev/null
+	wait "$bulk"
+	elapsed_s stop "$t0"
+	record type=bulk metric=bulk_lane path="$lpath" round="$round" covered="$alive" \
+		rx_bytes=$((rx1 - rx0)) seconds="$el" stop_wall="$stop" \
+		decrypt_total="$dec_total" decrypt_max="$dec_max" decrypt_cpus="$dec_cpus" \
+		veth_rx_total="$CPUS_TOTAL" veth_rx_max="$CPUS_MAX" veth_rx_cpus="$CPUS_LIST"
+}
+
 # rotated ROUND — the active paths, rotated by ROUND so no path always goes first.
 rotated() {
 	local r=$1 i k=${#active[@]}
@@ -247,14 +316,36 @@ if [ ${#active[@]} -gt 0 ]; then
 				run_iperf "udp_$size" "$p" "$round" "$UDP_SECONDS" -u -b 0 -l "$size"
 			done
 		done
-		blog "round $round: latency"
-		for p in "${main[@]}"; do
-			run_latency idle "$p" "$round"
-		done
+		if [ "$LATENCY" = 1 ]; then
+			blog "round $round: latency"
+			for p in "${main[@]}"; do
+				run_latency idle "$p" "$round"
+			done
+		fi
 		if [ "$LOADED" = 1 ]; then
 			for p in "${main[@]}"; do
 				run_loaded "$p" "$round"
 			done
+		fi
+		if [ "$LANE" = 1 ]; then
+			# wgx twice: lane off, lane on; the order rotates with the rest.
+			lanes=()
+			for p in "${main[@]}"; do
+				case $p in
+				wgx) lanes+=(wgx_nolane wgx_lane) ;;
+				*) lanes+=("$p") ;;
+				esac
+			done
+			lane_order=()
+			for ((i = 0; i < ${#lanes[@]}; i++)); do
+				lane_order+=("${lanes[$(((i + round) % ${#lanes[@]}))]}")
+			done
+			blog "round $round: priority lane, ${lane_order[*]}"
+			for p in "${lane_order[@]}"; do
+				run_lane "$p" "$round"
+			done
+			# Back to the default for what follows.
+			[[ " ${main[*]} " == *" wgx "* ]] && lane_set on
 		fi
 	done
 else
