@@ -199,3 +199,14 @@ meminfo_kb() {
 	done </proc/meminfo
 	echo 0
 }
+
+# softnet_drops VAR — VAR := packets dropped by every CPU's receive backlog
+# so far (/proc/net/softnet_stat, 2nd column, hex): a receiving CPU's
+# backlog (RPS, netif_rx) was full, netdev_max_backlog packets deep.
+softnet_drops() {
+	local processed dropped rest sum=0
+	while read -r processed dropped rest; do
+		sum=$((sum + 16#$dropped))
+	done </proc/net/softnet_stat
+	printf -v "$1" '%s' "$sum"
+}

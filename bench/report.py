@@ -215,6 +215,7 @@ def build(work, params, quick):
         metric("peer_bytes", "memory per peer (slab+percpu)", "bytes", False, group="control")
 
     warnings = []
+    lane_obs = {}  # lane path -> [{round, softnet_drops, qdisc, qdisc_backlog_pkts, ...}]
     paths_info = {}
     ceiling = None
     meta = {}
@@ -256,6 +257,16 @@ def build(work, params, quick):
             elif path == "bare" and s.get("veth_rx_total", 0) > 0:
                 m.add_share(path, rnd, s["veth_rx_max"] / s["veth_rx_total"], "veth receptions",
                             s.get("veth_rx_cpus", ""))
+            if s["metric"] == "bulk_lane":
+                obs = lane_obs.setdefault(path, [])
+                o = {"round": rnd, "softnet_drops": s.get("softnet_drops")}
+                if s.get("qdisc_file"):
+                    try:
+                        with open(os.path.join(work, s["qdisc_file"])) as f:
+                            o.update(parse_qdisc(f.read()))
+                    except OSError:
+                        pass
+                obs.append(o)
             if not s.get("covered"):
                 m.add(path, rnd, error="the background load was not running through the probes")
             elif secs <= 0 or s.get("rx_bytes", 0) <= 0:
@@ -396,7 +407,25 @@ def build(work, params, quick):
                 if v is not None and p != "bare":
                     entry["ratio_%s_ceiling" % p] = v * m.goodput_bytes / ceil_total
         out_metrics.append(entry)
+    meta["lane_observed"] = lane_obs
     return out_metrics, ceiling, paths_info, meta, warnings
+
+
+def parse_qdisc(text):
+    """`tc -s qdisc show dev DEV`: the root qdisc's kind, its backlog in
+    packets and bytes, and its drop count (an mq root sums its children)."""
+    out = {}
+    m = re.search(r"qdisc (\S+) \S+ root", text)
+    if m:
+        out["qdisc"] = m.group(1)
+    m = re.search(r"dropped (\d+)", text)
+    if m:
+        out["qdisc_dropped"] = int(m.group(1))
+    m = re.search(r"backlog (\d+)([KM]?)b (\d+)p", text)
+    if m:
+        out["qdisc_backlog_bytes"] = int(m.group(1)) * {"": 1, "K": 1000, "M": 1000000}[m.group(2)]
+        out["qdisc_backlog_pkts"] = int(m.group(3))
+    return out
 
 
 def lane_targets(metrics):
@@ -418,8 +447,9 @@ def lane_targets(metrics):
         t = {"id": tid, "label": label, "metric": mid, "ratio": r, "op": op, "bound": bound}
         if r is not None:
             t["met"] = r <= bound if op == "<=" else r >= bound
-            # How far off: the factor the ratio must still shrink (<=) or grow (>=) by.
-            t["off_by"] = (r / bound) if op == "<=" else (bound / r if r else None)
+            if not t["met"]:
+                # How far off: the factor the ratio must still shrink (<=) or grow (>=) by.
+                t["off_by"] = (r / bound) if op == "<=" else (bound / r if r else None)
         out["targets"].append(t)
     for tid, label, num, den, mid in LANE_INFO:
         out["info"].append({"id": tid, "label": label, "metric": mid, "ratio": ratio(mid, num, den)})
@@ -455,6 +485,21 @@ def print_lane(metrics, lane, params):
     for t in lane["info"]:
         if t["ratio"] is not None:
             print("ratio:  %s = %.3f" % (t["label"], t["ratio"]))
+    obs = params.get("_lane_observed") or {}
+    for p in cols:
+        o = obs.get(p) or []
+        if not o:
+            continue
+        parts = []
+        q = [x["qdisc_backlog_pkts"] for x in o if "qdisc_backlog_pkts" in x]
+        if q:
+            parts.append("a's %s qdisc backlog at the probes' end %s packets"
+                         % (o[0].get("qdisc", "?"), "/".join(str(v) for v in q)))
+        d = [x["softnet_drops"] for x in o if x.get("softnet_drops") is not None]
+        if d:
+            parts.append("receive backlog drops during the probes %s" % "/".join(str(v) for v in d))
+        if parts:
+            print("observed (per round): %s: %s" % (PATH_LABEL[p], "; ".join(parts)))
     bulk = next((m for m in rows if m["id"] == "bulk_lane"), None)
     for p in cols:
         sh = ((bulk or {}).get(p) or {}).get("busiest_cpu_share")
@@ -633,6 +678,9 @@ def main():
 
     params = read_params(os.path.join(a.work, "params.sh"))
     metrics, ceiling, paths_info, meta, warnings = build(a.work, params, a.quick)
+    lane = lane_targets(metrics)
+    if lane:
+        lane["observed"] = meta.get("lane_observed", {})
 
     accel = "unknown"
     try:
@@ -669,7 +717,7 @@ def main():
         "paths": paths_info,
         "ceiling": ceiling,
         "metrics": metrics,
-        "lane": lane_targets(metrics),
+        "lane": lane,
         "warnings": warnings,
     }
     with open(a.out + ".json", "w") as f:
@@ -681,7 +729,7 @@ def main():
     print_table(metrics, ceiling, warnings, str(params["PATHS"]).split(), header)
     print_spread(metrics, str(params["PATHS"]).split(), params.get("BED", "veth"))
     if result["lane"]:
-        print_lane(metrics, result["lane"], params)
+        print_lane(metrics, result["lane"], dict(params, _lane_observed=meta.get("lane_observed")))
     if plot(metrics, a.out, "wgx vs wireguard.ko, %s, %d vCPUs, %s" % (accel, a.smp, result["date"])):
         print("results: %s.json %s.png" % (a.out, a.out))
     else:

@@ -238,7 +238,7 @@ lane_set() {
 # tunnel: inner bytes), and per-CPU histograms of the bulk's receive work
 # give the bed check (one outer flow on one CPU).
 run_lane() {
-	local lpath=$1 round=$2 path bulk file alive=0 rx0 rx1 t0 el stop try rc
+	local lpath=$1 round=$2 path bulk file alive=0 rx0 rx1 t0 el stop try rc sd0 sd1 qfile
 	local dec_total dec_max dec_cpus
 	path=$lpath
 	case $lpath in
@@ -247,6 +247,9 @@ run_lane() {
 	esac || { record type=bulk metric=bulk_lane path="$lpath" round="$round" error="wgx set priority-dscp failed"; return; }
 	path_vars "$path"
 	file=raw/r$round-$lpath-lane_bulk.json
+	# Armed before the load, as in run_iperf: cleared while idle.
+	decrypt_cpus_start 2>/dev/null
+	rx_cpus_start 2>/dev/null
 	for try in 1 2 3; do
 		iperf3 -c "$PV_ADDR_B" -p 5202 --connect-timeout 5000 \
 			-P "$LANE_FLOWS" -t 300 -J >"$WORK/$file" 2>&1 &
@@ -256,9 +259,8 @@ run_lane() {
 		kill -0 "$bulk" 2>/dev/null && break
 		wait "$bulk"
 	done
-	decrypt_cpus_start 2>/dev/null
-	rx_cpus_start 2>/dev/null
 	dev_rx_bytes rx0 b "$PV_DEV_B"
+	softnet_drops sd0
 	t0=$EPOCHREALTIME
 	file=raw/r$round-$lpath-lane_ping.txt
 	ping -n -Q "$LANE_TOS" -c "$LANE_PING_COUNT" -i "$PING_INTERVAL" -W 1 \
@@ -269,7 +271,12 @@ run_lane() {
 	rc=$?
 	record type=rr metric=rr_lane path="$lpath" round="$round" file="$file" rc=$rc
 	dev_rx_bytes rx1 b "$PV_DEV_B"
+	softnet_drops sd1
 	elapsed_s el "$t0"
+	# Where the bulk queues on the sending side: the qdisc of a's device
+	# (wgx: mq with fq_codel per tx queue) while the load still runs.
+	qfile=raw/r$round-$lpath-lane_qdisc.txt
+	tc -s qdisc show dev "$PV_DEV_A" >"$WORK/$qfile" 2>&1
 	decrypt_cpus_read 2>/dev/null
 	dec_total=$CPUS_TOTAL dec_max=$CPUS_MAX dec_cpus=$CPUS_LIST
 	rx_cpus_read 2>/dev/null
@@ -280,6 +287,7 @@ run_lane() {
 	elapsed_s stop "$t0"
 	record type=bulk metric=bulk_lane path="$lpath" round="$round" covered="$alive" \
 		rx_bytes=$((rx1 - rx0)) seconds="$el" stop_wall="$stop" \
+		softnet_drops=$((sd1 - sd0)) qdisc_file="$qfile" \
 		decrypt_total="$dec_total" decrypt_max="$dec_max" decrypt_cpus="$dec_cpus" \
 		veth_rx_total="$CPUS_TOTAL" veth_rx_max="$CPUS_MAX" veth_rx_cpus="$CPUS_LIST"
 }
@@ -295,7 +303,7 @@ rotated() {
 if [ ${#active[@]} -gt 0 ]; then
 	for ((round = 1; round <= ROUNDS; round++)); do
 		mapfile -t order < <(rotated "$round")
-		blog "round $round/$ROUNDS: tcp, paths in the order ${order[*]}"
+		[ -n "$TCP_FLOWS" ] && blog "round $round/$ROUNDS: tcp, paths in the order ${order[*]}"
 		for flows in $TCP_FLOWS; do
 			for dir in $TCP_DIRS; do
 				for p in "${order[@]}"; do
@@ -310,7 +318,7 @@ if [ ${#active[@]} -gt 0 ]; then
 		for p in "${order[@]}"; do
 			case $p in wgx_p* | wgx_rs) ;; *) main+=("$p") ;; esac
 		done
-		blog "round $round: udp"
+		[ -n "$UDP_SIZES" ] && blog "round $round: udp"
 		for size in $UDP_SIZES; do
 			for p in "${main[@]}"; do
 				run_iperf "udp_$size" "$p" "$round" "$UDP_SECONDS" -u -b 0 -l "$size"
