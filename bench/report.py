@@ -466,7 +466,9 @@ def print_lane(metrics, lane, params):
     print()
     print("priority lane (issue #14): probes marked TOS %s (DSCP EF) in both directions under a "
           "%d-flow TCP bulk a->b; wgx measured with its lane off (priority-dscp none) and on "
-          "(default set)" % (params.get("LANE_TOS"), params["LANE_FLOWS"]))
+          "(default set)%s" % (params.get("LANE_TOS"), params["LANE_FLOWS"],
+                               "; netdev_max_backlog %s (--rx-backlog)" % params["RX_BACKLOG"]
+                               if params.get("RX_BACKLOG") else ""))
     w0 = max(len(m["label"]) for m in rows) + 2
     line = "%-*s %-8s" % (w0, "workload", "unit") + "".join("%-24s" % PATH_LABEL[p] for p in cols)
     print(line)
@@ -480,7 +482,12 @@ def print_lane(metrics, lane, params):
         if t["ratio"] is None:
             print("target: %s %s %.2f: not measured" % (t["label"], t["op"], t["bound"]))
             continue
-        verdict = "met" if t["met"] else "MISSED by %.1fx" % t["off_by"]
+        if t["met"]:
+            verdict = "met"
+        elif t["op"] == "<=":
+            verdict = "MISSED: %.1fx over the bound" % t["off_by"]
+        else:
+            verdict = "MISSED: %.1f%% short of the bound" % (100 * (1 - t["ratio"] / t["bound"]))
         print("target: %s = %.3f (%s %.2f): %s" % (t["label"], t["ratio"], t["op"], t["bound"], verdict))
     for t in lane["info"]:
         if t["ratio"] is not None:
@@ -711,6 +718,7 @@ def main():
         bool(git("status", "--porcelain", "--untracked-files=no", "kmod", "include")),
         "wgx_ko": a.module,
         "vm": {"accel": accel, "smp": a.smp, "kernel": meta.get("kernel"), "guest_cpus": meta.get("cpus"),
+               "netdev_max_backlog": meta.get("netdev_max_backlog"),
                "guest_cpu_model": meta.get("cpu_model"), "host_cpu": host_cpu, "host_cpus": os.cpu_count(),
                "wall_seconds": a.wall, "host_loadavg": a.host_load},
         "params": params,

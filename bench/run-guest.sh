@@ -52,7 +52,9 @@ if [ $phase = 1 ]; then
 		"model name"*) model=${v# } ;;
 		esac
 	done </proc/cpuinfo
-	record type=meta kernel="$(</proc/sys/kernel/osrelease)" cpus="$cpus" cpu_model="$model"
+	[ -n "${RX_BACKLOG:-}" ] && echo "$RX_BACKLOG" >/proc/sys/net/core/netdev_max_backlog
+	record type=meta kernel="$(</proc/sys/kernel/osrelease)" cpus="$cpus" cpu_model="$model" \
+		netdev_max_backlog="$(</proc/sys/net/core/netdev_max_backlog)"
 
 	cleanup() {
 		local ns
