@@ -265,8 +265,11 @@ run_lane() {
 	softnet_drops sd0
 	t0=$EPOCHREALTIME
 	file=raw/r$round-$lpath-lane_ping.txt
-	ping -n -Q "$LANE_TOS" -c "$LANE_PING_COUNT" -i "$PING_INTERVAL" -W 1 \
-		-w $((LANE_PING_COUNT / 10 + 10)) -s "$PING_SIZE" "$PV_ADDR_B" >"$WORK/$file" 2>&1
+	# No -w: with it ping stops at the COUNTth reply, and the requests still
+	# in flight (tenths of a second of them under this load) would count as
+	# lost.  -W: the wait for the last replies.
+	ping -n -Q "$LANE_TOS" -c "$LANE_PING_COUNT" -i "$PING_INTERVAL" -W 2 \
+		-s "$PING_SIZE" "$PV_ADDR_B" >"$WORK/$file" 2>&1
 	record type=ping metric=ping_lane path="$lpath" round="$round" file="$file" rc=$?
 	file=raw/r$round-$lpath-lane_rr.json
 	"$RR_BIN" client "$PV_ADDR_B" 7778 "$LANE_RR_SECONDS" "$RR_SIZE" "$LANE_TOS" >"$WORK/$file" 2>&1
