@@ -155,6 +155,15 @@ bool wgx_timers_core_initiation_begin(struct wgx_timers *t, bool is_retry, wgx_u
  */
 void wgx_timers_core_initiation_forget(struct wgx_timers *t);
 
+/**
+ * wgx_timers_core_initiation_due - would wgx_timers_core_initiation_begin()
+ * allow an initiation at @now_ns?  Read-only (the same REKEY_TIMEOUT test,
+ * without recording anything or touching the attempt counter), so the glue
+ * can ask the device's handshake budget only for initiations that would
+ * really be sent.
+ */
+bool wgx_timers_core_initiation_due(const struct wgx_timers *t, wgx_u64 now_ns);
+
 /*
  * Send/receive path helpers (lock-free: they read only immutable params and
  * their arguments).  @birth_ns: when the keypair was derived; @counter: messages

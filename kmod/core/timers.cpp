@@ -191,12 +191,17 @@ wgx_u32 wgx_timers_core_expire(struct wgx_timers *t, enum wgx_timer_id id, wgx_u
     return actions;
 }
 
+bool wgx_timers_core_initiation_due(const struct wgx_timers *t, wgx_u64 now_ns)
+{
+    return !t->initiation_sent ||
+           (now_ns >= t->last_initiation_ns && now_ns - t->last_initiation_ns >= t->params.rekey_timeout_ns);
+}
+
 bool wgx_timers_core_initiation_begin(struct wgx_timers *t, bool is_retry, wgx_u64 now_ns)
 {
     if (!is_retry)
         t->handshake_attempts = 0;
-    if (t->initiation_sent &&
-        (now_ns < t->last_initiation_ns || now_ns - t->last_initiation_ns < t->params.rekey_timeout_ns))
+    if (!wgx_timers_core_initiation_due(t, now_ns))
         return false;
     t->initiation_sent = 1;
     t->last_initiation_ns = now_ns;

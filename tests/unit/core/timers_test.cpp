@@ -289,6 +289,25 @@ TEST(Timers, InitiationRateLimit)
     EXPECT_FALSE(wgx_timers_core_initiation_begin(&z.t, false, 1));
 }
 
+// The handshake budget asks initiation_due() first: it must agree with
+// initiation_begin() and change nothing.
+TEST(Timers, InitiationDueMatchesBeginWithoutSideEffects)
+{
+    Timers t;
+    const uint64_t t0 = 3 * SEC;
+    EXPECT_TRUE(wgx_timers_core_initiation_due(&t.t, 0)); // never sent
+    t.t.handshake_attempts = 3;
+    EXPECT_TRUE(wgx_timers_core_initiation_due(&t.t, t0));
+    EXPECT_EQ(t.t.handshake_attempts, 3u);
+    EXPECT_EQ(t.t.initiation_sent, 0u);
+    ASSERT_TRUE(wgx_timers_core_initiation_begin(&t.t, true, t0));
+    EXPECT_FALSE(wgx_timers_core_initiation_due(&t.t, t0 + 5 * SEC - 1));
+    EXPECT_FALSE(wgx_timers_core_initiation_due(&t.t, t0 - 1)); // clock went back: not due
+    EXPECT_TRUE(wgx_timers_core_initiation_due(&t.t, t0 + 5 * SEC));
+    EXPECT_EQ(t.t.last_initiation_ns, t0);
+    EXPECT_EQ(t.t.handshake_attempts, 3u);
+}
+
 // A new static key: its first initiation does not wait for the old key's.
 TEST(Timers, InitiationForgetLiftsTheRateLimit)
 {
