@@ -95,6 +95,8 @@ static int wgx_open(struct net_device *dev)
 	if (ret < 0)
 		goto out;
 	wgx_device_quiet_addrconf(dev);
+	/* Slots reserved before the device went down say nothing about now. */
+	wgx_handshake_budget_reset(wgx);
 	netif_tx_start_all_queues(dev);
 	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
 		if (READ_ONCE(peer->timer_state.persistent_keepalive_s))

@@ -57,6 +57,7 @@ enum wgx_device_stat {
 	WGX_DEVICE_STAT_COOKIE_REPLIES_TX,
 	WGX_DEVICE_STAT_TX_DROP_NO_PEER,
 	WGX_DEVICE_STAT_UNDER_LOAD_ENTERED,
+	WGX_DEVICE_STAT_HANDSHAKES_PACED,
 	WGX_DEVICE_STAT_COUNT
 };
 
@@ -99,6 +100,13 @@ struct wgx_handshake_worker {
  * @kex_wq: unbound workqueue that creates and sends handshake initiations
  *          (peer->initiation_work), so a burst of them (device up, key
  *          rotation) spreads over idle CPUs instead of queueing behind one.
+ * @handshake_budget: initiations per second the device may send (all peers
+ *                    together), 0 = automatic (handshake.h); written under
+ *                    device_update_lock, read locklessly by the initiation
+ *                    workers.
+ * @handshake_budget_tat: the budget's state, lockless (atomic64 cmpxchg):
+ *                        boot time in ns at which the bucket is empty again
+ *                        (handshake.c, wgx_handshake_budget_take()).
  */
 struct wgx_device {
 	struct net_device *dev;
@@ -133,6 +141,8 @@ struct wgx_device {
 	struct workqueue_struct *tx_wq;
 	struct workqueue_struct *handshake_wq;
 	struct workqueue_struct *kex_wq;
+	u32 handshake_budget;
+	atomic64_t handshake_budget_tat;
 	struct ptr_ring handshake_ring;
 	atomic_t handshake_ring_len;
 	struct wgx_handshake_worker __percpu *handshake_workers;

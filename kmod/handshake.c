@@ -296,6 +296,40 @@ out:
 	consume_skb(skb);
 }
 
+/* ---- the handshake budget (any context, lockless) ---- */
+
+u32 wgx_handshake_budget_rate(const struct wgx_device *wgx)
+{
+	u32 rate = READ_ONCE(wgx->handshake_budget);
+
+	return rate ?: WGX_HANDSHAKE_BUDGET_PER_CPU * num_online_cpus();
+}
+
+u64 wgx_handshake_budget_take(struct wgx_device *wgx, u64 now_ns, u32 *interval_ns)
+{
+	u32 rate = wgx_handshake_budget_rate(wgx);
+	u32 interval = NSEC_PER_SEC / rate;
+	u64 burst = (u64)clamp_t(u32, rate / 10, 1, WGX_HANDSHAKE_BURST_MAX) * interval;
+	s64 old = atomic64_read(&wgx->handshake_budget_tat);
+	u64 tat;
+
+	/*
+	 * tat: when the bucket will be full again.  This initiation's slot ends
+	 * one interval after max(tat, now); it may go now while that is at most
+	 * a burst ahead of now.
+	 */
+	do {
+		tat = max_t(u64, old, now_ns) + interval;
+	} while (!atomic64_try_cmpxchg(&wgx->handshake_budget_tat, &old, tat));
+	*interval_ns = interval;
+	return tat - now_ns > burst ? tat - now_ns - burst : 0;
+}
+
+void wgx_handshake_budget_reset(struct wgx_device *wgx)
+{
+	atomic64_set(&wgx->handshake_budget_tat, 0);
+}
+
 /* ---- initiations (process context, kex workqueue) ---- */
 
 void wgx_handshake_send_initiation(struct wgx_peer *peer, bool is_retry)
@@ -305,22 +339,55 @@ void wgx_handshake_send_initiation(struct wgx_peer *peer, bool is_retry)
 	if (is_retry)
 		atomic_set(&peer->initiation_is_retry, 1);
 	wgx_peer_get(peer);
-	if (!queue_work(peer->wgx->kex_wq, &peer->initiation_work))
+	/* Pending (perhaps deferred by the budget): this request joins it. */
+	if (!queue_delayed_work(peer->wgx->kex_wq, &peer->initiation_work, 0))
 		wgx_peer_put(peer);
+}
+
+/*
+ * Defer the initiation to @peer to its budget slot, @delay_ns from now, plus
+ * jitter of up to one @interval_ns so deferred peers do not line up on
+ * jiffies.  Called by the running initiation work with its peer reference,
+ * which the queued work inherits; false when it could not be queued (the
+ * peer is dying, or a new request queued the work meanwhile, which then
+ * goes with this slot): the caller keeps the reference.
+ */
+static bool wgx_handshake_defer_initiation(struct wgx_peer *peer, bool is_retry, u64 delay_ns,
+					   u32 interval_ns)
+{
+	if (unlikely(READ_ONCE(peer->is_dead)))
+		return false;
+	delay_ns += ((u64)get_random_u32() * interval_ns) >> 32;
+	peer->initiation_paced = true;
+	if (is_retry)
+		atomic_set(&peer->initiation_is_retry, 1);
+	return queue_delayed_work(peer->wgx->kex_wq, &peer->initiation_work,
+				  nsecs_to_jiffies(delay_ns) + 1);
 }
 
 void wgx_handshake_initiation_worker(struct work_struct *work)
 {
-	struct wgx_peer *peer = container_of(work, struct wgx_peer, initiation_work);
+	struct wgx_peer *peer = container_of(to_delayed_work(work), struct wgx_peer,
+					     initiation_work);
 	struct wgx_device *wgx = peer->wgx;
 	bool is_retry = atomic_xchg(&peer->initiation_is_retry, 0);
+	bool has_slot = peer->initiation_paced;
 	u8 msg[WGX_MSG_INITIATION_LEN];
 	bool has_identity;
 	struct timespec64 wall;
+	u32 interval_ns;
+	u64 delay_ns;
 	__le32 index;
 	int ret;
 
+	peer->initiation_paced = false;
 	if (unlikely(READ_ONCE(peer->is_dead)))
+		goto out;
+	/*
+	 * A deferred initiation whose slot comes after the device went down:
+	 * the down cleared the peer's handshake and timers, leave them so.
+	 */
+	if (has_slot && !netif_running(wgx->dev))
 		goto out;
 	/*
 	 * Without a private key nothing can be sent: do not spend the
@@ -330,8 +397,20 @@ void wgx_handshake_initiation_worker(struct work_struct *work)
 	down_read(&wgx->identity_lock);
 	has_identity = wgx_noise_identity_get_keys(wgx->identity, NULL, NULL);
 	up_read(&wgx->identity_lock);
-	if (!has_identity || !wgx_timers_initiation_begin(peer, is_retry))
+	if (!has_identity)
 		goto out;
+	switch (wgx_timers_initiation_begin(peer, is_retry, has_slot, &delay_ns, &interval_ns)) {
+	case WGX_INITIATION_SEND:
+		break;
+	case WGX_INITIATION_NOT_DUE:
+		goto out;
+	case WGX_INITIATION_PACED:
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKES_PACED);
+		wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_HANDSHAKES_PACED);
+		if (wgx_handshake_defer_initiation(peer, is_retry, delay_ns, interval_ns))
+			return;	/* the queued work has our reference */
+		goto out;
+	}
 
 	ktime_get_real_ts64(&wall);
 	down_read(&wgx->identity_lock);

@@ -46,11 +46,55 @@ bool wgx_handshake_enqueue(struct wgx_device *wgx, struct sk_buff *skb);
  */
 bool wgx_handshake_under_load(struct wgx_device *wgx);
 
+/*
+ * The handshake budget: how many initiations per second a device sends, all
+ * peers together, so that a storm (device up with thousands of peers, a new
+ * private key, a partition healing, a mass join) does not send them all at
+ * once.  Automatic (budget 0): WGX_HANDSHAKE_BUDGET_PER_CPU per online CPU.
+ * Making an initiation and consuming its response cost the initiator about
+ * four Curve25519 scalar multiplications plus hashing, some 0.1-0.3 ms of
+ * one CPU on current x86 (docs/rotation.md, "Handshake storms"), so 1000
+ * per second and CPU is generous: at most about a third of the machine,
+ * and no ordinary configuration reaches it.  The burst is a tenth of a
+ * second's worth, at least 1 and at most WGX_HANDSHAKE_BURST_MAX.
+ */
+#define WGX_HANDSHAKE_BUDGET_PER_CPU 1000
+#define WGX_HANDSHAKE_BURST_MAX 64
+
+/**
+ * wgx_handshake_budget_rate - the device's budget in initiations per second:
+ * the configured one, or the automatic one (per online CPU) when that is 0.
+ * Any context.
+ */
+u32 wgx_handshake_budget_rate(const struct wgx_device *wgx);
+
+/**
+ * wgx_handshake_budget_take - take one initiation from the device's budget
+ * at @now_ns (boot time): a token bucket kept as its "theoretical arrival
+ * time" (GCRA), in one atomic64 (lockless; any context).  Every call takes a
+ * slot: the next free one, or a future one when the bucket is empty.
+ * Returns 0 when the initiation may go now, else the ns until its slot (the
+ * caller defers the initiation by at least that and sends it then without
+ * asking again).  *@interval_ns: ns between two slots (1 s / rate).
+ */
+u64 wgx_handshake_budget_take(struct wgx_device *wgx, u64 now_ns, u32 *interval_ns);
+
+/**
+ * wgx_handshake_budget_reset - forget reserved slots (budget changed, device
+ * up): the next initiation finds a full burst.  Initiations already deferred
+ * keep their times.  Any context.
+ */
+void wgx_handshake_budget_reset(struct wgx_device *wgx);
+
 /**
  * wgx_handshake_send_initiation - ask for a handshake initiation to @peer, made
  * and sent by the peer's initiation work on the device's kex workqueue; at
- * most one per REKEY_TIMEOUT unless @is_retry (whitepaper 6.1, 6.4).  Does
- * nothing for a dead peer.  Any context.
+ * most one per REKEY_TIMEOUT unless @is_retry (whitepaper 6.1, 6.4), and
+ * within the device's handshake budget: one beyond it is deferred to a
+ * later slot plus random jitter of up to one slot, never dropped, and
+ * counted once in the peer's and the device's HANDSHAKES_PACED.  A request
+ * while one is pending or deferred joins it.  Does nothing for a dead peer.
+ * Any context.
  */
 void wgx_handshake_send_initiation(struct wgx_peer *peer, bool is_retry);
 /** wgx_handshake_initiation_worker - work function of peer->initiation_work (holds a peer reference). */

@@ -134,6 +134,8 @@ static const struct nla_policy wgx_device_policy[WGX_DEVICE_A_MAX + 1] = {
 	[WGX_DEVICE_A_RX_SPREAD]	= NLA_POLICY_MAX(NLA_U8, 1),
 	[WGX_DEVICE_A_DSCP]		= NLA_POLICY_MAX(NLA_U8, WGX_DSCP_COPY),
 	[WGX_DEVICE_A_PRIORITY_DSCP]	= { .type = NLA_U64 },
+	/* Range-checked in netlink_parse.c, whose extack names the attribute. */
+	[WGX_DEVICE_A_HANDSHAKE_BUDGET]	= { .type = NLA_U32 },
 };
 
 /* ---- "wireguard": WireGuard's policies ---- */

@@ -63,6 +63,7 @@ static const struct {
 	{ WGX_PEER_STATS_A_KEEPALIVES_RX, WGX_PEER_STAT_KEEPALIVES_RX },
 	{ WGX_PEER_STATS_A_RX_LOST, WGX_PEER_STAT_RX_LOST },
 	{ WGX_PEER_STATS_A_RX_REORDERED, WGX_PEER_STAT_RX_REORDERED },
+	{ WGX_PEER_STATS_A_HANDSHAKES_PACED, WGX_PEER_STAT_HANDSHAKES_PACED },
 };
 
 static const struct {
@@ -80,6 +81,7 @@ static const struct {
 	{ WGX_DEVICE_STATS_A_COOKIE_REPLIES_TX, WGX_DEVICE_STAT_COOKIE_REPLIES_TX },
 	{ WGX_DEVICE_STATS_A_TX_DROP_NO_PEER, WGX_DEVICE_STAT_TX_DROP_NO_PEER },
 	{ WGX_DEVICE_STATS_A_UNDER_LOAD_ENTERED, WGX_DEVICE_STAT_UNDER_LOAD_ENTERED },
+	{ WGX_DEVICE_STATS_A_HANDSHAKES_PACED, WGX_DEVICE_STAT_HANDSHAKES_PACED },
 };
 
 /*
@@ -134,11 +136,12 @@ static int wgx_nl_get_start(struct netlink_callback *cb, const struct wgx_nl_fla
 
 	/*
 	 * Every counter 1..20 is emitted, and of the telemetry (21..) the loss
-	 * counters 30 and 31; the handshake RTT gauges 21..24 once sampled
-	 * (wgx_nl_put_peer_rtt()); the passive TCP figures not yet.
+	 * counters 30 and 31 and HANDSHAKES_PACED (34); the handshake RTT
+	 * gauges 21..24 once sampled (wgx_nl_put_peer_rtt()); the passive TCP
+	 * figures not yet.  Every device counter 1..12.
 	 */
-	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_peer_stats) != WGX_PEER_STATS_A_KEEPALIVES_RX + 2);
-	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_device_stats) != WGX_DEVICE_STATS_A_UNDER_LOAD_ENTERED);
+	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_peer_stats) != WGX_PEER_STATS_A_KEEPALIVES_RX + 3);
+	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_device_stats) != WGX_DEVICE_STATS_A_HANDSHAKES_PACED);
 	wgx = wgx_netlink_lookup_device(flavour, sock_net(cb->skb->sk),
 					wgx_compat_genl_dump_attrs(cb), cb->extack);
 	if (IS_ERR(wgx))
@@ -171,7 +174,7 @@ int wgx_netlink_get_done(struct netlink_callback *cb)
 	return 0;
 }
 
-/* wgx's device attributes: listen ports, rx-spread, DSCP, lane and counters (not in the "wireguard" family). */
+/* wgx's device attributes: listen ports, rx-spread, DSCP, lane, handshake budget and counters (not in the "wireguard" family). */
 static int wgx_nl_put_device_extensions(struct sk_buff *skb, struct wgx_device *wgx)
 {
 	struct nlattr *nest;
@@ -182,7 +185,8 @@ static int wgx_nl_put_device_extensions(struct sk_buff *skb, struct wgx_device *
 	    nla_put_u8(skb, WGX_DEVICE_A_DSCP,
 		       READ_ONCE(wgx->dscp_copy) ? WGX_DSCP_COPY : WGX_DSCP_CLEAR) ||
 	    nla_put_u64_64bit(skb, WGX_DEVICE_A_PRIORITY_DSCP, READ_ONCE(wgx->priority_dscp),
-			      WGX_DEVICE_A_UNSPEC))
+			      WGX_DEVICE_A_UNSPEC) ||
+	    nla_put_u32(skb, WGX_DEVICE_A_HANDSHAKE_BUDGET, READ_ONCE(wgx->handshake_budget)))
 		return -EMSGSIZE;
 	nest = nla_nest_start(skb, WGX_DEVICE_A_STATS);
 	if (!nest)

@@ -144,6 +144,7 @@ int wgx_netlink_parse_set(struct wgx_nl_set *req)
 	struct nlattr *rx_spread = wgx_nl_attr(req->flavour, attrs, WGX_DEVICE_A_RX_SPREAD);
 	struct nlattr *dscp = wgx_nl_attr(req->flavour, attrs, WGX_DEVICE_A_DSCP);
 	struct nlattr *priority_dscp = wgx_nl_attr(req->flavour, attrs, WGX_DEVICE_A_PRIORITY_DSCP);
+	struct nlattr *budget = wgx_nl_attr(req->flavour, attrs, WGX_DEVICE_A_HANDSHAKE_BUDGET);
 	struct netlink_ext_ack *extack = req->info->extack;
 	struct wgx_device *wgx = req->wgx;
 	struct nlattr *attr, *ip;
@@ -198,6 +199,15 @@ int wgx_netlink_parse_set(struct wgx_nl_set *req)
 	if (priority_dscp) {
 		req->priority_dscp = nla_get_u64(priority_dscp);
 		req->priority_dscp_change = true;
+	}
+	if (budget) {
+		req->handshake_budget = nla_get_u32(budget);
+		if (req->handshake_budget > WGX_MAX_HANDSHAKE_BUDGET) {
+			NL_SET_ERR_MSG_ATTR(extack, budget,
+					    "WGX_DEVICE_A_HANDSHAKE_BUDGET above 1000000 initiations per second (0 = automatic)");
+			return -ERANGE;
+		}
+		req->handshake_budget_change = true;
 	}
 	if (req->port_change && (u32)req->port + req->nports - 1 > U16_MAX) {
 		NL_SET_ERR_MSG_ATTR(extack, listen_ports ?: attrs[WGX_DEVICE_A_LISTEN_PORT],

@@ -36,6 +36,7 @@
 #include <wgx/core.h>
 
 #include "device.h"
+#include "handshake.h"
 #include "netlink_internal.h"
 #include "netlink_set.h"
 #include "peer.h"
@@ -461,6 +462,11 @@ static int wgx_nl_set_apply(struct wgx_nl_set *req)
 		WRITE_ONCE(wgx->dscp_copy, req->dscp_copy);
 	if (req->priority_dscp_change)
 		WRITE_ONCE(wgx->priority_dscp, req->priority_dscp);
+	/* Read by the initiation workers; a new budget starts with a full burst. */
+	if (req->handshake_budget_change) {
+		WRITE_ONCE(wgx->handshake_budget, req->handshake_budget);
+		wgx_handshake_budget_reset(wgx);
+	}
 
 	if (req->fwmark_change) {
 		WRITE_ONCE(wgx->fwmark, req->fwmark);

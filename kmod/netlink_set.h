@@ -74,6 +74,8 @@ struct wgx_nl_set {
 	bool dscp_copy;
 	bool priority_dscp_change;
 	u64 priority_dscp;
+	bool handshake_budget_change;
+	u32 handshake_budget;
 	bool fwmark_change;
 	u32 fwmark;
 
@@ -92,7 +94,8 @@ struct wgx_nl_set {
  * no peer lookups, no state changes.
  * Context: process, under rtnl_lock and the device's device_update_lock.
  * Return: 0, or a negative errno with an extack message naming the
- * attribute (-EINVAL, -ERANGE, -EAFNOSUPPORT, -EPFNOSUPPORT, -ENOMEM; -EPERM
+ * attribute (-EINVAL, -ERANGE (also a handshake budget above
+ * WGX_MAX_HANDSHAKE_BUDGET), -EAFNOSUPPORT, -EPFNOSUPPORT, -ENOMEM; -EPERM
  * for a listen port or fwmark without CAP_NET_ADMIN in the namespace that
  * created the device).
  */

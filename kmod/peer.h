@@ -90,6 +90,7 @@ enum wgx_peer_stat {
 	WGX_PEER_STAT_KEEPALIVES_RX,
 	WGX_PEER_STAT_RX_LOST,		/* replay window: counters never received (wgx_replay_loss) */
 	WGX_PEER_STAT_RX_REORDERED,	/* replay window: accepted below the greatest counter */
+	WGX_PEER_STAT_HANDSHAKES_PACED,	/* initiations deferred by the device's handshake budget */
 	WGX_PEER_STAT_COUNT
 };
 
@@ -104,6 +105,12 @@ struct wgx_peer_stats {
  *	table's lock while the peer is out of the table.
  * @handshake: core handshake state, under @handshake_lock.
  * @handshake_entry: index of the initiation/response in progress.
+ * @initiation_work: makes and sends an initiation on the device's kex
+ *	workqueue (handshake.c); delayed when the device's handshake budget
+ *	defers it.  @initiation_is_retry: the pending request is a retransmit.
+ * @initiation_paced: the pending initiation was deferred by the budget and
+ *	holds a slot of it; read and written only by the initiation worker
+ *	(a work item never runs twice at once).
  * @endpoint: where it is (see socket.h), under @endpoint_lock.
  * @endpoint_ports: source ports recently seen at the endpoint's address.
  * @rx: ordered queue and NAPI while the device spreads receive work (rxspread.h).
@@ -123,8 +130,9 @@ struct wgx_peer {
 	struct mutex handshake_lock;
 	struct wgx_noise_handshake *handshake;
 	struct wgx_index_entry handshake_entry;
-	struct work_struct initiation_work;
+	struct delayed_work initiation_work;
 	atomic_t initiation_is_retry;
+	bool initiation_paced;
 
 	spinlock_t keypairs_lock;
 	struct wgx_keypair __rcu *keypair_current;

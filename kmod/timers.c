@@ -122,14 +122,26 @@ void wgx_timers_set_persistent_keepalive(struct wgx_peer *peer, u16 interval)
 	WGX_TIMERS_EVENT(wgx_timers_core_set_persistent_keepalive, interval);
 }
 
-bool wgx_timers_initiation_begin(struct wgx_peer *peer, bool is_retry)
+enum wgx_initiation_verdict wgx_timers_initiation_begin(struct wgx_peer *peer, bool is_retry,
+							 bool has_slot, u64 *delay_ns,
+							 u32 *interval_ns)
 {
-	bool ok;
+	enum wgx_initiation_verdict verdict = WGX_INITIATION_NOT_DUE;
+	u64 now = wgx_timers_clock_ns();
 
+	*delay_ns = 0;
 	spin_lock_bh(&peer->timers_lock);
-	ok = wgx_timers_core_initiation_begin(&peer->timer_state, is_retry, wgx_timers_clock_ns());
+	/* Only an initiation that would really go takes from the budget. */
+	if (!has_slot && wgx_timers_core_initiation_due(&peer->timer_state, now)) {
+		*delay_ns = wgx_handshake_budget_take(peer->wgx, now, interval_ns);
+		if (*delay_ns)
+			verdict = WGX_INITIATION_PACED;
+	}
+	if (verdict != WGX_INITIATION_PACED &&
+	    wgx_timers_core_initiation_begin(&peer->timer_state, is_retry, now))
+		verdict = WGX_INITIATION_SEND;
 	spin_unlock_bh(&peer->timers_lock);
-	return ok;
+	return verdict;
 }
 
 void wgx_timers_initiation_forget(struct wgx_peer *peer)

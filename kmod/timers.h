@@ -32,8 +32,28 @@ void wgx_timers_handshake_complete(struct wgx_peer *peer);
 void wgx_timers_session_derived(struct wgx_peer *peer);
 /** wgx_timers_set_persistent_keepalive - @interval in seconds, 0 = off. */
 void wgx_timers_set_persistent_keepalive(struct wgx_peer *peer, u16 interval);
-/** wgx_timers_initiation_begin - rate limit for initiations (REKEY_TIMEOUT); see core. */
-bool wgx_timers_initiation_begin(struct wgx_peer *peer, bool is_retry);
+enum wgx_initiation_verdict {
+	WGX_INITIATION_SEND,	/* make and send it now */
+	WGX_INITIATION_NOT_DUE,	/* one went less than REKEY_TIMEOUT ago: drop the request */
+	WGX_INITIATION_PACED,	/* the device's handshake budget defers it */
+};
+
+/**
+ * wgx_timers_initiation_begin - may an initiation to @peer go now?  First the
+ * per-peer rule (at most one per REKEY_TIMEOUT, whitepaper 6.1; see
+ * wgx_timers_core_initiation_begin(), which records the initiation when it
+ * returns SEND), then, unless @has_slot (the request already holds a slot
+ * of the budget, taken when it was deferred), the device's handshake budget
+ * (wgx_handshake_budget_take()).  PACED sets *@delay_ns to when the slot the
+ * budget reserved for this initiation comes (ns from now, > 0) and
+ * *@interval_ns to the budget's interval; nothing of the peer's timer state
+ * changes then, so the deferred initiation is no attempt (REKEY_ATTEMPT_TIME
+ * counts initiations sent).  Any context; takes @peer's timers_lock (BH),
+ * inside which the budget is taken locklessly.
+ */
+enum wgx_initiation_verdict wgx_timers_initiation_begin(struct wgx_peer *peer, bool is_retry,
+							 bool has_slot, u64 *delay_ns,
+							 u32 *interval_ns);
 /** wgx_timers_initiation_forget - the next initiation may go at once (our key changed). */
 void wgx_timers_initiation_forget(struct wgx_peer *peer);
 

@@ -277,6 +277,8 @@ test_malformed_input_refused_atomically() {
 		dev-dscp-2 ERANGE
 		dev-dscp-u32 EINVAL
 		dev-priority-dscp-u32 EINVAL
+		dev-handshake-budget-1000001 ERANGE
+		dev-handshake-budget-u16 EINVAL
 		dev-unknown-attr EINVAL
 		dev-peers-not-nested EINVAL
 		peer-public-key-31 EINVAL
@@ -326,6 +328,7 @@ test_malformed_input_refused_atomically() {
 	must_fail nl_tool set wgx0 peer "$NL_PEER1" allowed-ips 10.9.0.0/33
 	must_fail nl_tool set wgx0 peer "$NL_PEER1" allowed-ips fd09::/129
 	must_fail nl_tool set wgx0 listen-port 70000
+	must_fail nl_tool set wgx0 handshake-budget 1000001
 	must_fail nl_tool set wgx0 peer "$NL_PEER1" persistent-keepalive 65536
 	must_fail nl_tool set wgx0 peer "$NL_PEER1" endpoint 192.0.2.1
 	nl_tool showconf wgx0 | diff -u "$NL_DIR/before.conf" -

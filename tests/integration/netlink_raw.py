@@ -107,6 +107,8 @@ CASES = {
     'dev-dscp-2': lambda c: message(c, dev={DEV.DSCP: u8(DEV.DSCP, 2)}),
     'dev-dscp-u32': lambda c: message(c, dev={DEV.DSCP: u32(DEV.DSCP, 1)}),
     'dev-priority-dscp-u32': lambda c: message(c, dev={DEV.PRIORITY_DSCP: u32(DEV.PRIORITY_DSCP, 1)}),
+    'dev-handshake-budget-1000001': lambda c: message(c, dev={DEV.HANDSHAKE_BUDGET: u32(DEV.HANDSHAKE_BUDGET, 1000001)}),
+    'dev-handshake-budget-u16': lambda c: message(c, dev={DEV.HANDSHAKE_BUDGET: u16(DEV.HANDSHAKE_BUDGET, 20)}),
     'dev-unknown-attr': lambda c: message(c, dev={DEV.MAX + 1: u32(DEV.MAX + 1, 0)}),
     'dev-peers-not-nested': lambda c: message(c, bad_peer_raw=nla(0, b''.join(good_peer().values()))),
     # peers

@@ -67,6 +67,8 @@
  *                               extension; see SET)
  *   WGX_DEVICE_A_PRIORITY_DSCP  NLA_U64, the priority lane's DSCP set (GET,
  *                               wgx extension; see SET)
+ *   WGX_DEVICE_A_HANDSHAKE_BUDGET  NLA_U32, initiations per second, 0 =
+ *                               automatic (GET, wgx extension; see SET)
  *   WGX_DEVICE_A_STATS          NLA_NESTED, WGX_DEVICE_STATS_A_* (GET,
  *                               read-only, wgx extension)
  *   WGX_DEVICE_A_PEERS          NLA_NESTED
@@ -175,6 +177,20 @@
  *                               tx queue, never ahead of an earlier packet
  *                               of their own flow.  0 leaves only the skb
  *                               priority rule
+ *   WGX_DEVICE_A_HANDSHAKE_BUDGET  NLA_U32, 0..WGX_MAX_HANDSHAKE_BUDGET
+ *                               (wgx extension; default 0 = automatic,
+ *                               1000 per online CPU): handshake
+ *                               initiations per second the device sends,
+ *                               all peers together, with a burst of a tenth
+ *                               of a second's worth (1..64).  An initiation
+ *                               beyond it is deferred to a later slot, with
+ *                               random jitter, never dropped, and counted in
+ *                               WGX_PEER_STATS_A_HANDSHAKES_PACED and
+ *                               WGX_DEVICE_STATS_A_HANDSHAKES_PACED; a
+ *                               deferred retransmission is no new attempt.
+ *                               Responses to other peers' initiations are
+ *                               not paced.  Nothing new on the wire.
+ *                               -ERANGE above WGX_MAX_HANDSHAKE_BUDGET
  *   WGX_DEVICE_A_FWMARK         NLA_U32, 0 = no mark
  *   WGX_DEVICE_A_PEERS          NLA_NESTED
  *     0: NLA_NESTED, one peer:
@@ -289,6 +305,9 @@
 /* Most consecutive UDP ports a device listens on (WGX_DEVICE_A_LISTEN_PORTS). */
 #define WGX_MAX_LISTEN_PORTS 16
 
+/* Highest WGX_DEVICE_A_HANDSHAKE_BUDGET, initiations per second. */
+#define WGX_MAX_HANDSHAKE_BUDGET 1000000
+
 enum wgx_cmd {
 	WGX_CMD_GET_DEVICE,	/* = WG_CMD_GET_DEVICE (0) */
 	WGX_CMD_SET_DEVICE,	/* = WG_CMD_SET_DEVICE (1) */
@@ -332,6 +351,7 @@ enum wgx_device_attribute {
 	WGX_DEVICE_A_RX_SPREAD,		/* 11, u8, 0 or 1 */
 	WGX_DEVICE_A_DSCP,		/* 12, u8, enum wgx_dscp_mode */
 	WGX_DEVICE_A_PRIORITY_DSCP,	/* 13, u64, bit n = DSCP n */
+	WGX_DEVICE_A_HANDSHAKE_BUDGET,	/* 14, u32, initiations/s, 0 = automatic */
 	__WGX_DEVICE_A_LAST
 };
 #define WGX_DEVICE_A_MAX (__WGX_DEVICE_A_LAST - 1)
