@@ -46,6 +46,7 @@ class ConfigParser {
             r_.device.rx_spread = false;
             r_.device.dscp_copy = false;
             r_.device.priority_dscp = WGX_PRIORITY_DSCP_DEFAULT;
+            r_.device.handshake_budget = 0;
         }
     }
 
@@ -174,6 +175,12 @@ class ConfigParser {
                 d.priority_dscp = set;
             else
                 invalid("PriorityDSCP", value, expected);
+        } else if (iequals(key, "HandshakeBudget")) {
+            std::uint32_t n;
+            if (parse_handshake_budget(value, n, expected))
+                d.handshake_budget = n;
+            else
+                invalid("HandshakeBudget", value, expected);
         } else if (iequals(key, "FwMark")) {
             std::uint32_t m;
             if (parse_fwmark(value, m, expected))
@@ -189,11 +196,12 @@ class ConfigParser {
         } else if (is_peer_key(key)) {
             error("unknown key " + quoted(key) +
                   " in [Interface]: it belongs in a [Peer] section; [Interface] accepts "
-                  "PrivateKey, ListenPort, ListenPorts, RxSpread, DSCP, PriorityDSCP, FwMark and MTU");
+                  "PrivateKey, ListenPort, ListenPorts, RxSpread, DSCP, PriorityDSCP, HandshakeBudget, "
+                  "FwMark and MTU");
         } else {
             error("unknown key " + quoted(key) +
                   " in [Interface]: expected PrivateKey, ListenPort, ListenPorts, RxSpread, DSCP, "
-                  "PriorityDSCP, FwMark or MTU");
+                  "PriorityDSCP, HandshakeBudget, FwMark or MTU");
         }
     }
 
@@ -235,6 +243,7 @@ class ConfigParser {
         } else if (iequals(key, "PrivateKey") || iequals(key, "ListenPort") ||
                    iequals(key, "ListenPorts") || iequals(key, "RxSpread") ||
                    iequals(key, "DSCP") || iequals(key, "PriorityDSCP") ||
+                   iequals(key, "HandshakeBudget") ||
                    iequals(key, "FwMark") || iequals(key, "MTU")) {
             error("unknown key " + quoted(key) +
                   " in [Peer]: it belongs in the [Interface] section; [Peer] accepts " +

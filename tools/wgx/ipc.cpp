@@ -122,6 +122,13 @@ Status set_device(const Device &requested)
                                                  dev.name + "' is a WireGuard device");
         dev.priority_dscp.reset();
     }
+    if (kind != Kind::Wgx && dev.handshake_budget) {
+        // setconf's default (automatic); WireGuard has no handshake budget.
+        if (*dev.handshake_budget)
+            return Status::error(EOPNOTSUPP, "handshake-budget: pacing handshake initiations is a wgx "
+                                             "extension; `" + dev.name + "' is a WireGuard device");
+        dev.handshake_budget.reset();
+    }
     if (kind != Kind::Wgx) {
         for (const Peer &p : dev.peers)
             if (p.new_public_key)

@@ -161,6 +161,8 @@ std::string format_json(const std::vector<Device> &devs, bool hide_keys)
                 w.num(n);
         }
         w.close(']');
+        w.key("handshake_budget");
+        w.num(d.handshake_budget.value_or(0));
         w.key("fwmark");
         w.num(d.fwmark.value_or(0));
         w.key("mtu");

@@ -143,6 +143,7 @@ struct Device {
     std::optional<bool> rx_spread;		 // wgx only: decrypt on every CPU, deliver in order
     std::optional<bool> dscp_copy;		 // wgx only: outer DSCP = inner (false = 0, WireGuard's)
     std::optional<std::uint64_t> priority_dscp;  // wgx only: priority lane DSCP set, bit n = DSCP n
+    std::optional<std::uint32_t> handshake_budget;  // wgx only: initiations/s, 0 = automatic
     std::optional<std::uint32_t> fwmark;
     bool replace_peers = false;		    // SET only: WGX_DEVICE_F_REPLACE_PEERS
     std::vector<Peer> peers;

@@ -32,9 +32,10 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
                        const std::string &expected) {
         return fail("invalid " + arg + " " + quoted(value) + ": " + expected);
     };
-    static const char *device_args[] = {"listen-port", "listen-ports", "rx-spread",
-                                        "dscp",	"priority-dscp", "fwmark",
-                                        "private-key", "mtu",	       "offload"};
+    static const char *device_args[] = {"listen-port", "listen-ports",     "rx-spread",
+                                        "dscp",	"priority-dscp",    "handshake-budget",
+                                        "fwmark",	"private-key",	    "mtu",
+                                        "offload"};
     static const char *peer_args[] = {"remove",	  "preshared-key",	  "endpoint",
                                       "allowed-ips", "persistent-keepalive", "public-key"};
 
@@ -86,6 +87,12 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
             if (!parse_dscp_set(value, set, expected))
                 return invalid(a, value, expected);
             d.priority_dscp = set;
+            i += 2;
+        } else if (a == "handshake-budget") {
+            std::uint32_t n;
+            if (!parse_handshake_budget(value, n, expected))
+                return invalid(a, value, expected);
+            d.handshake_budget = n;
             i += 2;
         } else if (a == "fwmark") {
             std::uint32_t m;
@@ -190,7 +197,7 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
             std::string what = peer ? "expected a peer setting (remove, public-key, preshared-key, endpoint, "
                                       "persistent-keepalive, allowed-ips) or `peer'"
                                     : "expected listen-port, listen-ports, rx-spread, dscp, priority-dscp, "
-                                      "fwmark, private-key, mtu, offload or peer";
+                                      "handshake-budget, fwmark, private-key, mtu, offload or peer";
             return fail("invalid argument " + quoted(a) + ": " + what);
         }
     }

@@ -319,6 +319,8 @@ std::string format_show(const Device &dev, const ShowOptions &o)
         s += label("dscp") + "copy\n";
     if (dev.priority_dscp && *dev.priority_dscp != WGX_PRIORITY_DSCP_DEFAULT)
         s += label("priority dscp") + format_dscp_set(*dev.priority_dscp) + "\n";
+    if (dev.handshake_budget.value_or(0))
+        s += label("handshake budget") + std::to_string(*dev.handshake_budget) + "/s\n";
     if (dev.fwmark.value_or(0))
         s += label("fwmark") + fmt("0x%x", *dev.fwmark) + "\n";
     std::vector<const Peer *> peers = peers_by_handshake(dev);

@@ -25,6 +25,8 @@ std::string format_showconf(const Device &dev)
         s += "DSCP = copy\n";
     if (dev.priority_dscp && *dev.priority_dscp != WGX_PRIORITY_DSCP_DEFAULT)
         s += "PriorityDSCP = " + format_dscp_set(*dev.priority_dscp) + "\n";
+    if (dev.handshake_budget.value_or(0))
+        s += "HandshakeBudget = " + std::to_string(*dev.handshake_budget) + "\n";
     if (dev.fwmark.value_or(0)) {
         char buf[32];
         snprintf(buf, sizeof(buf), "FwMark = 0x%x\n", *dev.fwmark);

@@ -132,6 +132,19 @@ bool parse_listen_ports(std::string_view v, std::uint16_t &out, std::string &exp
     return true;
 }
 
+bool parse_handshake_budget(std::string_view v, std::uint32_t &out, std::string &expected)
+{
+    expected = "expected \"auto\" or initiations per second 0-" + std::to_string(WGX_MAX_HANDSHAKE_BUDGET) +
+               " (0 = auto)";
+    std::uint64_t n;
+    if (iequals(v, "auto"))
+        n = 0;
+    else if (v.empty() || !is_digit(v[0]) || !parse_uint(v, 10, WGX_MAX_HANDSHAKE_BUDGET, n))
+        return false;
+    out = static_cast<std::uint32_t>(n);
+    return true;
+}
+
 bool parse_on_off(std::string_view v, bool &out, std::string &expected)
 {
     expected = "expected on or off";

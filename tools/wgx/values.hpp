@@ -71,6 +71,12 @@ bool parse_dscp_mode(std::string_view v, bool &copy, std::string &expected);
 bool parse_dscp_set(std::string_view v, std::uint64_t &out, std::string &expected);
 /** The inverse of parse_dscp_set(): names where they exist, ascending by value, "," separated; "none" for 0. */
 std::string format_dscp_set(std::uint64_t set);
+/**
+ * HandshakeBudget (wgx): handshake initiations per second the device sends,
+ * decimal 0-WGX_MAX_HANDSHAKE_BUDGET, or "auto" (= 0, derived from the
+ * online CPUs by the kernel).
+ */
+bool parse_handshake_budget(std::string_view v, std::uint32_t &out, std::string &expected);
 /** FwMark: "off", or decimal / 0x-hexadecimal 0-0xffffffff. */
 bool parse_fwmark(std::string_view v, std::uint32_t &out, std::string &expected);
 /** PersistentKeepalive: "off" or decimal seconds 0-65535 (0 = off). */

@@ -68,7 +68,7 @@ NlMessage build_get_device_request(std::uint16_t family, const std::string &ifna
 bool has_genl_changes(const Device &dev)
 {
     return dev.private_key || dev.listen_port || dev.listen_ports || dev.rx_spread ||
-           dev.dscp_copy || dev.priority_dscp || dev.fwmark ||
+           dev.dscp_copy || dev.priority_dscp || dev.handshake_budget || dev.fwmark ||
            dev.replace_peers ||
            !dev.peers.empty();
 }
@@ -192,6 +192,8 @@ Status build_set_device_messages(const Device &requested, std::uint16_t family, 
                        m.put_u8(WGX_DEVICE_A_DSCP, *dev.dscp_copy ? WGX_DSCP_COPY : WGX_DSCP_CLEAR)) &&
                       (!dev.priority_dscp ||
                        m.put_u64(WGX_DEVICE_A_PRIORITY_DSCP, *dev.priority_dscp)) &&
+                      (!dev.handshake_budget ||
+                       m.put_u32(WGX_DEVICE_A_HANDSHAKE_BUDGET, *dev.handshake_budget)) &&
                       (!dev.fwmark || m.put_u32(WGX_DEVICE_A_FWMARK, *dev.fwmark)) &&
                       (!flags || m.put_u32(WGX_DEVICE_A_FLAGS, flags));
             if (!ok)
@@ -466,6 +468,10 @@ Status parse_device(const nlmsghdr *nlh, Device &dev, bool set_mode)
         case WGX_DEVICE_A_PRIORITY_DSCP:
             if (mnl_attr_validate(a, MNL_TYPE_U64) == 0)
                 dev.priority_dscp = mnl_attr_get_u64(a);
+            break;
+        case WGX_DEVICE_A_HANDSHAKE_BUDGET:
+            if (mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+                dev.handshake_budget = mnl_attr_get_u32(a);
             break;
         case WGX_DEVICE_A_LISTEN_PORTS:
             if (mnl_attr_validate(a, MNL_TYPE_U16) == 0)

@@ -50,7 +50,8 @@ void usage(FILE *f)
             "(send a peer's flows from several UDP ports, for the receiver's RSS), `set <interface> "
             "rx-spread on|off' (decrypt a one-port peer on every CPU, deliver in order), `set <interface> "
             "dscp copy|clear priority-dscp <list>' (inner DSCP on the outer header; priority lane), "
-            "`MTU =', `ListenPorts =', `RxSpread =', `DSCP =' and `PriorityDSCP =' in [Interface], `show --json', `show --prometheus', "
+            "`set <interface> handshake-budget <per second>|auto' (pace handshake initiations), "
+            "`MTU =', `ListenPorts =', `RxSpread =', `DSCP =', `PriorityDSCP =' and `HandshakeBudget =' in [Interface], `show --json', `show --prometheus', "
             "`top', `exporter'.\n");
 }
 

@@ -68,6 +68,13 @@ TEST(ToolConfig, ListenPortsRoundTrips)
     EXPECT_EQ(l.device.priority_dscp, (1ULL << 46) | (1ULL << 10));
     EXPECT_EQ(format_showconf(l.device), "[Interface]\nDSCP = copy\nPriorityDSCP = AF11,EF\n\n");
 
+    // HandshakeBudget: printed when not automatic (0), and read back.
+    const std::string budget = "[Interface]\nHandshakeBudget = 20\n\n";
+    ParseResult b = parse_config(budget, "budget.conf", test_options());
+    ASSERT_TRUE(b.ok()) << b.errors[0];
+    EXPECT_EQ(b.device.handshake_budget, 20u);
+    EXPECT_EQ(format_showconf(b.device), budget);
+
     ParseResult one = parse_config("[Interface]\nListenPorts = 1\n", "one.conf", test_options());
     ASSERT_TRUE(one.ok());
     EXPECT_EQ(one.device.listen_ports, 1);
@@ -77,6 +84,8 @@ TEST(ToolConfig, ListenPortsRoundTrips)
     EXPECT_EQ(one.device.dscp_copy, false);
     EXPECT_EQ(one.device.priority_dscp, static_cast<std::uint64_t>(WGX_PRIORITY_DSCP_DEFAULT));
     EXPECT_EQ(format_showconf(one.device).find("DSCP"), std::string::npos);
+    EXPECT_EQ(one.device.handshake_budget, 0u);
+    EXPECT_EQ(format_showconf(one.device).find("HandshakeBudget"), std::string::npos);
 
     ParseResult misplaced = parse_config(
         "[Peer]\nPublicKey = " + std::string(test::kPub2) + "\nListenPorts = 2\n", "p.conf",

@@ -143,6 +143,21 @@ TEST(ToolFormat, ShowDscpOnlyWhenNotDefault)
     EXPECT_NE(j.find("\"priority_dscp\": []"), std::string::npos);
 }
 
+// The handshake budget appears when set (not automatic); JSON always has it.
+TEST(ToolFormat, ShowHandshakeBudget)
+{
+    Device d;
+    d.name = "wgx0";
+    d.handshake_budget = 0;
+    ShowOptions o;
+    o.now = kNow;
+    EXPECT_EQ(format_show(d, o), "interface: wgx0\n");
+    EXPECT_NE(format_json({d}, true).find("\"handshake_budget\": 0"), std::string::npos);
+    d.handshake_budget = 20;
+    EXPECT_EQ(format_show(d, o), "interface: wgx0\n  handshake budget: 20/s\n");
+    EXPECT_NE(format_json({d}, true).find("\"handshake_budget\": 20"), std::string::npos);
+}
+
 TEST(ToolFormat, PeersSortedByLatestHandshakeLikeWg)
 {
     Device d;

@@ -63,6 +63,20 @@ TEST(ToolSetArgs, OnlyWhatIsGivenIsSet)
     EXPECT_TRUE(parse({}).ok());	       // `wgx set wg0` alone is a valid no-op
 }
 
+TEST(ToolSetArgs, HandshakeBudget)
+{
+    ParseResult r = parse({"handshake-budget", "20"});
+    ASSERT_TRUE(r.ok()) << r.errors[0];
+    EXPECT_EQ(r.device.handshake_budget, 20u);
+    r = parse({"handshake-budget", "auto"});
+    ASSERT_TRUE(r.ok()) << r.errors[0];
+    EXPECT_EQ(r.device.handshake_budget, 0u);
+    r = parse({"handshake-budget", "1000000"});
+    ASSERT_TRUE(r.ok()) << r.errors[0];
+    EXPECT_EQ(r.device.handshake_budget, 1000000u);
+    EXPECT_FALSE(parse({"listen-port", "1"}).device.handshake_budget);
+}
+
 TEST(ToolSetArgs, AllowedIpsEmptyAndIncremental)
 {
     ParseResult r = parse({"peer", test::kPub2, "allowed-ips", ""});
@@ -118,7 +132,16 @@ TEST(ToolSetArgs, ErrorsNameArgumentAndExpectation)
          "address and prefix 0-32 or an IPv6 address and prefix 0-128"},
         {{"bogus"},
          "invalid argument `bogus': expected listen-port, listen-ports, rx-spread, dscp, "
-         "priority-dscp, fwmark, private-key, mtu, offload or peer"},
+         "priority-dscp, handshake-budget, fwmark, private-key, mtu, offload or peer"},
+        {{"handshake-budget", "1000001"},
+         "invalid handshake-budget `1000001': expected \"auto\" or initiations per second "
+         "0-1000000 (0 = auto)"},
+        {{"handshake-budget", "-5"},
+         "invalid handshake-budget `-5': expected \"auto\" or initiations per second "
+         "0-1000000 (0 = auto)"},
+        {{"handshake-budget"}, "`handshake-budget' needs a value"},
+        {{"peer", pk, "handshake-budget", "20"},
+         "`handshake-budget' is an interface setting and must come before the first `peer'"},
         {{"dscp", "af41"}, "invalid dscp `af41': expected copy or clear"},
         {{"dscp"}, "`dscp' needs a value"},
         {{"priority-dscp", "EF,64"},

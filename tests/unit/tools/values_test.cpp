@@ -39,6 +39,13 @@ TEST(ToolValues, OffValuesAndNumberForms)
         EXPECT_FALSE(iface(std::string("RxSpread = ") + bad).ok()) << bad;
     EXPECT_EQ(iface("ListenPorts = 1").device.listen_ports, 1);
 
+    EXPECT_EQ(iface("HandshakeBudget = 20").device.handshake_budget, 20u);
+    EXPECT_EQ(iface("handshakebudget = AUTO").device.handshake_budget, 0u);
+    EXPECT_EQ(iface("HandshakeBudget = 0").device.handshake_budget, 0u);
+    EXPECT_EQ(iface("HandshakeBudget = 1000000").device.handshake_budget, 1000000u);
+    for (const char *bad : {"", "1000001", "-1", "0x10", "20/s", "automatic", "4294967296"})
+        EXPECT_FALSE(iface(std::string("HandshakeBudget = ") + bad).ok()) << bad;
+
     EXPECT_EQ(iface("DSCP = copy").device.dscp_copy, true);
     EXPECT_EQ(iface("dscp = CLEAR").device.dscp_copy, false);
     for (const char *bad : {"", "on", "1", "copyy", "AF41"})
