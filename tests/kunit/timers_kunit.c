@@ -19,6 +19,7 @@
 #include <wgx/core.h>
 
 #include "device.h"
+#include "handshake.h"
 #include "peer.h"
 #include "timers.h"
 
@@ -138,6 +139,16 @@ static void wgx_timers_data_received_arms_keepalive(struct kunit *test)
 	wgx_timers_expect_disarmed(test, peer, WGX_TIMER_NEW_HANDSHAKE);
 }
 
+/* wgx_timers_initiation_begin() as the initiation worker calls it. */
+static enum wgx_initiation_verdict wgx_timers_begin(struct wgx_peer *peer, bool is_retry,
+						    bool has_slot)
+{
+	u32 interval_ns;
+	u64 delay_ns;
+
+	return wgx_timers_initiation_begin(peer, is_retry, has_slot, &delay_ns, &interval_ns);
+}
+
 static void wgx_timers_handshake_retransmit_and_complete(struct kunit *test)
 {
 	struct wgx_timers_fixture *f = test->priv;
@@ -145,10 +156,10 @@ static void wgx_timers_handshake_retransmit_and_complete(struct kunit *test)
 	unsigned long j0, j1;
 	u64 before = wgx_peer_stats_read(peer, WGX_PEER_STAT_HANDSHAKES_COMPLETED);
 
-	KUNIT_EXPECT_TRUE(test, wgx_timers_initiation_begin(peer, false));
+	KUNIT_EXPECT_EQ(test, wgx_timers_begin(peer, false, false), WGX_INITIATION_SEND);
 	/* A second initiation within REKEY_TIMEOUT is refused, retry or not. */
-	KUNIT_EXPECT_FALSE(test, wgx_timers_initiation_begin(peer, false));
-	KUNIT_EXPECT_FALSE(test, wgx_timers_initiation_begin(peer, true));
+	KUNIT_EXPECT_EQ(test, wgx_timers_begin(peer, false, false), WGX_INITIATION_NOT_DUE);
+	KUNIT_EXPECT_EQ(test, wgx_timers_begin(peer, true, false), WGX_INITIATION_NOT_DUE);
 	EVENT(wgx_timers_handshake_initiated(peer));
 	wgx_timers_expect_armed(test, peer, WGX_TIMER_RETRANSMIT_HANDSHAKE, 5000, 5334, j0, j1);
 
@@ -160,6 +171,58 @@ static void wgx_timers_handshake_retransmit_and_complete(struct kunit *test)
 	EVENT(wgx_timers_session_derived(peer));
 	/* Keys are zeroed after 3 x REJECT_AFTER_TIME = 540 s. */
 	wgx_timers_expect_armed(test, peer, WGX_TIMER_ZERO_KEY_MATERIAL, 540000, 540000, j0, j1);
+}
+
+/*
+ * The device's handshake budget (handshake.c): a burst, then one slot per
+ * interval; an initiation beyond it is paced without touching the peer's
+ * timer state, and goes with its slot without asking again.
+ */
+static void wgx_timers_handshake_budget(struct kunit *test)
+{
+	struct wgx_timers_fixture *f = test->priv;
+	struct wgx_device *wgx = &f->wgx;
+	struct wgx_peer *peer = &f->peer;
+	u64 now = wgx_timers_clock_ns(), delay_ns;
+	u32 interval_ns = 0;
+	unsigned int id;
+	s64 tat;
+
+	KUNIT_EXPECT_EQ(test, wgx_handshake_budget_rate(wgx), 1000U * num_online_cpus());
+	/* 20 per second: a burst of 2, then a slot every 50 ms. */
+	wgx->handshake_budget = 20;
+	wgx_handshake_budget_reset(wgx);
+	KUNIT_EXPECT_EQ(test, wgx_handshake_budget_take(wgx, now, &interval_ns), 0ULL);
+	KUNIT_EXPECT_EQ(test, interval_ns, 50000000U);
+	KUNIT_EXPECT_EQ(test, wgx_handshake_budget_take(wgx, now, &interval_ns), 0ULL);
+	KUNIT_EXPECT_EQ(test, wgx_handshake_budget_take(wgx, now, &interval_ns), 50000000ULL);
+	KUNIT_EXPECT_EQ(test, wgx_handshake_budget_take(wgx, now, &interval_ns), 100000000ULL);
+	/* 200 ms on, the four slots are past: a burst of 2 again, then 50 ms. */
+	now += 200000000ULL;
+	KUNIT_EXPECT_EQ(test, wgx_handshake_budget_take(wgx, now, &interval_ns), 0ULL);
+	KUNIT_EXPECT_EQ(test, wgx_handshake_budget_take(wgx, now, &interval_ns), 0ULL);
+	KUNIT_EXPECT_EQ(test, wgx_handshake_budget_take(wgx, now, &interval_ns), 50000000ULL);
+
+	/* The bucket is empty for the next 350 ms: a due initiation is paced. */
+	KUNIT_EXPECT_EQ(test, wgx_timers_initiation_begin(peer, false, false, &delay_ns, &interval_ns),
+			WGX_INITIATION_PACED);
+	KUNIT_EXPECT_GT(test, delay_ns, 0ULL);
+	KUNIT_EXPECT_LE(test, delay_ns, 400000000ULL);
+	KUNIT_EXPECT_EQ(test, interval_ns, 50000000U);
+	/* No attempt: nothing recorded, nothing armed. */
+	KUNIT_EXPECT_EQ(test, (unsigned int)peer->timer_state.initiation_sent, 0U);
+	for (id = 0; id < WGX_TIMER_COUNT; id++)
+		wgx_timers_expect_disarmed(test, peer, id);
+	/* With its slot it goes, and the budget is not asked again. */
+	tat = atomic64_read(&wgx->handshake_budget_tat);
+	KUNIT_EXPECT_EQ(test, wgx_timers_begin(peer, true, true), WGX_INITIATION_SEND);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&wgx->handshake_budget_tat), tat);
+	/* Not due (REKEY_TIMEOUT): refused before the budget is asked. */
+	KUNIT_EXPECT_EQ(test, wgx_timers_begin(peer, false, false), WGX_INITIATION_NOT_DUE);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&wgx->handshake_budget_tat), tat);
+	/* A new budget starts with a full burst. */
+	wgx_handshake_budget_reset(wgx);
+	KUNIT_EXPECT_EQ(test, wgx_handshake_budget_take(wgx, wgx_timers_clock_ns(), &interval_ns), 0ULL);
 }
 
 static void wgx_timers_persistent_keepalive(struct kunit *test)
@@ -284,6 +347,7 @@ static struct kunit_case wgx_timers_cases[] = {
 	KUNIT_CASE(wgx_timers_data_sent_arms_new_handshake),
 	KUNIT_CASE(wgx_timers_data_received_arms_keepalive),
 	KUNIT_CASE(wgx_timers_handshake_retransmit_and_complete),
+	KUNIT_CASE(wgx_timers_handshake_budget),
 	KUNIT_CASE(wgx_timers_persistent_keepalive),
 	KUNIT_CASE(wgx_timers_nothing_armed_when_down_or_dead),
 	KUNIT_CASE(wgx_timers_stop_disarms_everything),
