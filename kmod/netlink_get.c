@@ -137,8 +137,9 @@ static int wgx_nl_get_start(struct netlink_callback *cb, const struct wgx_nl_fla
 	/*
 	 * Every counter 1..20 is emitted, and of the telemetry (21..) the loss
 	 * counters 30 and 31 and HANDSHAKES_PACED (34); the handshake RTT
-	 * gauges 21..24 once sampled (wgx_nl_put_peer_rtt()); the passive TCP
-	 * figures not yet.  Every device counter 1..12.
+	 * gauges 21..24 and the passive TCP RTT gauges 25..29 once sampled,
+	 * the TCP retransmission counters 32 and 33 while the TCP samplers are
+	 * on (wgx_nl_put_peer_rtt()).  Every device counter 1..12.
 	 */
 	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_peer_stats) != WGX_PEER_STATS_A_KEEPALIVES_RX + 3);
 	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_device_stats) != WGX_DEVICE_STATS_A_HANDSHAKES_PACED);
@@ -260,22 +261,46 @@ static int wgx_nl_put_endpoint(struct sk_buff *skb, struct wgx_peer *peer)
 	return 0;
 }
 
-/* The handshake RTT gauges (uapi 21..24), absent while nothing was sampled. */
+/*
+ * The handshake RTT gauges (uapi 21..24) and the passive TCP RTT gauges
+ * (25..29), each set absent while nothing was sampled; the TCP
+ * retransmission counters (32, 33), absent while module parameter
+ * tcp_telemetry is off (they would not move: unknown, not zero).
+ */
 static int wgx_nl_put_peer_rtt(struct sk_buff *skb, struct wgx_peer *peer)
 {
+	struct wgx_telemetry_tcpstat tcp;
 	struct wgx_telemetry_rtt rtt;
 
 	wgx_telemetry_read(&peer->telemetry, &rtt);
-	if (!rtt.samples)
-		return 0;
-	if (nla_put_u64_64bit(skb, WGX_PEER_STATS_A_HANDSHAKE_RTT_LAST_US, rtt.last_us,
-			      WGX_PEER_STATS_A_UNSPEC) ||
-	    nla_put_u64_64bit(skb, WGX_PEER_STATS_A_HANDSHAKE_RTT_MIN_US, rtt.min_us,
-			      WGX_PEER_STATS_A_UNSPEC) ||
-	    nla_put_u64_64bit(skb, WGX_PEER_STATS_A_HANDSHAKE_SRTT_US, rtt.srtt_us,
-			      WGX_PEER_STATS_A_UNSPEC) ||
-	    nla_put_u64_64bit(skb, WGX_PEER_STATS_A_HANDSHAKE_RTT_SAMPLES, rtt.samples,
-			      WGX_PEER_STATS_A_UNSPEC))
+	if (rtt.samples &&
+	    (nla_put_u64_64bit(skb, WGX_PEER_STATS_A_HANDSHAKE_RTT_LAST_US, rtt.last_us,
+			       WGX_PEER_STATS_A_UNSPEC) ||
+	     nla_put_u64_64bit(skb, WGX_PEER_STATS_A_HANDSHAKE_RTT_MIN_US, rtt.min_us,
+			       WGX_PEER_STATS_A_UNSPEC) ||
+	     nla_put_u64_64bit(skb, WGX_PEER_STATS_A_HANDSHAKE_SRTT_US, rtt.srtt_us,
+			       WGX_PEER_STATS_A_UNSPEC) ||
+	     nla_put_u64_64bit(skb, WGX_PEER_STATS_A_HANDSHAKE_RTT_SAMPLES, rtt.samples,
+			       WGX_PEER_STATS_A_UNSPEC)))
+		return -EMSGSIZE;
+	wgx_telemetry_tcp_read(&peer->telemetry, &tcp);
+	if (tcp.rtt.samples &&
+	    (nla_put_u64_64bit(skb, WGX_PEER_STATS_A_TCP_RTT_LAST_US, tcp.rtt.last_us,
+			       WGX_PEER_STATS_A_UNSPEC) ||
+	     nla_put_u64_64bit(skb, WGX_PEER_STATS_A_TCP_RTT_MIN_US, tcp.rtt.min_us,
+			       WGX_PEER_STATS_A_UNSPEC) ||
+	     nla_put_u64_64bit(skb, WGX_PEER_STATS_A_TCP_SRTT_US, tcp.rtt.srtt_us,
+			       WGX_PEER_STATS_A_UNSPEC) ||
+	     nla_put_u64_64bit(skb, WGX_PEER_STATS_A_TCP_RTTVAR_US, tcp.rtt.rttvar_us,
+			       WGX_PEER_STATS_A_UNSPEC) ||
+	     nla_put_u64_64bit(skb, WGX_PEER_STATS_A_TCP_RTT_SAMPLES, tcp.rtt.samples,
+			       WGX_PEER_STATS_A_UNSPEC)))
+		return -EMSGSIZE;
+	if (READ_ONCE(wgx_telemetry_tcp_enabled) &&
+	    (nla_put_u64_64bit(skb, WGX_PEER_STATS_A_TX_TCP_RETRANSMITS, tcp.retransmits,
+			       WGX_PEER_STATS_A_UNSPEC) ||
+	     nla_put_u64_64bit(skb, WGX_PEER_STATS_A_TX_TCP_SEGMENTS, tcp.segments,
+			       WGX_PEER_STATS_A_UNSPEC)))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -229,6 +229,8 @@ static void wgx_receive_deliver(struct wgx_device *wgx, struct wgx_peer *peer,
 	else
 		INET_ECN_decapsulate(skb, outer_ds, ipv6_get_dsfield(ipv6_hdr(skb)));
 	skb_probe_transport_header(skb);
+	/* Passive TCP RTT: does it echo the pending sample's TSval (telemetry.h)? */
+	wgx_telemetry_tcp_received(&peer->telemetry, skb);
 
 	if (napi) {
 		napi_gro_receive(napi, skb);

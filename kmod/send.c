@@ -165,6 +165,8 @@ netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
 		cb->mtu = mtu;
 		/* Hash the inner flow now: after encryption nobody can. */
 		cb->bucket = skb_get_hash(skb) % WGX_TXQ_BUCKETS;
+		/* Passive TCP RTT and retransmissions: one packet in 16 (telemetry.h). */
+		wgx_telemetry_tcp_sent(&peer->telemetry, skb);
 		/* The inner route means nothing on the outer path. */
 		skb_dst_drop(skb);
 		cb->peer = wgx_peer_get(peer);

@@ -1,19 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * telemetry.c - per-peer handshake RTT (see telemetry.h for what is measured
- * and the locking).  The smoothing is RFC 6298 section 2's SRTT: the first
- * sample R sets SRTT = R, later ones SRTT = 7/8 SRTT + 1/8 R.
+ * telemetry.c - per-peer handshake RTT, passive TCP RTT and the TCP
+ * retransmission estimate (see telemetry.h for what is measured and the
+ * locking).  The smoothing is RFC 6298 section 2's: the first sample R sets
+ * SRTT = R (and RTTVAR = R/2), later ones RTTVAR = 3/4 RTTVAR + 1/4 |SRTT - R|,
+ * then SRTT = 7/8 SRTT + 1/8 R.  The TCP timestamp option is RFC 7323's
+ * (kind 8, length 10: TSval, TSecr).
  */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/jhash.h>
 #include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/moduleparam.h>
+#include <linux/tcp.h>
 #include <linux/time64.h>
+#include <net/ip.h>
+#include <net/tcp.h>
 
 #include <wgx/core.h>
 
 #include "telemetry.h"
 #include "timers.h"
 
+bool wgx_telemetry_tcp_enabled = true;
+module_param_named(tcp_telemetry, wgx_telemetry_tcp_enabled, bool, 0644);
+MODULE_PARM_DESC(tcp_telemetry,
+		 "1 (default): sample inner TCP packets for the passive TCP RTT and the TCP retransmission estimate (per-peer stats 25-29, 32-33); 0: off, those stats are not reported");
+
+DEFINE_PER_CPU(unsigned int, wgx_telemetry_tcp_tick);
+
+/* A pending TCP sample may be replaced after an RTO-like deadline within these bounds (us). */
+#define WGX_TELEMETRY_TCP_DEADLINE_MIN_US 20000
+#define WGX_TELEMETRY_TCP_DEADLINE_MAX_US 1000000
+
 void wgx_telemetry_init(struct wgx_telemetry *t)
 {
+	memset(t, 0, sizeof(*t));
 	spin_lock_init(&t->lock);
 	t->init_index = 0;
 	t->init_sent_ns = 0;
@@ -92,6 +115,8 @@ void wgx_telemetry_endpoint_moved(struct wgx_telemetry *t)
 	t->rtt_min_us = 0;
 	t->srtt_us = 0;
 	t->rtt_samples = 0;
+	memset(&t->tcp, 0, sizeof(t->tcp));
+	WRITE_ONCE(t->tcp_pending, false);
 	spin_unlock_bh(&t->lock);
 }
 
@@ -102,5 +127,224 @@ void wgx_telemetry_read(struct wgx_telemetry *t, struct wgx_telemetry_rtt *out)
 	out->min_us = t->rtt_min_us;
 	out->srtt_us = t->srtt_us;
 	out->samples = t->rtt_samples;
+	spin_unlock_bh(&t->lock);
+}
+
+/**
+ * struct wgx_telemetry_tcpinfo - what the samplers read of one TCP segment
+ * (host order).
+ * @flow: a hash of addresses and ports (never 0).
+ * @seq: sequence number.
+ * @payload: bytes of data (from the IP lengths).
+ * @ports: source port << 16 | destination port.
+ * @has_ts: the timestamp option is present.
+ * @tsval: its TSval.
+ * @tsecr: its TSecr.
+ */
+struct wgx_telemetry_tcpinfo {
+	u32 flow;
+	u32 seq;
+	u32 payload;
+	u32 ports;
+	bool has_ts;
+	u32 tsval;
+	u32 tsecr;
+};
+
+/*
+ * Read the TCP header of @skb (an IPv4 packet that is not a fragment, or an
+ * IPv6 packet whose first next header is TCP; its network header set) into
+ * @ti.  False for anything else, or when the lengths do not hold together:
+ * never reads past the skb or the TCP header.
+ */
+static bool wgx_telemetry_parse_tcp(const struct sk_buff *skb, struct wgx_telemetry_tcpinfo *ti)
+{
+	u8 buf[sizeof(struct tcphdr) + MAX_TCP_OPTION_SPACE];
+	unsigned int off = skb_network_offset(skb), len, thlen, i;
+	const struct tcphdr *th;
+	const u8 *opt;
+	__be32 ts[2];
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		struct iphdr _iph;
+		const struct iphdr *iph = skb_header_pointer(skb, off, sizeof(_iph), &_iph);
+
+		if (!iph || iph->version != 4 || iph->ihl < 5 || iph->protocol != IPPROTO_TCP ||
+		    ip_is_fragment(iph))
+			return false;
+		len = ntohs(iph->tot_len);
+		if (len < iph->ihl * 4U)
+			return false;
+		len -= iph->ihl * 4U;
+		off += iph->ihl * 4U;
+		ti->flow = jhash_2words((__force u32)iph->saddr, (__force u32)iph->daddr, 0);
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		struct ipv6hdr _ip6h;
+		const struct ipv6hdr *ip6h = skb_header_pointer(skb, off, sizeof(_ip6h), &_ip6h);
+
+		if (!ip6h || ip6h->version != 6 || ip6h->nexthdr != IPPROTO_TCP)
+			return false;
+		len = ntohs(ip6h->payload_len);
+		off += sizeof(*ip6h);
+		ti->flow = jhash2((const u32 *)&ip6h->saddr, 2 * sizeof(struct in6_addr) / 4, 0);
+	} else {
+		return false;
+	}
+	th = skb_header_pointer(skb, off, sizeof(*th), buf);
+	if (!th)
+		return false;
+	thlen = th->doff * 4U;
+	if (thlen < sizeof(*th) || thlen > len)
+		return false;
+	th = skb_header_pointer(skb, off, thlen, buf);
+	if (!th)
+		return false;
+	ti->seq = ntohl(th->seq);
+	ti->payload = len - thlen;
+	ti->ports = (u32)ntohs(th->source) << 16 | ntohs(th->dest);
+	ti->flow = jhash_1word(ti->ports, ti->flow) ?: 1;
+	ti->has_ts = false;
+
+	/* Options: kind, length, data; EOL ends them, NOP is one byte. */
+	opt = (const u8 *)(th + 1);
+	thlen -= sizeof(*th);
+	for (i = 0; i < thlen;) {
+		u8 kind = opt[i], olen;
+
+		if (kind == TCPOPT_EOL)
+			break;
+		if (kind == TCPOPT_NOP) {
+			++i;
+			continue;
+		}
+		if (i + 1 >= thlen)
+			break;
+		olen = opt[i + 1];
+		if (olen < 2 || olen > thlen - i)
+			break;
+		if (kind == TCPOPT_TIMESTAMP && olen == TCPOLEN_TIMESTAMP) {
+			memcpy(ts, opt + i + 2, sizeof(ts));
+			ti->tsval = be32_to_cpu(ts[0]);
+			ti->tsecr = be32_to_cpu(ts[1]);
+			ti->has_ts = true;
+			break;
+		}
+		i += olen;
+	}
+	return true;
+}
+
+/* One RTT sample of @us into @r (RFC 6298 section 2's estimator). */
+static void wgx_telemetry_rtt_update(struct wgx_telemetry_rttstat *r, u64 us)
+{
+	r->last_us = us;
+	if (!r->samples) {
+		r->min_us = us;
+		r->srtt_us = us;
+		r->rttvar_us = us / 2;
+	} else {
+		u64 delta = r->srtt_us > us ? r->srtt_us - us : us - r->srtt_us;
+
+		if (us < r->min_us)
+			r->min_us = us;
+		r->rttvar_us = r->rttvar_us - (r->rttvar_us >> 2) + (delta >> 2);
+		r->srtt_us = r->srtt_us - (r->srtt_us >> 3) + (us >> 3);
+	}
+	++r->samples;
+}
+
+/* How long a new pending TCP sample waits for its echo before another may replace it (ns). */
+static u64 wgx_telemetry_tcp_deadline(const struct wgx_telemetry *t)
+{
+	u64 us = WGX_TELEMETRY_TCP_DEADLINE_MAX_US;
+
+	if (t->tcp.samples)
+		us = clamp_t(u64, 2 * t->tcp.srtt_us + 4 * t->tcp.rttvar_us,
+			     WGX_TELEMETRY_TCP_DEADLINE_MIN_US, WGX_TELEMETRY_TCP_DEADLINE_MAX_US);
+	return us * NSEC_PER_USEC;
+}
+
+/*
+ * wgx_telemetry_tcp_sample_sent - the sampled-packet half of
+ * wgx_telemetry_tcp_sent(): the retransmission check for a segment with
+ * payload, and a new pending RTT sample from its TSval when none is pending.
+ * Takes @t->lock.  BHs off.
+ */
+void wgx_telemetry_tcp_sample_sent(struct wgx_telemetry *t, const struct sk_buff *skb)
+{
+	struct wgx_telemetry_tcpinfo ti;
+	u64 now;
+
+	if (!wgx_telemetry_parse_tcp(skb, &ti) || (!ti.payload && !ti.has_ts))
+		return;
+	now = wgx_timers_clock_ns();
+	spin_lock_bh(&t->lock);
+	if (ti.payload) {
+		struct wgx_telemetry_flow *f = &t->flows[ti.flow % WGX_TELEMETRY_TCP_FLOWS];
+		u32 end = ti.seq + ti.payload;
+
+		if (f->hash != ti.flow) {
+			f->hash = ti.flow;
+			f->seq_end = end;
+		} else {
+			++t->tcp_segments;
+			if (!after(end, f->seq_end))
+				++t->tcp_retransmits;
+			else
+				f->seq_end = end;
+		}
+	}
+	if (ti.has_ts && (!t->tcp_pending || now > t->tcp_deadline_ns)) {
+		WRITE_ONCE(t->tcp_tsval, ti.tsval);
+		WRITE_ONCE(t->tcp_ports, ti.ports);
+		t->tcp_sent_ns = now;
+		t->tcp_deadline_ns = now + wgx_telemetry_tcp_deadline(t);
+		WRITE_ONCE(t->tcp_pending, true);
+	}
+	spin_unlock_bh(&t->lock);
+}
+
+/*
+ * wgx_telemetry_tcp_check_received - the slow half of
+ * wgx_telemetry_tcp_received(), while a sample is pending: one RTT sample
+ * when @skb is TCP of the pending flow echoing its TSval; the pending sample
+ * is dropped when the flow echoes a later TSval.  Takes @t->lock only then.
+ * Receive softirq.
+ */
+void wgx_telemetry_tcp_check_received(struct wgx_telemetry *t, const struct sk_buff *skb)
+{
+	struct wgx_telemetry_tcpinfo ti;
+	u64 now;
+
+	if (!wgx_telemetry_parse_tcp(skb, &ti) || !ti.has_ts)
+		return;
+	/* The reverse flow: its source port is the sampled packet's destination. */
+	ti.ports = ti.ports << 16 | ti.ports >> 16;
+	/*
+	 * The echo of the pending TSval, or of a later one of its flow: then
+	 * the peer's TS.Recent has moved past it (RFC 7323 section 4.3: a
+	 * delayed ACK echoes the earliest unacknowledged segment's TSval), so
+	 * it will never be echoed and a new sample may start at once.
+	 */
+	if (ti.ports != READ_ONCE(t->tcp_ports) || before(ti.tsecr, READ_ONCE(t->tcp_tsval)))
+		return;
+	now = wgx_timers_clock_ns();
+	spin_lock_bh(&t->lock);
+	if (t->tcp_pending && t->tcp_ports == ti.ports && !before(ti.tsecr, t->tcp_tsval)) {
+		if (ti.tsecr == t->tcp_tsval && now >= t->tcp_sent_ns &&
+		    now - t->tcp_sent_ns <= (u64)WGX_REKEY_TIMEOUT_S * NSEC_PER_SEC)
+			wgx_telemetry_rtt_update(&t->tcp, div_u64(now - t->tcp_sent_ns,
+								 NSEC_PER_USEC));
+		WRITE_ONCE(t->tcp_pending, false);
+	}
+	spin_unlock_bh(&t->lock);
+}
+
+void wgx_telemetry_tcp_read(struct wgx_telemetry *t, struct wgx_telemetry_tcpstat *out)
+{
+	spin_lock_bh(&t->lock);
+	out->rtt = t->tcp;
+	out->retransmits = t->tcp_retransmits;
+	out->segments = t->tcp_segments;
 	spin_unlock_bh(&t->lock);
 }

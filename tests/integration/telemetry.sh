@@ -213,3 +213,83 @@ test_kernel_rtt_loss_reorder() {
 	[ "$v" -ge 100 ] || fail "only $v reordered packets counted"
 	n a tc qdisc del dev va root
 }
+
+# tcp_flow CLIENT_NS SERVER_ADDR SECONDS — one iperf3 TCP flow from CLIENT_NS
+# through the tunnel; prints the sender's retransmissions as iperf3 reports them.
+tcp_flow() {
+	local ns=$1 addr=$2 secs=$3 srv out
+	srv=$([ "$ns" = a ] && echo b || echo a)
+	n "$srv" iperf3 -s -1 -D -I "/tmp/iperf3-$srv.pid" >/dev/null
+	sleep 0.3
+	out=$(n "$ns" iperf3 -c "$addr" -t "$secs" -J) || fail "iperf3 $ns -> $addr failed"
+	echo "$out" | jq -r '"iperf3: \(.end.sum_received.bytes) bytes, \(.end.sum_sent.retransmits) retransmits" ' >&2
+	echo "$out" | jq -r '.end.sum_sent.retransmits'
+}
+
+# Bounds of the TCP figures under netem delay 20ms one way in the TCG VM
+# (docs/telemetry.md, "Measured").  The RTT's lower bound is the netem delay
+# less the 1 ms tick of Linux's TCP timestamps; the upper bound of the
+# minimum is about twice the highest seen.  Without netem loss TCP still
+# retransmits a little in the VM (iperf3 reports a dozen in 3 s: spurious
+# timeouts under TCG), so the estimate must stay below 1 in
+# TEL_RETX_CLEAN_RATIO of the segments examined, not at 0.
+TEL_TCP_RTT_MIN_LO_US=19000
+TEL_TCP_RTT_MIN_HI_US=100000
+TEL_RETX_CLEAN_RATIO=50
+
+# The passive TCP RTT (uapi 25-29) and the TCP retransmission estimate (32,
+# 33) under netem on the underlay from a to b: a sends the data, b the ACKs.
+test_kernel_tcp_rtt_retransmits() {
+	tunnel_setup wgx 4 0
+	modprobe sch_netem 2>/dev/null || true
+	n a tc qdisc add dev va root netem delay 20ms limit 100000
+	ping_ok a 10.0.0.2
+
+	# RTT: a's data TSval -> b's ACK TSecr, and b's ACK TSval -> a's data
+	# TSecr; both cross the delayed direction once.
+	local ns v retx0 seg0 retx1 seg1 retx seg
+	retx0=$(peer_stat a tx_tcp_retransmits)
+	seg0=$(peer_stat a tx_tcp_segments)
+	[ "$retx0" != null ] && [ "$seg0" != null ] || fail "no TCP retransmission counters"
+	expect_eq "no TCP RTT before any TCP" null "$(peer_stat a tcp_rtt_samples)"
+	tcp_flow a 10.0.0.2 3 >/dev/null
+	for ns in a b; do
+		n "$ns" "$WGX_TOOL" show wgt0 --json | jq -c '.interfaces[0].peers[0].stats |
+			{tcp_rtt_last_us, tcp_rtt_min_us, tcp_srtt_us, tcp_rttvar_us, tcp_rtt_samples,
+			 tx_tcp_retransmits, tx_tcp_segments}'
+		v=$(peer_stat "$ns" tcp_rtt_samples)
+		[ "$v" != null ] && [ "$v" -gt 0 ] || fail "$ns: no TCP RTT samples ($v)"
+		v=$(peer_stat "$ns" tcp_rtt_min_us)
+		echo "$ns: TCP RTT min $v us, SRTT $(peer_stat "$ns" tcp_srtt_us) us"
+		[ "$v" -ge "$TEL_TCP_RTT_MIN_LO_US" ] && [ "$v" -le "$TEL_TCP_RTT_MIN_HI_US" ] ||
+			fail "$ns: TCP RTT min $v us outside $TEL_TCP_RTT_MIN_LO_US..$TEL_TCP_RTT_MIN_HI_US"
+	done
+	retx1=$(peer_stat a tx_tcp_retransmits)
+	seg1=$(peer_stat a tx_tcp_segments)
+	retx=$((retx1 - retx0))
+	seg=$((seg1 - seg0))
+	echo "no loss: $retx retransmits of $seg segments examined"
+	[ "$seg" -ge 100 ] || fail "only $seg TCP segments examined"
+	[ $((retx * TEL_RETX_CLEAN_RATIO)) -le "$seg" ] ||
+		fail "$retx retransmits of $seg segments counted without loss"
+
+	# 2 % of a's packets lost: a's TCP retransmits, a's sampler sees some of
+	# them (one packet in 16 is examined).  No delay, so that enough data
+	# moves despite the loss.
+	n a tc qdisc replace dev va root netem loss 2% limit 100000
+	tcp_flow a 10.0.0.2 5 >/dev/null
+	retx=$(($(peer_stat a tx_tcp_retransmits) - retx1))
+	seg=$(($(peer_stat a tx_tcp_segments) - seg1))
+	echo "loss 2%: $retx retransmits of $seg segments examined"
+	[ "$retx" -gt 0 ] || fail "no retransmits counted under netem loss 2%"
+	n a tc qdisc del dev va root
+
+	# tcp_telemetry=0: the counters are not reported, no new RTT sample.
+	v=$(peer_stat a tcp_rtt_samples)
+	echo 0 >/sys/module/wgx/parameters/tcp_telemetry
+	tcp_flow a 10.0.0.2 1 >/dev/null
+	expect_eq "tx_tcp_segments with tcp_telemetry=0" null "$(peer_stat a tx_tcp_segments)"
+	expect_eq "TCP RTT samples with tcp_telemetry=0" "$v" "$(peer_stat a tcp_rtt_samples)"
+	echo 1 >/sys/module/wgx/parameters/tcp_telemetry
+	[ "$(peer_stat a tx_tcp_segments)" -ge "$seg1" ] || fail "tx_tcp_segments back with tcp_telemetry=1"
+}

@@ -433,14 +433,21 @@ enum wgx_allowedip_attribute {
  *     reverse flow.  Measures the path to the inner TCP endpoint behind the
  *     peer and back, including that endpoint's ACK delay; resolution is the
  *     sender's TS clock (1 ms on Linux) at best.  Only some packets are
- *     sampled so the per-packet cost stays small.
+ *     sampled so the per-packet cost stays small (wgx: one transmitted
+ *     packet in 16 may start a sample, one sample pending per peer).  Only
+ *     IPv4 and IPv6 without extension headers are read.  Absent until the
+ *     first sample.
  *   Loss and reordering are seen by the receiver, per keypair, on the
  *     transport data counter (whitepaper 5.4.6).
  *   TCP retransmissions are estimated on transmit: a sampled inner TCP
  *     segment carrying payload whose end is not beyond the highest sequence
  *     number already sent on that flow.  Approximate: flows not tracked or
  *     evicted from the kernel's small flow table are missed; a segment
- *     repacketized by the sender counts once per packet.
+ *     repacketized by the sender counts once per packet.  wgx examines one
+ *     transmitted packet in 16 against a table of 8 flows per peer (a flow's
+ *     first sampled segment only enters it), so both counters are about
+ *     1/16 of the real figures and their ratio is the estimate.  Absent
+ *     while the samplers are off (module parameter tcp_telemetry=0).
  */
 enum wgx_peer_stats_attribute {
 	WGX_PEER_STATS_A_UNSPEC,		/* padding */
