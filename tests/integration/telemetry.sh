@@ -240,6 +240,9 @@ TEL_RETX_CLEAN_RATIO=50
 # The passive TCP RTT (uapi 25-29) and the TCP retransmission estimate (32,
 # 33) under netem on the underlay from a to b: a sends the data, b the ACKs.
 test_kernel_tcp_rtt_retransmits() {
+	# The module stays loaded across cases: leave the samplers on whatever happens.
+	echo 1 >/sys/module/wgx/parameters/tcp_telemetry
+	trap 'echo 1 >/sys/module/wgx/parameters/tcp_telemetry' EXIT
 	tunnel_setup wgx 4 0
 	modprobe sch_netem 2>/dev/null || true
 	n a tc qdisc add dev va root netem delay 20ms limit 100000
@@ -273,11 +276,12 @@ test_kernel_tcp_rtt_retransmits() {
 	[ $((retx * TEL_RETX_CLEAN_RATIO)) -le "$seg" ] ||
 		fail "$retx retransmits of $seg segments counted without loss"
 
-	# 2 % of a's packets lost: a's TCP retransmits, a's sampler sees some of
-	# them (one packet in 16 is examined).  No delay, so that enough data
-	# moves despite the loss.
+	# 2 % of a's packets lost: a's TCP retransmits, a's sampler sees a few of
+	# them (1-4 of some 330 in 5 s measured, see docs/telemetry.md: the
+	# sampling undercounts), so 10 s.  No delay, so that enough data moves
+	# despite the loss.
 	n a tc qdisc replace dev va root netem loss 2% limit 100000
-	tcp_flow a 10.0.0.2 5 >/dev/null
+	tcp_flow a 10.0.0.2 10 >/dev/null
 	retx=$(($(peer_stat a tx_tcp_retransmits) - retx1))
 	seg=$(($(peer_stat a tx_tcp_segments) - seg1))
 	echo "loss 2%: $retx retransmits of $seg segments examined"
@@ -291,5 +295,5 @@ test_kernel_tcp_rtt_retransmits() {
 	expect_eq "tx_tcp_segments with tcp_telemetry=0" null "$(peer_stat a tx_tcp_segments)"
 	expect_eq "TCP RTT samples with tcp_telemetry=0" "$v" "$(peer_stat a tcp_rtt_samples)"
 	echo 1 >/sys/module/wgx/parameters/tcp_telemetry
-	[ "$(peer_stat a tx_tcp_segments)" -ge "$seg1" ] || fail "tx_tcp_segments back with tcp_telemetry=1"
+	[ "$(peer_stat a tx_tcp_segments)" != null ] || fail "tx_tcp_segments not back with tcp_telemetry=1"
 }

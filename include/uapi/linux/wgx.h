@@ -446,8 +446,10 @@ enum wgx_allowedip_attribute {
  *     repacketized by the sender counts once per packet.  wgx examines one
  *     transmitted packet in 16 against a table of 8 flows per peer (a flow's
  *     first sampled segment only enters it), so both counters are about
- *     1/16 of the real figures and their ratio is the estimate.  Absent
- *     while the samplers are off (module parameter tcp_telemetry=0).
+ *     1/16 of the real figures at best; retransmissions are undercounted
+ *     further at small congestion windows (recognised only after a sampled
+ *     segment beyond the lost one).  Absent while the samplers are off
+ *     (module parameter tcp_telemetry=0).
  */
 enum wgx_peer_stats_attribute {
 	WGX_PEER_STATS_A_UNSPEC,		/* padding */
