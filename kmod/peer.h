@@ -118,7 +118,7 @@ struct wgx_peer_stats {
  * @timer_state/@timers: core timer state machine and its kernel timers, under @timers_lock.
  * @stats: per-CPU counters (enum wgx_peer_stat), summed on read.
  * @walltime_last_handshake: real time of the last completed handshake (netlink), under @timers_lock.
- * @telemetry: handshake RTT (telemetry.h), under its own lock.
+ * @telemetry: handshake and TCP RTT, TCP retransmission estimate (telemetry.h), under its own lock.
  */
 struct wgx_peer {
 	struct wgx_device *wgx;
