@@ -19,7 +19,7 @@ CORE_OBJS = $(sort $(patsubst %.cpp,%.o,$(wildcard kmod/core/*.cpp)))
 
 BPF_OBJS = $(BUILD)/bpf/hash_invalid.bpf.o
 
-.PHONY: all deps module host bpf check unit fuzz fuzz-long kunit integration selftest demo bench clean \
+.PHONY: all deps module host bpf check check-all unit fuzz fuzz-long kunit integration selftest demo bench clean \
 	core-symbols install install-only uninstall install-dkms uninstall-dkms dkms
 
 
@@ -66,6 +66,9 @@ selftest: all
 
 check: all
 	@scripts/check
+
+check-all: all
+	@scripts/check --all
 
 demo: all
 	@scripts/demo

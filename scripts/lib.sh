@@ -23,3 +23,28 @@ need_arg() {
 print_help() {
 	sed -n '2,/^set -/{/^set -/d;s/^# \{0,1\}//;p}' "$0"
 }
+
+# sample_seed — the seed of the CI selection's sample: $WGX_SAMPLE_SEED if
+# set, else the checked-out commit (so a CI run is repeatable for a commit
+# and successive commits sample different cases), else 0.
+sample_seed() {
+	local seed=${WGX_SAMPLE_SEED:-$(git -C "$repo" rev-parse --short=8 HEAD 2>/dev/null)}
+	[[ "$seed" =~ ^[0-9a-fA-F]+$ ]] || seed=0
+	echo "$((16#${seed:0:8}))"
+}
+
+# sample K ITEM... — K of the ITEMs (all of them if there are no more than
+# K), chosen by sample_seed: a run of K consecutive items, wrapping, from
+# the seed's position.  Prints one item per line.
+sample() {
+	local k=$1 n i start
+	shift
+	n=$#
+	[ "$k" -lt "$n" ] || k=$n
+	[ "$n" -gt 0 ] || return 0
+	local items=("$@")
+	start=$(($(sample_seed) % n))
+	for ((i = 0; i < k; i++)); do
+		echo "${items[$(((start + i) % n))]}"
+	done
+}
