@@ -204,8 +204,17 @@ int wgx_device_set_listen_port(struct wgx_device *wgx, u16 port, unsigned int np
 	}
 	wgx->listen_ports = nports;
 	/* Replies may now leave from other ports: pick the sources anew. */
-	list_for_each_entry(peer, &wgx->peer_list, peer_list)
+	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
 		wgx_socket_clear_peer_endpoint_src(peer);
+		/*
+		 * A peer may be sending to a port we just closed (the one we
+		 * last sent from), and we would never hear it again unless we
+		 * send first: a keepalive, from the first port, tells it where
+		 * we are now (socket.c: a keepalive moves the endpoint).
+		 */
+		if (netif_running(wgx->dev) && wgx_peer_has_sending_keypair(peer))
+			wgx_send_keepalive(peer);
+	}
 	return 0;
 }
 

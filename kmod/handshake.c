@@ -69,7 +69,7 @@ static bool wgx_handshake_session_derived(struct wgx_peer *peer, struct sk_buff 
 	}
 	wgx_peer_stats_inc(peer, stat);
 	wgx_peer_count_rx(peer, skb->len);
-	wgx_socket_set_peer_endpoint_from_skb(peer, skb);
+	wgx_socket_set_peer_endpoint_from_skb(peer, skb, true);
 	wgx_timers_any_authenticated_packet_received(peer);
 	wgx_timers_any_authenticated_packet_traversal(peer);
 	wgx_timers_session_derived(peer);

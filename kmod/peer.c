@@ -280,6 +280,18 @@ bool wgx_peer_keypair_install(struct wgx_peer *peer, struct wgx_keypair *keypair
 	return true;
 }
 
+bool wgx_peer_has_sending_keypair(struct wgx_peer *peer)
+{
+	struct wgx_keypair *keypair;
+	bool ret;
+
+	rcu_read_lock_bh();
+	keypair = rcu_dereference_bh(peer->keypair_current);
+	ret = keypair && READ_ONCE(keypair->sending_valid);
+	rcu_read_unlock_bh();
+	return ret;
+}
+
 bool wgx_peer_keypair_received_with(struct wgx_peer *peer, struct wgx_keypair *keypair)
 {
 	struct wgx_keypair *previous;

@@ -247,6 +247,12 @@ void wgx_peer_clear_handshake(struct wgx_peer *peer);
  */
 bool wgx_peer_keypair_install(struct wgx_peer *peer, struct wgx_keypair *keypair);
 /**
+ * wgx_peer_has_sending_keypair - whether @peer has a current keypair that may
+ * still send (a session: a keepalive would go out without a handshake).  A
+ * snapshot; any context.
+ */
+bool wgx_peer_has_sending_keypair(struct wgx_peer *peer);
+/**
  * wgx_peer_keypair_received_with - transport data arrived with @keypair: if it
  * is the peer's next keypair, it becomes current (responder confirmation).
  * Returns true when that happened.  Any context.

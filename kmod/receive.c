@@ -296,7 +296,7 @@ void wgx_receive_finish(struct sk_buff *skb, struct napi_struct *napi)
 	}
 
 	/* Authenticated: the peer is where this came from (roaming). */
-	wgx_socket_set_peer_endpoint_from_skb(peer, skb);
+	wgx_socket_set_peer_endpoint_from_skb(peer, skb, skb->len == 0);
 	wgx_peer_count_rx(peer, cb->message_len);
 	if (unlikely(wgx_peer_keypair_received_with(peer, keypair))) {
 		wgx_telemetry_confirmed(&peer->telemetry, keypair->internal_id);

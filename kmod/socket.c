@@ -432,7 +432,7 @@ enum wgx_roam {
 };
 
 static enum wgx_roam wgx_endpoint_classify(struct wgx_peer *peer, const struct wgx_endpoint *endpoint,
-					   unsigned long now, bool touch)
+					   unsigned long now, bool touch, bool first_port)
 {
 	struct wgx_endpoint_ports *ports = &peer->endpoint_ports;
 	__be16 port = wgx_endpoint_port(endpoint);
@@ -445,6 +445,9 @@ static enum wgx_roam wgx_endpoint_classify(struct wgx_peer *peer, const struct w
 			wgx_port_touch(ports, 0, now);
 		return WGX_ROAM_NONE;
 	}
+	/* The sender's first port: where it surely listens. */
+	if (first_port)
+		return WGX_ROAM_PORT;
 	/* Another port of the same host: known and live, and the endpoint's own port live too? */
 	for (i = 1; i < WGX_ENDPOINT_PORTS; ++i) {
 		if (READ_ONCE(ports->port[i]) != port)
@@ -458,7 +461,8 @@ static enum wgx_roam wgx_endpoint_classify(struct wgx_peer *peer, const struct w
 	return WGX_ROAM_PORT;
 }
 
-void wgx_socket_set_peer_endpoint_from_skb(struct wgx_peer *peer, const struct sk_buff *skb)
+void wgx_socket_set_peer_endpoint_from_skb(struct wgx_peer *peer, const struct sk_buff *skb,
+					   bool first_port)
 {
 	struct wgx_endpoint endpoint;
 	unsigned long now = jiffies;
@@ -467,11 +471,12 @@ void wgx_socket_set_peer_endpoint_from_skb(struct wgx_peer *peer, const struct s
 	if (unlikely(wgx_socket_endpoint_from_skb(&endpoint, skb)))
 		return;
 	/* Lockless first: roaming is rare, every packet asks. */
-	if (likely(data_race(wgx_endpoint_classify(peer, &endpoint, now, true)) == WGX_ROAM_NONE))
+	if (likely(data_race(wgx_endpoint_classify(peer, &endpoint, now, true, first_port)) ==
+		   WGX_ROAM_NONE))
 		return;
 
 	write_lock_bh(&peer->endpoint_lock);
-	roam = wgx_endpoint_classify(peer, &endpoint, now, false);
+	roam = wgx_endpoint_classify(peer, &endpoint, now, false, first_port);
 	if (roam == WGX_ROAM_HOST) {
 		/* Another remote host is another path (telemetry.h). */
 		if (!wgx_endpoint_same_remote(&endpoint, &peer->endpoint))

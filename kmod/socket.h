@@ -129,9 +129,15 @@ void wgx_socket_set_peer_endpoint(struct wgx_peer *peer, const struct wgx_endpoi
  * is at another address (or reached another of our addresses), or at a new
  * source port of the same address (see struct wgx_endpoint_ports).  The
  * common case, a known port, costs a lockless compare and no write, or one
- * write per WGX_PORT_TOUCH per port.  Context: any (softirq on receive).
+ * write per WGX_PORT_TOUCH per port.  @first_port: @skb is a message a wgx
+ * sender sends from its first listen port only (handshake messages,
+ * keepalives; WireGuard sends everything from its one port): its source
+ * port becomes the endpoint's at once even when the table knows another
+ * live port, so a sender that closed the port we were replying to is
+ * followed at its next keepalive.  Context: any (softirq on receive).
  */
-void wgx_socket_set_peer_endpoint_from_skb(struct wgx_peer *peer, const struct sk_buff *skb);
+void wgx_socket_set_peer_endpoint_from_skb(struct wgx_peer *peer, const struct sk_buff *skb,
+					   bool first_port);
 
 /** wgx_socket_clear_peer_endpoint_src - forget the source address (e.g. after the route changed). */
 void wgx_socket_clear_peer_endpoint_src(struct wgx_peer *peer);

@@ -256,3 +256,27 @@ test_run_moves_over_itself() {
 	n b "$WGX_TOOL" set wgt0 peer "$KA_pub" endpoint 192.0.2.1:51821
 	ping_ok b 10.0.0.1
 }
+
+# Closing the port a peer sends to must not strand it: the device sends each
+# peer with a session a keepalive from its (new) first port, and a keepalive
+# moves the receiver's endpoint to its source port at once, though the
+# receiver remembers the closed port as live.  Nothing is configured on b.
+test_peer_follows_closed_ports() {
+	tunnel_setup wgx 4 0
+	listen_ports a 4
+	local i ep
+	# Eight ICMP flows (a ping each, its own id): b ends up replying to the
+	# port the last of them hashed to, in three cases out of four not 51820.
+	for i in $(seq 8); do
+		n a ping -c 1 -W 3 10.0.0.2 >/dev/null
+	done
+	echo "b's endpoint for a with 4 ports: $(wgx_peer_field b 3)"
+	listen_ports a 1
+	ping_ok b 10.0.0.1
+	ep=$(wgx_peer_field b 3)
+	expect_eq "b's endpoint for a after shrinking to 1 port" 192.0.2.1:51820 "$ep"
+	# A new first port: every port b knew is closed.
+	n a "$WGX_TOOL" set wgt0 listen-port 51830
+	ping_ok b 10.0.0.1
+	expect_eq "b's endpoint for a after moving the port" 192.0.2.1:51830 "$(wgx_peer_field b 3)"
+}
