@@ -19,10 +19,22 @@ failslab_on() {
 }
 
 # with_fail_nth N CMD... — run CMD with its N-th slab allocation failing.
+# CMD is resolved to its path first: a PATH search by the shell would spend
+# the injected failure on a stat() of a directory without CMD, which the
+# search takes for "not here", and the command would run unharmed.
+# With FAIL_NETNS set, CMD runs in that network namespace, and only CMD's
+# own allocations count (not those of `ip netns exec` entering it).
 with_fail_nth() {
-	local nth=$1
+	local nth=$1 cmd
 	shift
-	bash -c 'echo "$1" >/proc/self/fail-nth && shift && exec "$@"' _ "$nth" "$@"
+	cmd=$(type -P "$1") || fail "no command $1"
+	shift
+	if [ -n "${FAIL_NETNS:-}" ]; then
+		ip netns exec "$FAIL_NETNS" \
+			bash -c 'echo "$1" >/proc/self/fail-nth && shift && exec "$@"' _ "$nth" "$cmd" "$@"
+	else
+		bash -c 'echo "$1" >/proc/self/fail-nth && shift && exec "$@"' _ "$nth" "$cmd" "$@"
+	fi
 }
 
 # fail_every_allocation MAX UNDO CMD... — CMD with allocation 1, 2, ... failing
@@ -44,12 +56,14 @@ fail_every_allocation() {
 	done
 	echo "$*: $nth steps, $failures failed cleanly"
 	[ "$nth" -le "$max" ] || fail "still failing after $max allocations: $*"
+	# Injection that never hit anything tested nothing.
+	[ "$failures" -gt 0 ] || fail "no injected allocation failure made the command fail: $*"
 }
 
 test_create_device_under_allocation_failures() {
 	failslab_on
 	ip netns add a
-	fail_every_allocation 600 "n a ip link del wgt0" ip -n a link add wgt0 type wgx
+	FAIL_NETNS=a fail_every_allocation 600 "n a ip link del wgt0" ip link add wgt0 type wgx
 	# The module still makes working devices.
 	netns_cleanup
 	tunnel_setup wgx 4 0
@@ -62,8 +76,8 @@ test_configure_under_allocation_failures() {
 	ping_ok a 10.0.0.2
 	key_pair KC
 	# Adding a peer with allowed IPs and an endpoint, and removing it again.
-	fail_every_allocation 400 "n a $WGX_TOOL set wgt0 peer $KC_pub remove" \
-		ip netns exec a "$WGX_TOOL" set wgt0 listen-ports 2 peer "$KC_pub" endpoint 192.0.2.9:1 \
+	FAIL_NETNS=a fail_every_allocation 400 "n a $WGX_TOOL set wgt0 peer $KC_pub remove" \
+		"$WGX_TOOL" set wgt0 listen-ports 2 peer "$KC_pub" endpoint 192.0.2.9:1 \
 		allowed-ips 10.9.0.0/16,fd09::/64,10.10.0.1/32
 	# The tunnel between a and b was never disturbed.
 	ping_ok a 10.0.0.2
@@ -77,7 +91,7 @@ test_bring_up_under_allocation_failures() {
 	n a "$WGX_TOOL" set wgt0 listen-ports 4
 	n a ip link set wgt0 down
 	# Binding four socket pairs at `up` can fail anywhere.
-	fail_every_allocation 400 "n a ip link set wgt0 down" ip -n a link set wgt0 up
+	FAIL_NETNS=a fail_every_allocation 400 "n a ip link set wgt0 down" ip link set wgt0 up
 	n a ip link set wgt0 up
 	ping_ok a 10.0.0.2
 }
