@@ -71,6 +71,18 @@ elapsed_s() {
 	printf -v "$1" '%d.%06d' $((d / 1000000)) $((d % 1000000))
 }
 
+# stop_bulk PID — stop a background bulk load: alive := 1 if it was still
+# running (it covered the whole measurement), stop := seconds it took to stop.
+stop_bulk() {
+	local t0
+	alive=0
+	kill -0 "$1" 2>/dev/null && alive=1
+	t0=$EPOCHREALTIME
+	kill -TERM "$1" 2>/dev/null
+	wait "$1"
+	elapsed_s stop "$t0"
+}
+
 # blog MSG... — progress line on stderr with seconds since the guest script began.
 blog() {
 	local el

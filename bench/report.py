@@ -50,6 +50,17 @@ LANE_INFO = [
 ]
 
 
+
+def add_receive_share(m, path, rnd, s):
+    """Who received sample s: the busiest CPU's share of the decryptions for
+    a tunnel, of the veth receptions for the bare link (the bed check)."""
+    if path != "bare" and s.get("decrypt_total", 0) > 0:
+        m.add_share(path, rnd, s["decrypt_max"] / s["decrypt_total"], "decryptions",
+                    s.get("decrypt_cpus", ""))
+    elif path == "bare" and s.get("veth_rx_total", 0) > 0:
+        m.add_share(path, rnd, s["veth_rx_max"] / s["veth_rx_total"], "veth receptions",
+                    s.get("veth_rx_cpus", ""))
+
 def measured_paths(params, group):
     """The columns a metric of GROUP has in this run."""
     paths = str(params["PATHS"]).split()
@@ -251,12 +262,7 @@ def build(work, params, quick):
                 m.add(path, rnd, error=err)
                 continue
             # The bed check of the lane figure: who received the bulk.
-            if path != "bare" and s.get("decrypt_total", 0) > 0:
-                m.add_share(path, rnd, s["decrypt_max"] / s["decrypt_total"], "decryptions",
-                            s.get("decrypt_cpus", ""))
-            elif path == "bare" and s.get("veth_rx_total", 0) > 0:
-                m.add_share(path, rnd, s["veth_rx_max"] / s["veth_rx_total"], "veth receptions",
-                            s.get("veth_rx_cpus", ""))
+            add_receive_share(m, path, rnd, s)
             if s["metric"] == "bulk_lane":
                 obs = lane_obs.setdefault(path, [])
                 o = {"round": rnd, "softnet_drops": s.get("softnet_drops")}
@@ -295,13 +301,7 @@ def build(work, params, quick):
                 m.add(path, rnd, value=nbytes / size / secs / 1000.0)
             else:
                 m.add(path, rnd, value=recv["bits_per_second"] / 1e6)
-            # Who received: decryptions for a tunnel, veth receptions for the bare link.
-            if path != "bare" and s.get("decrypt_total", 0) > 0:
-                m.add_share(path, rnd, s["decrypt_max"] / s["decrypt_total"], "decryptions",
-                            s.get("decrypt_cpus", ""))
-            elif path == "bare" and s.get("veth_rx_total", 0) > 0:
-                m.add_share(path, rnd, s["veth_rx_max"] / s["veth_rx_total"], "veth receptions",
-                            s.get("veth_rx_cpus", ""))
+            add_receive_share(m, path, rnd, s)
             # The receiving side's device counters must have seen the payload
             # (tunnel devices count inner bytes).
             recv_ns = "a" if s["metric"].endswith("_ba") else "b"

@@ -212,11 +212,7 @@ run_loaded() {
 	run_latency loaded "$path" "$round"
 	dev_rx_bytes rx1 b "$PV_DEV_B"
 	elapsed_s el "$t0"
-	kill -0 "$bulk" 2>/dev/null && alive=1
-	t0=$EPOCHREALTIME
-	kill -TERM "$bulk" 2>/dev/null
-	wait "$bulk"
-	elapsed_s stop "$t0"
+	stop_bulk "$bulk"
 	record type=bulk metric=bulk_loaded path="$path" round="$round" covered="$alive" \
 		rx_bytes=$((rx1 - rx0)) seconds="$el" stop_wall="$stop"
 }
@@ -285,11 +281,7 @@ run_lane() {
 	decrypt_cpus_read 2>/dev/null
 	dec_total=$CPUS_TOTAL dec_max=$CPUS_MAX dec_cpus=$CPUS_LIST
 	rx_cpus_read 2>/dev/null
-	kill -0 "$bulk" 2>/dev/null && alive=1
-	t0=$EPOCHREALTIME
-	kill -TERM "$bulk" 2>/dev/null
-	wait "$bulk"
-	elapsed_s stop "$t0"
+	stop_bulk "$bulk"
 	record type=bulk metric=bulk_lane path="$lpath" round="$round" covered="$alive" \
 		rx_bytes=$((rx1 - rx0)) seconds="$el" stop_wall="$stop" \
 		softnet_drops=$((sd1 - sd0)) qdisc_file="$qfile" \
