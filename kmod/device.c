@@ -116,6 +116,9 @@ static int wgx_stop(struct net_device *dev)
 	mutex_lock(&wgx->device_update_lock);
 	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
 		wgx_timers_peer_stop(peer);
+		/* An initiation deferred by the budget must not outlive the down. */
+		if (cancel_delayed_work(&peer->initiation_work))
+			wgx_peer_put(peer);
 		wgx_peer_clear_keypairs(peer);
 		wgx_peer_clear_handshake(peer);
 		wgx_peer_purge_staged(peer);

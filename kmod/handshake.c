@@ -347,10 +347,12 @@ void wgx_handshake_send_initiation(struct wgx_peer *peer, bool is_retry)
 /*
  * Defer the initiation to @peer to its budget slot, @delay_ns from now, plus
  * jitter of up to one @interval_ns so deferred peers do not line up on
- * jiffies.  Called by the running initiation work with its peer reference,
- * which the queued work inherits; false when it could not be queued (the
- * peer is dying, or a new request queued the work meanwhile, which then
- * goes with this slot): the caller keeps the reference.
+ * jiffies, and count it as paced.  Called by the running initiation work
+ * with its peer reference.  A request that queued the work meanwhile is
+ * moved to the slot too (else it would run at once, past the budget): then
+ * the pending work holds its own reference and ours is dropped; otherwise
+ * ours goes with the queued work.  False for a dying peer: nothing is
+ * deferred and the caller keeps (and drops) its reference.
  */
 static bool wgx_handshake_defer_initiation(struct wgx_peer *peer, bool is_retry, u64 delay_ns,
 					   u32 interval_ns)
@@ -361,8 +363,13 @@ static bool wgx_handshake_defer_initiation(struct wgx_peer *peer, bool is_retry,
 	peer->initiation_paced = true;
 	if (is_retry)
 		atomic_set(&peer->initiation_is_retry, 1);
-	return queue_delayed_work(peer->wgx->kex_wq, &peer->initiation_work,
-				  nsecs_to_jiffies(delay_ns) + 1);
+	wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKES_PACED);
+	wgx_device_stats_inc(peer->wgx, WGX_DEVICE_STAT_HANDSHAKES_PACED);
+	/* True: it was pending (or is being cancelled), with its own reference. */
+	if (mod_delayed_work(peer->wgx->kex_wq, &peer->initiation_work,
+			     nsecs_to_jiffies(delay_ns) + 1))
+		wgx_peer_put(peer);
+	return true;
 }
 
 void wgx_handshake_initiation_worker(struct work_struct *work)
@@ -405,10 +412,8 @@ void wgx_handshake_initiation_worker(struct work_struct *work)
 	case WGX_INITIATION_NOT_DUE:
 		goto out;
 	case WGX_INITIATION_PACED:
-		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKES_PACED);
-		wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_HANDSHAKES_PACED);
 		if (wgx_handshake_defer_initiation(peer, is_retry, delay_ns, interval_ns))
-			return;	/* the queued work has our reference */
+			return;	/* our reference: handed on or dropped */
 		goto out;
 	}
 

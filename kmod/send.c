@@ -165,8 +165,12 @@ netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
 		cb->mtu = mtu;
 		/* Hash the inner flow now: after encryption nobody can. */
 		cb->bucket = skb_get_hash(skb) % WGX_TXQ_BUCKETS;
-		/* Passive TCP RTT and retransmissions: one packet in 16 (telemetry.h). */
-		wgx_telemetry_tcp_sent(&peer->telemetry, skb);
+		/*
+		 * Passive TCP RTT and retransmissions: one packet in 16
+		 * (telemetry.h), when a session can send it without waiting.
+		 */
+		if (wgx_telemetry_tcp_due() && wgx_peer_has_sending_keypair(peer))
+			wgx_telemetry_tcp_sample_sent(&peer->telemetry, skb);
 		/* The inner route means nothing on the outer path. */
 		skb_dst_drop(skb);
 		cb->peer = wgx_peer_get(peer);

@@ -266,7 +266,7 @@ static u64 wgx_telemetry_tcp_deadline(const struct wgx_telemetry *t)
 
 /*
  * wgx_telemetry_tcp_sample_sent - the sampled-packet half of
- * wgx_telemetry_tcp_sent(): the retransmission check for a segment with
+ * wgx_telemetry_tcp_due(): the retransmission check for a segment with
  * payload, and a new pending RTT sample from its TSval when none is pending.
  * Takes @t->lock.  BHs off.
  */

@@ -179,16 +179,16 @@ void wgx_telemetry_tcp_sample_sent(struct wgx_telemetry *t, const struct sk_buff
 void wgx_telemetry_tcp_check_received(struct wgx_telemetry *t, const struct sk_buff *skb);
 
 /**
- * wgx_telemetry_tcp_sent - an inner packet @skb (network header set, one
- * segment, not yet encrypted) is about to be queued for the peer: one in WGX_TELEMETRY_TCP_EVERY goes to the TCP samplers.  Cost
- * otherwise: a per-CPU increment and a branch.  Softirq or xmit context (BHs off).
+ * wgx_telemetry_tcp_due - whether the inner packet about to be queued for a
+ * peer is one of the one in WGX_TELEMETRY_TCP_EVERY that go to the TCP
+ * samplers (wgx_telemetry_tcp_sample_sent(); the caller skips packets that
+ * would wait for a handshake: their echo would time the handshake too).
+ * Cost: a per-CPU increment and a branch.  Softirq or xmit context (BHs off).
  */
-static inline void wgx_telemetry_tcp_sent(struct wgx_telemetry *t, const struct sk_buff *skb)
+static inline bool wgx_telemetry_tcp_due(void)
 {
-	if (!READ_ONCE(wgx_telemetry_tcp_enabled) ||
-	    likely(this_cpu_inc_return(wgx_telemetry_tcp_tick) & (WGX_TELEMETRY_TCP_EVERY - 1)))
-		return;
-	wgx_telemetry_tcp_sample_sent(t, skb);
+	return READ_ONCE(wgx_telemetry_tcp_enabled) &&
+	       unlikely(!(this_cpu_inc_return(wgx_telemetry_tcp_tick) & (WGX_TELEMETRY_TCP_EVERY - 1)));
 }
 
 /**
