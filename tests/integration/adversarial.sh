@@ -128,12 +128,23 @@ test_initiation_flood_from_many_sources() {
 	done
 	echo "b: cookie_replies_rx $(peer_stat b cookie_replies_rx), handshakes_completed $(peer_stat b handshakes_completed)"
 	local problems=() cookies
-	[ "$(dev_stat a cookie_replies_tx)" -ge 1 ] || problems+=("a sent no cookie reply (never under load?)")
 	cookies=$(sed -n 's/.*, \([0-9]*\) decrypted as valid cookies.*/\1/p' /tmp/adv-flood)
-	[ "${cookies:-0}" -ge 1 ] || problems+=("no cookie reply from a decrypted as valid at the attacker")
-	# The uapi counts each entry into the under-load state (whitepaper 5.3).
-	[ "$(dev_stat a under_load_entered)" -ge 1 ] ||
-		problems+=("under_load_entered is 0 although a sent $(dev_stat a cookie_replies_tx) cookie replies (only sent under load)")
+	if [ -d /sys/kernel/debug/failslab ] && [ "$(dev_stat a under_load_entered)" = 0 ] &&
+		[ "$(dev_stat a rx_drop_handshake_queue)" = 0 ] &&
+		[ "$(dev_stat a rx_drop_unknown_peer)" -ge "$(sed -n 's/^flood: sent \([0-9]*\) .*/\1/p' /tmp/adv-flood)" ]; then
+		# On the debug kernel KASAN slows the network path more than
+		# Curve25519, and the flood may not outrun a: then a answered
+		# every initiation (each dropped as an unknown peer), never went
+		# under load, and the cookie path is the stock run's to check.
+		# What this run is for, KASAN and lockdep under the flood, holds.
+		echo "a kept up with the flood (every initiation processed): cookie path not exercised here"
+	else
+		[ "$(dev_stat a cookie_replies_tx)" -ge 1 ] || problems+=("a sent no cookie reply (never under load?)")
+		[ "${cookies:-0}" -ge 1 ] || problems+=("no cookie reply from a decrypted as valid at the attacker")
+		# The uapi counts each entry into the under-load state (whitepaper 5.3).
+		[ "$(dev_stat a under_load_entered)" -ge 1 ] ||
+			problems+=("under_load_entered is 0 although a sent $(dev_stat a cookie_replies_tx) cookie replies (only sent under load)")
+	fi
 	adv_traffic_ok
 	[ ${#problems[@]} -eq 0 ] || fail "$(printf '%s; ' "${problems[@]}")"
 }
