@@ -120,6 +120,28 @@ if [ $phase = 1 ]; then
 		fi
 	fi
 
+	# The per-packet cost of the TCP telemetry hooks (kmod/telemetry_bench.h),
+	# with tcp_telemetry on, then off (the sanity check: the hooks then cost
+	# what the empty loop costs).
+	if [ "$TELEMETRY" = 1 ]; then
+		TCOST=/sys/kernel/debug/wgx/telemetry_cost
+		if [ -w "$TCOST" ] && [ -w "$TELEM_PARAM" ]; then
+			for s in 1 0; do
+				blog "telemetry cost micro-benchmark: tcp_telemetry=$s, $TELEM_ITERS iterations"
+				echo "$s" >"$TELEM_PARAM"
+				if err=$(echo "$TELEM_ITERS" 2>&1 >"$TCOST"); then
+					cp "$TCOST" "$RAW/telemetry_cost_$s.txt"
+					record type=telemcost setting="$s" file="raw/telemetry_cost_$s.txt"
+				else
+					record type=telemcost setting="$s" error="write to $TCOST failed: $err"
+				fi
+			done
+			echo 1 >"$TELEM_PARAM"
+		else
+			record type=telemcost setting=1 error="$TCOST or $TELEM_PARAM not present (wgx.ko without kmod/telemetry_bench.o, or no debugfs)"
+		fi
+	fi
+
 	export BENCH_T0 ANCHOR_a ANCHOR_b
 	ip netns exec a bash "$0" --in-a "$WORK" "${active[@]}"
 	exit
@@ -355,6 +377,34 @@ if [ ${#active[@]} -gt 0 ]; then
 	done
 else
 	blog "no path passes traffic: skipping the traffic workloads"
+fi
+
+# ---- telemetry on vs off, end to end ----------------------------------------------
+# TELEM_ROUNDS rounds on path wgx; in each, TCP 1 flow a->b with tcp_telemetry
+# on and off back to back, then UDP 64-byte payloads the same way; the order
+# of the two settings alternates between rounds, so each on/off pair shares a
+# moment of the host and neither setting always goes first.
+if [ "$TELEMETRY" = 1 ] && [ "${TELEM_ROUNDS:-0}" -gt 0 ]; then
+	if [[ " ${active[*]} " != *" wgx "* ]]; then
+		record type=telem error="path wgx not measured (not in --paths, or its setup failed)"
+	elif [ ! -w "$TELEM_PARAM" ]; then
+		record type=telem error="$TELEM_PARAM not writable"
+	else
+		for ((round = 1; round <= TELEM_ROUNDS; round++)); do
+			order="1 0"
+			((round % 2)) || order="0 1"
+			blog "round $round/$TELEM_ROUNDS: telemetry, tcp_telemetry $order"
+			for s in $order; do
+				echo "$s" >"$TELEM_PARAM"
+				run_iperf "telem_tcp_1_$s" wgx "$round" "$TELEM_SECONDS" -P 1
+			done
+			for s in $order; do
+				echo "$s" >"$TELEM_PARAM"
+				run_iperf "telem_udp_64_$s" wgx "$round" "$TELEM_SECONDS" -u -b 0 -l 64
+			done
+		done
+		echo 1 >"$TELEM_PARAM"
+	fi
 fi
 
 # ---- handshakes per second --------------------------------------------------------

@@ -11,6 +11,7 @@
 #include <net/rtnetlink.h>
 
 #include "bench.h"
+#include "telemetry_bench.h"
 #include "compat.h"
 #include "device.h"
 #include "netlink.h"
@@ -101,6 +102,7 @@ static int __init wgx_mod_init(void)
 	ret = wgx_bench_init();
 	if (ret < 0)
 		goto err_genetlink_wg;
+	wgx_telemetry_bench_init();
 	pr_info("wgx: WireGuard-compatible tunnel loaded%s\n",
 		wgx_compat_wireguard ?
 		", drop-in mode: serving the link kind and generic netlink family \"wireguard\"" : "");
@@ -121,6 +123,7 @@ err_device:
 
 static void __exit wgx_mod_exit(void)
 {
+	wgx_telemetry_bench_uninit();
 	wgx_bench_uninit();
 	if (wgx_compat_wireguard)
 		wgx_genetlink_wg_uninit();
