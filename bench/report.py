@@ -336,7 +336,8 @@ def print_telemetry(tel):
                 return "-"
             return "%s [%s-%s] (spread %.1f%%)" % (fmt(x["median"]), fmt(x["min"]), fmt(x["max"]),
                                                    100 * x["spread"])
-        line = "end to end, %s (%s): on %s, off %s" % (e["label"], e["unit"], side(e["on"]), side(e["off"]))
+        line = "end to end, %s (%s), %d rounds: on %s, off %s" % (
+            e["label"], e["unit"], len(e["on"]["rounds"]), side(e["on"]), side(e["off"]))
         r = e.get("ratio_on_off")
         if r:
             line += "; on/off per round %s, median %.3f: cost %.1f%% -> %s" % (
