@@ -297,3 +297,32 @@ test_kernel_tcp_rtt_retransmits() {
 	echo 1 >/sys/module/wgx/parameters/tcp_telemetry
 	[ "$(peer_stat a tx_tcp_segments)" != null ] || fail "tx_tcp_segments not back with tcp_telemetry=1"
 }
+
+# The telemetry cost micro-benchmark (kmod/telemetry_bench.h) as make bench
+# uses it: a short run with the samplers on and off prints every case with
+# three numbers; bad input is refused.  No timing is asserted (a benchmark
+# prints numbers; docs/telemetry.md, "Cost"); on the debug kernel this runs
+# the cases' code under KASAN and lockdep.
+test_cost_benchmark_interface() {
+	local f=/sys/kernel/debug/wgx/telemetry_cost p=/sys/module/wgx/parameters/tcp_telemetry s out c
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	[ -e "$f" ] || fail "$f missing"
+	trap 'echo 1 >/sys/module/wgx/parameters/tcp_telemetry' EXIT
+	grep -q '^# no run yet' "$f" || fail "a fresh module reports a run: $(cat "$f")"
+	must_fail sh -c "echo 999 >$f"
+	must_fail sh -c "echo 10000001 >$f"
+	must_fail sh -c "echo x >$f"
+	for s in 1 0; do
+		echo "$s" >"$p"
+		echo 1000 >"$f" || fail "write 1000 with tcp_telemetry=$s failed"
+		out=$(cat "$f")
+		expect_eq "tcp_telemetry in the output" "$s" "$(awk '$1 == "tcp_telemetry" { print $2 }' <<<"$out")"
+		expect_eq "iterations" 1000 "$(awk '$1 == "iterations" { print $2 }' <<<"$out")"
+		for c in loop tx_due tx_tcp_hook tx_tcp_sampled tx_udp_hook tx_udp_sampled rx_idle \
+			rx_tcp_pending rx_tcp_echo rx_udp_pending enc_tcp dec_tcp enc_udp dec_udp; do
+			awk -v c="$c" '$1 == c && NF == 4 && $2 > 0 && $3 <= $2 && $2 <= $4 { ok = 1 } END { exit !ok }' \
+				<<<"$out" || fail "case $c missing or malformed: $out"
+		done
+	done
+	expect_eq "tcp_telemetry left as set" 0 "$(cat "$p")"
+}
