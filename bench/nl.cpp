@@ -10,14 +10,19 @@
 //   wgx-bench-nl wait FAMILY IFNAME PEERS TIMEOUT CMD [ARG...]
 //       Read every peer's latest handshake time on IFNAME, start CMD (which
 //       makes the initiators initiate, e.g. `ip -n a -batch up.batch`), then
-//       poll IFNAME every 5 ms until PEERS peers have a new latest handshake
-//       time or TIMEOUT seconds (1..600) pass.  A responder records that time
-//       when the first transport data packet of the new session arrives, so a
+//       poll IFNAME every POLL ms (environment WGX_BENCH_POLL_MS, 1..999,
+//       default 5) until PEERS peers have a new latest handshake time or
+//       TIMEOUT seconds (1..600) pass.  A responder records that time when
+//       the first transport data packet of the new session arrives, so a
 //       peer counts once its handshake is complete on both sides.  Prints
 //         {"peers":M,"listed":L,"completed":C,"seconds":S,"p50_seconds":S50,
-//          "polls":N,"cmd_exit":X}
+//          "polls":N,"poll_ms":P,"dump_seconds":D,"cmd_seconds":T,"cmd_exit":X}
 //       S: from starting CMD to the last completion (to the timeout when
-//       C < M); S50: to the median completion.  CMD's output goes to stderr.
+//       C < M); S50: to the median completion; D: time spent in the N
+//       GET_DEVICE dumps (the poll's own cost, which competes with the
+//       handshakes for the guest's CPUs); T: when CMD exited (at the latest
+//       seen by the first poll after; bringing the initiators up takes time
+//       of its own).  CMD's output goes to stderr.
 //
 //   wgx-bench-nl setup FAMILY FILE
 //       Configure many single-peer devices in one process (instead of one
@@ -44,6 +49,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -131,7 +137,12 @@ int cmd_wait(Family &f, char **argv)
     const long want = parse_long(argv[1], 1, kMaxPeers, "PEERS");
     const long timeout = parse_long(argv[2], 1, 600, "TIMEOUT");
 
+    long poll_ms = 5;
+    if (const char *env = getenv("WGX_BENCH_POLL_MS"))
+        poll_ms = parse_long(env, 1, 999, "WGX_BENCH_POLL_MS");
+
     std::vector<Waited> peers;
+    std::map<Key, std::size_t> by_key; // a linear search per peer and poll costs ms under TCG
     const std::vector<Peer> before = f.dump(ifname);
     const std::size_t listed = before.size();
     if (listed < static_cast<std::size_t>(want))
@@ -139,6 +150,7 @@ int cmd_wait(Family &f, char **argv)
     for (const Peer &p : before) {
         if (peers.size() == static_cast<std::size_t>(kMaxPeers))
             break;
+        by_key.emplace(p.public_key, peers.size());
         peers.push_back({p.public_key, p.last_handshake_sec, p.last_handshake_nsec});
     }
 
@@ -154,13 +166,20 @@ int cmd_wait(Family &f, char **argv)
         _exit(127);
     }
     std::size_t done = 0, polls = 0;
-    double t;
+    double t, dump_s = 0, cmd_s = -1;
+    int status = 0;
     for (;;) {
         t = now_s() - t0;
-        for (const Peer &p : f.dump(ifname)) {
-            auto w = std::find_if(peers.begin(), peers.end(),
-                                  [&](const Waited &x) { return x.key == p.public_key; });
-            if (w != peers.end() && w->done < 0 && (p.last_handshake_sec || p.last_handshake_nsec) &&
+        if (cmd_s < 0 && waitpid(pid, &status, WNOHANG) == pid)
+            cmd_s = t;
+        const std::vector<Peer> now = f.dump(ifname);
+        dump_s += now_s() - t0 - t;
+        for (const Peer &p : now) {
+            auto it = by_key.find(p.public_key);
+            if (it == by_key.end())
+                continue;
+            Waited *w = &peers[it->second];
+            if (w->done < 0 && (p.last_handshake_sec || p.last_handshake_nsec) &&
                 (p.last_handshake_sec != w->sec || p.last_handshake_nsec != w->nsec))
                 w->done = t;
         }
@@ -168,11 +187,13 @@ int cmd_wait(Family &f, char **argv)
         done = std::count_if(peers.begin(), peers.end(), [](const Waited &w) { return w.done >= 0; });
         if (done >= static_cast<std::size_t>(want) || t >= static_cast<double>(timeout))
             break;
-        timespec pause = {0, 5000000};
+        timespec pause = {0, poll_ms * 1000000};
         nanosleep(&pause, nullptr);
     }
-    int status = 0;
-    waitpid(pid, &status, 0);
+    if (cmd_s < 0) {
+        waitpid(pid, &status, 0);
+        cmd_s = now_s() - t0;
+    }
 
     std::vector<double> times;
     for (const Waited &w : peers)
@@ -182,9 +203,10 @@ int cmd_wait(Family &f, char **argv)
     const double last = times.empty() ? 0 : times.back();
     const double p50 = times.empty() ? 0 : times[(times.size() - 1) / 2];
     printf("{\"peers\":%ld,\"listed\":%zu,\"completed\":%zu,\"seconds\":%.4f,"
-           "\"p50_seconds\":%.4f,\"polls\":%zu,\"cmd_exit\":%d}\n",
+           "\"p50_seconds\":%.4f,\"polls\":%zu,\"poll_ms\":%ld,\"dump_seconds\":%.4f,"
+           "\"cmd_seconds\":%.4f,\"cmd_exit\":%d}\n",
            want, listed, times.size(), times.size() >= static_cast<std::size_t>(want) ? last : t,
-           p50, polls, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+           p50, polls, poll_ms, dump_s, cmd_s, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
     return 0;
 }
 
