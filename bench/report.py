@@ -178,7 +178,7 @@ def storm_sample(work, metrics, storm_bed, warnings, path, s, err):
         return
     bed.update(completed=data["completed"], seconds=data["seconds"], p50_seconds=data["p50_seconds"],
                polls=data.get("polls"), dump_seconds=data.get("dump_seconds"),
-               up_seconds=data.get("cmd_seconds"))
+               kick_seconds=data.get("cmd_seconds"), poll_ms=data.get("poll_ms"))
     if data["completed"] < data["peers"]:
         e = "%d of %d sessions within %.0f s" % (data["completed"], data["peers"], data["seconds"])
         ms[0].add(path, 1, error=e)
@@ -225,8 +225,8 @@ def print_storm_bed(storm_bed, guest_cpus):
         line = "storm bed %s, %d initiators: %s/%d sessions, last %.2f s, median %.2f s" % (
             PATH_LABEL[b["path"]], b["size"], b.get("completed", "?"), b["size"],
             b.get("seconds", 0), b.get("p50_seconds", 0))
-        if b.get("up_seconds") is not None:
-            line += " (bringing them up took %.2f s)" % b["up_seconds"]
+        if b.get("kick_seconds") is not None:
+            line += " (the kick's process done after %.2f s)" % b["kick_seconds"]
         if "ping_sent" in b:
             line += "; pings during %d/%d answered" % (b["ping_received"], b["ping_sent"])
         if "wire_initiations_rx" in b:
@@ -240,7 +240,8 @@ def print_storm_bed(storm_bed, guest_cpus):
             line += "; budget %s" % ("auto (%s/s per device)" % (1000 * guest_cpus if guest_cpus else "1000 x CPUs")
                                      if budget == 0 else "%d/s" % budget)
         if b.get("dump_seconds") is not None:
-            line += "; poll: %d dumps, %.2f s" % (b.get("polls") or 0, b["dump_seconds"])
+            line += "; poll every %s ms: %d dumps, %.2f s" % (b.get("poll_ms"), b.get("polls") or 0,
+                                                               b["dump_seconds"])
         print(line)
 
 
