@@ -10,21 +10,33 @@
 //   wgx-bench-nl wait FAMILY IFNAME PEERS TIMEOUT CMD [ARG...]
 //       Read every peer's latest handshake time on IFNAME, start CMD (which
 //       makes the initiators initiate, e.g. `ip -n a -batch up.batch`), then
-//       poll IFNAME every 5 ms until PEERS peers have a new latest handshake
-//       time or TIMEOUT seconds (1..600) pass.  A responder records that time
-//       when the first transport data packet of the new session arrives, so a
+//       poll IFNAME every POLL ms (environment WGX_BENCH_POLL_MS, 1..999,
+//       default 5) until PEERS peers have a new latest handshake time or
+//       TIMEOUT seconds (1..600) pass.  A responder records that time when
+//       the first transport data packet of the new session arrives, so a
 //       peer counts once its handshake is complete on both sides.  Prints
 //         {"peers":M,"listed":L,"completed":C,"seconds":S,"p50_seconds":S50,
-//          "polls":N,"cmd_exit":X}
+//          "polls":N,"poll_ms":P,"dump_seconds":D,"cmd_seconds":T,"cmd_exit":X}
 //       S: from starting CMD to the last completion (to the timeout when
-//       C < M); S50: to the median completion.  CMD's output goes to stderr.
+//       C < M); S50: to the median completion; D: time spent in the N
+//       GET_DEVICE dumps (the poll's own cost, which competes with the
+//       handshakes for the guest's CPUs).  With WGX_BENCH_CMD_NETNS=PATH
+//       (e.g. /var/run/netns/a) CMD runs in that network namespace.  T:
+//       when CMD exited (as seen by the first poll after it; bringing
+//       initiators up takes time of its own).  CMD's output goes to stderr.
 //
 //   wgx-bench-nl setup FAMILY FILE
 //       Configure many single-peer devices in one process (instead of one
 //       tool run per device, which costs a second under TCG).  FILE lines:
-//         IFNAME PRIVATE_KEY_HEX PEER_PUBLIC_KEY_HEX ENDPOINT_IPV4 PORT KEEPALIVE_S
-//       The peer gets the endpoint, persistent keepalive and no allowed IPs.
-//       Prints {"devices":N}.
+//         IFNAME PRIVATE_KEY_HEX PEER_PUBLIC_KEY_HEX ENDPOINT_IPV4 PORT KEEPALIVE_S [ALLOWED_IPV4]
+//       The peer gets the endpoint, persistent keepalive and, when given,
+//       ALLOWED_IPV4/32 as its only allowed IP.  Prints {"devices":N}.
+//
+//   wgx-bench-nl kick FIRST_IPV4 COUNT PORT
+//       Send one 1-byte UDP datagram to each of COUNT consecutive IPv4
+//       addresses from FIRST_IPV4 (port PORT), as fast as one socket can: a
+//       packet for each of COUNT devices without a session, so each asks for
+//       a handshake at (nearly) the same moment.  Exit 1 when a send fails.
 //
 //   wgx-bench-nl count FAMILY IFNAME
 //       Prints {"peers":N}: how many peers GET_DEVICE lists for IFNAME.
@@ -33,6 +45,9 @@
 // device, malformed FILE line, the kernel refused a SET_DEVICE, fewer peers
 // listed than PEERS).  Exit 2: usage.
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,6 +59,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -131,7 +147,12 @@ int cmd_wait(Family &f, char **argv)
     const long want = parse_long(argv[1], 1, kMaxPeers, "PEERS");
     const long timeout = parse_long(argv[2], 1, 600, "TIMEOUT");
 
+    long poll_ms = 5;
+    if (const char *env = getenv("WGX_BENCH_POLL_MS"))
+        poll_ms = parse_long(env, 1, 999, "WGX_BENCH_POLL_MS");
+
     std::vector<Waited> peers;
+    std::map<Key, std::size_t> by_key; // a linear search per peer and poll costs ms under TCG
     const std::vector<Peer> before = f.dump(ifname);
     const std::size_t listed = before.size();
     if (listed < static_cast<std::size_t>(want))
@@ -139,6 +160,7 @@ int cmd_wait(Family &f, char **argv)
     for (const Peer &p : before) {
         if (peers.size() == static_cast<std::size_t>(kMaxPeers))
             break;
+        by_key.emplace(p.public_key, peers.size());
         peers.push_back({p.public_key, p.last_handshake_sec, p.last_handshake_nsec});
     }
 
@@ -149,18 +171,35 @@ int cmd_wait(Family &f, char **argv)
         fail("fork: %s", strerror(errno));
     if (pid == 0) {
         dup2(2, 1);
+        // CMD in another namespace without an `ip netns exec` (a fork+exec
+        // more, counted in the time); our netlink socket stays where it is.
+        if (const char *ns = getenv("WGX_BENCH_CMD_NETNS")) {
+            int nsfd = open(ns, O_RDONLY | O_CLOEXEC);
+            if (nsfd < 0 || setns(nsfd, CLONE_NEWNET) < 0) {
+                fprintf(stderr, "wgx-bench-nl: cannot enter %s: %s\n", ns, strerror(errno));
+                _exit(127);
+            }
+            close(nsfd);
+        }
         execvp(argv[3], argv + 3);
         fprintf(stderr, "wgx-bench-nl: cannot run %s: %s\n", argv[3], strerror(errno));
         _exit(127);
     }
     std::size_t done = 0, polls = 0;
-    double t;
+    double t, dump_s = 0, cmd_s = -1;
+    int status = 0;
     for (;;) {
         t = now_s() - t0;
-        for (const Peer &p : f.dump(ifname)) {
-            auto w = std::find_if(peers.begin(), peers.end(),
-                                  [&](const Waited &x) { return x.key == p.public_key; });
-            if (w != peers.end() && w->done < 0 && (p.last_handshake_sec || p.last_handshake_nsec) &&
+        if (cmd_s < 0 && waitpid(pid, &status, WNOHANG) == pid)
+            cmd_s = t;
+        const std::vector<Peer> now = f.dump(ifname);
+        dump_s += now_s() - t0 - t;
+        for (const Peer &p : now) {
+            auto it = by_key.find(p.public_key);
+            if (it == by_key.end())
+                continue;
+            Waited *w = &peers[it->second];
+            if (w->done < 0 && (p.last_handshake_sec || p.last_handshake_nsec) &&
                 (p.last_handshake_sec != w->sec || p.last_handshake_nsec != w->nsec))
                 w->done = t;
         }
@@ -168,11 +207,13 @@ int cmd_wait(Family &f, char **argv)
         done = std::count_if(peers.begin(), peers.end(), [](const Waited &w) { return w.done >= 0; });
         if (done >= static_cast<std::size_t>(want) || t >= static_cast<double>(timeout))
             break;
-        timespec pause = {0, 5000000};
+        timespec pause = {0, poll_ms * 1000000};
         nanosleep(&pause, nullptr);
     }
-    int status = 0;
-    waitpid(pid, &status, 0);
+    if (cmd_s < 0) {
+        waitpid(pid, &status, 0);
+        cmd_s = now_s() - t0;
+    }
 
     std::vector<double> times;
     for (const Waited &w : peers)
@@ -182,9 +223,10 @@ int cmd_wait(Family &f, char **argv)
     const double last = times.empty() ? 0 : times.back();
     const double p50 = times.empty() ? 0 : times[(times.size() - 1) / 2];
     printf("{\"peers\":%ld,\"listed\":%zu,\"completed\":%zu,\"seconds\":%.4f,"
-           "\"p50_seconds\":%.4f,\"polls\":%zu,\"cmd_exit\":%d}\n",
+           "\"p50_seconds\":%.4f,\"polls\":%zu,\"poll_ms\":%ld,\"dump_seconds\":%.4f,"
+           "\"cmd_seconds\":%.4f,\"cmd_exit\":%d}\n",
            want, listed, times.size(), times.size() >= static_cast<std::size_t>(want) ? last : t,
-           p50, polls, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+           p50, polls, poll_ms, dump_s, cmd_s, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
     return 0;
 }
 
@@ -220,12 +262,21 @@ int cmd_setup(Family &f, char **argv)
         Key priv;
         Endpoint ep;
         ep.addr4.sin_family = AF_INET;
+        std::string allowed;
         if (!(fields >> ifname >> priv_hex >> pub_hex >> ip >> port >> keepalive) ||
             !hex_key(priv_hex, priv) || !hex_key(pub_hex, peer.public_key) ||
             inet_pton(AF_INET, ip.c_str(), &ep.addr4.sin_addr) != 1 || port < 1 || port > 65535 ||
             keepalive < 0 || keepalive > 65535)
-            fail("%s:%zu: expected IFNAME PRIVKEY_HEX PUBKEY_HEX IPV4 PORT KEEPALIVE", argv[0],
-                 lineno);
+            fail("%s:%zu: expected IFNAME PRIVKEY_HEX PUBKEY_HEX IPV4 PORT KEEPALIVE [ALLOWED_IPV4]",
+                 argv[0], lineno);
+        if (fields >> allowed) {
+            AllowedIp a;
+            a.family = AF_INET;
+            a.cidr = 32;
+            if (inet_pton(AF_INET, allowed.c_str(), a.addr.data()) != 1)
+                fail("%s:%zu: bad ALLOWED_IPV4 '%s'", argv[0], lineno, allowed.c_str());
+            peer.allowed_ips.push_back(a);
+        }
         ep.addr4.sin_port = htons(static_cast<std::uint16_t>(port));
         peer.endpoint = ep;
         peer.persistent_keepalive = static_cast<std::uint16_t>(keepalive);
@@ -246,6 +297,29 @@ int cmd_setup(Family &f, char **argv)
     return 0;
 }
 
+int cmd_kick(char **argv)
+{
+    in_addr first;
+    if (inet_pton(AF_INET, argv[0], &first) != 1)
+        fail("bad FIRST_IPV4 '%s'", argv[0]);
+    const long count = parse_long(argv[1], 1, kMaxPeers, "COUNT");
+    const long port = parse_long(argv[2], 1, 65535, "PORT");
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    if (fd < 0)
+        fail("socket: %s", strerror(errno));
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(static_cast<std::uint16_t>(port));
+    const char byte = 0;
+    for (long i = 0; i < count; i++) {
+        to.sin_addr.s_addr = htonl(ntohl(first.s_addr) + static_cast<std::uint32_t>(i));
+        if (sendto(fd, &byte, 1, 0, reinterpret_cast<const sockaddr *>(&to), sizeof(to)) != 1)
+            fail("sendto %ld: %s", i, strerror(errno));
+    }
+    close(fd);
+    return 0;
+}
+
 int cmd_count(Family &f, char **argv)
 {
     printf("{\"peers\":%zu}\n", f.dump(argv[0]).size());
@@ -256,7 +330,8 @@ int cmd_count(Family &f, char **argv)
 {
     fprintf(stderr, "usage: wgx-bench-nl wait FAMILY IFNAME PEERS TIMEOUT CMD [ARG...]\n"
                     "       wgx-bench-nl setup FAMILY FILE\n"
-                    "       wgx-bench-nl count FAMILY IFNAME\n");
+                    "       wgx-bench-nl count FAMILY IFNAME\n"
+                    "       wgx-bench-nl kick FIRST_IPV4 COUNT PORT\n");
     exit(2);
 }
 
@@ -267,6 +342,8 @@ int main(int argc, char **argv)
     if (argc < 3)
         usage();
     const std::string cmd = argv[1];
+    if (cmd == "kick" && argc == 5)
+        return cmd_kick(argv + 2);
     if (cmd == "wait" && argc >= 7) {
         Family f(argv[2]);
         return cmd_wait(f, argv + 3);

@@ -147,6 +147,104 @@ def parse_ping(text):
     return rtts, tx, rx
 
 
+def ipt_counts(text, port):
+    """iptables-save -c of b -> {176: initiations received, 120: responses
+    sent, 92: cookie replies sent} on the storm responder's port."""
+    out = {}
+    for m in re.finditer(r"^\[(\d+):\d+\] -A (INPUT|OUTPUT) .*--[ds]port %d .*--length (\d+)" % port,
+                         text, re.M):
+        out[int(m.group(3))] = int(m.group(1))
+    return out
+
+
+def storm_sample(work, metrics, storm_bed, warnings, path, s, err):
+    """One storm wave (bench/run-guest.sh storm_kind): the three figures,
+    and the bed check (sessions made, ping loss, wire and device counters,
+    the budget in force) for the table's notes and the JSON."""
+    n = s["size"]
+    ms = [metrics["storm_hs_%d" % n], metrics["storm_all_%d" % n], metrics["storm_ping_p99_%d" % n],
+          metrics["storm_ping_idle_p99_%d" % n]]
+    if err:
+        for m in ms:
+            m.add(path, 1, error=err)
+        return
+    base = os.path.join(work, s["file"])
+    data, text = load_json(base + ".json")
+    bed = {"path": path, "size": n}
+    if data is None or "error" in data:
+        e = "wgx-bench-nl: " + (data["error"] if data else "exit %s: %s" % (s.get("rc"), first_line(text)))
+        for m in ms:
+            m.add(path, 1, error=e)
+        return
+    bed.update(completed=data["completed"], seconds=data["seconds"], p50_seconds=data["p50_seconds"],
+               polls=data.get("polls"), dump_seconds=data.get("dump_seconds"),
+               kick_seconds=data.get("cmd_seconds"), poll_ms=data.get("poll_ms"))
+    if data["completed"] < data["peers"]:
+        e = "%d of %d sessions within %.0f s" % (data["completed"], data["peers"], data["seconds"])
+        ms[0].add(path, 1, error=e)
+        ms[1].add(path, 1, error=e)
+    else:
+        ms[0].add(path, 1, value=data["peers"] / max(data["seconds"], 1e-6))
+        ms[1].add(path, 1, value=data["seconds"])
+    for m, suffix, key in ((ms[2], ".ping.txt", "ping"), (ms[3], ".idle.txt", "idle")):
+        try:
+            with open(base + suffix) as f:
+                rtts, tx, rx = parse_ping(f.read())
+        except OSError:
+            rtts, tx, rx = [], 0, 0
+        bed[key + "_sent"], bed[key + "_received"] = tx, rx
+        if rtts:
+            m.add(path, 1, value=pct(sorted(rtts), 99))
+        else:
+            m.add(path, 1, error="no ping replies (%d sent)" % tx)
+    if s.get("iptables") == 1:
+        try:
+            with open(base + ".ipt0.txt") as f0, open(base + ".ipt1.txt") as f1:
+                c0, c1 = ipt_counts(f0.read(), s["port"]), ipt_counts(f1.read(), s["port"])
+            bed.update(wire_initiations_rx=c1.get(176, 0) - c0.get(176, 0),
+                       wire_responses_tx=c1.get(120, 0) - c0.get(120, 0),
+                       wire_cookie_replies_tx=c1.get(92, 0) - c0.get(92, 0))
+        except OSError:
+            pass
+    try:
+        with open(base + ".show0.json") as f0, open(base + ".show1.json") as f1:
+            d0, d1 = json.load(f0)["interfaces"][0], json.load(f1)["interfaces"][0]
+        for k in ("under_load_entered", "cookie_replies_tx", "rx_drop_mac2", "rx_drop_ratelimited",
+                  "handshakes_paced"):
+            if k in d1.get("stats", {}):
+                bed[k] = d1["stats"][k] - d0.get("stats", {}).get(k, 0)
+        bed["handshake_budget"] = d1.get("handshake_budget")
+    except (OSError, ValueError, KeyError, IndexError):
+        pass
+    storm_bed.append(bed)
+
+
+def print_storm_bed(storm_bed, guest_cpus):
+    """The storm's bed check, next to the figures."""
+    for b in storm_bed:
+        line = "storm bed %s, %d initiators: %s/%d sessions, last %.2f s, median %.2f s" % (
+            PATH_LABEL[b["path"]], b["size"], b.get("completed", "?"), b["size"],
+            b.get("seconds", 0), b.get("p50_seconds", 0))
+        if b.get("kick_seconds") is not None:
+            line += " (the kick's process done after %.2f s)" % b["kick_seconds"]
+        if "ping_sent" in b:
+            line += "; pings during %d/%d answered" % (b["ping_received"], b["ping_sent"])
+        if "wire_initiations_rx" in b:
+            line += "; wire at b: %d initiations in, %d responses, %d cookie replies out" % (
+                b["wire_initiations_rx"], b["wire_responses_tx"], b["wire_cookie_replies_tx"])
+        if "under_load_entered" in b:
+            line += "; responder: under load entered %d, cookie replies %d, mac2 drops %d" % (
+                b["under_load_entered"], b.get("cookie_replies_tx", 0), b.get("rx_drop_mac2", 0))
+        if b.get("handshake_budget") is not None:
+            budget = b["handshake_budget"]
+            line += "; budget %s" % ("auto (%s/s per device)" % (1000 * guest_cpus if guest_cpus else "1000 x CPUs")
+                                     if budget == 0 else "%d/s" % budget)
+        if b.get("dump_seconds") is not None:
+            line += "; poll every %s ms: %d dumps, %.2f s" % (b.get("poll_ms"), b.get("polls") or 0,
+                                                               b["dump_seconds"])
+        print(line)
+
+
 def pct(sorted_vals, q):
     """Nearest-rank percentile q (0..100)."""
     rank = max(1, -(-len(sorted_vals) * q // 100))
@@ -406,11 +504,21 @@ def build(work, params, quick):
     if params.get("HS_PEERS", 0) > 0:
         metric("handshakes", "handshakes completed, %d peers at once" % params["HS_PEERS"],
                "hs/s", True, group="control")
+    storm_sizes = [int(x) for x in str(params.get("STORM_SIZES", "")).split()]
+    for n in storm_sizes:
+        metric("storm_hs_%d" % n, "storm: handshakes completed, %d initiators at once" % n,
+               "hs/s", True, group="control")
+        metric("storm_all_%d" % n, "storm: until all %d have a session" % n, "s", False, group="control")
+        metric("storm_ping_p99_%d" % n, "storm: established peer ping p99 during %d" % n,
+               "us", False, group="control")
+        metric("storm_ping_idle_p99_%d" % n, "storm: established peer ping p99 idle, before %d" % n,
+               "us", False, group="control")
     if params.get("SETCONF_PEERS", 0) > 0:
         metric("setconf_seconds", "setconf %d peers" % params["SETCONF_PEERS"], "s", False, group="control")
         metric("peer_bytes", "memory per peer (slab+percpu)", "bytes", False, group="control")
 
     warnings = []
+    storm_bed = []
     lane_obs = {}  # lane path -> [{round, softnet_drops, qdisc, qdisc_backlog_pkts, ...}]
     paths_info = {}
     ceiling = None
@@ -536,6 +644,8 @@ def build(work, params, quick):
                 if data.get("cmd_exit"):
                     warnings.append("%s handshakes round %s: bringing the initiators up exited %d"
                                     % (PATH_LABEL[path], rnd, data["cmd_exit"]))
+        elif t == "storm":
+            storm_sample(work, metrics, storm_bed, warnings, path, s, err)
         elif t == "setconf":
             ms, mb = metrics["setconf_seconds"], metrics["peer_bytes"]
             if err:
@@ -593,6 +703,7 @@ def build(work, params, quick):
                     entry["ratio_%s_ceiling" % p] = v * m.goodput_bytes / ceil_total
         out_metrics.append(entry)
     meta["lane_observed"] = lane_obs
+    meta["storm_bed"] = storm_bed
     return out_metrics, ceiling, paths_info, meta, warnings
 
 
@@ -914,6 +1025,7 @@ def main():
         "metrics": metrics,
         "lane": lane,
         "telemetry": telemetry,
+        "storm_bed": meta.get("storm_bed", []),
         "warnings": warnings,
     }
     with open(a.out + ".json", "w") as f:
@@ -924,6 +1036,7 @@ def main():
         "" if params["ROUNDS"] == 1 else "s", a.host_load or "unknown")
     print_table(metrics, ceiling, warnings, str(params["PATHS"]).split(), header)
     print_spread(metrics, str(params["PATHS"]).split(), params.get("BED", "veth"))
+    print_storm_bed(meta.get("storm_bed", []), meta.get("cpus"))
     if result["lane"]:
         print_lane(metrics, result["lane"], dict(params, _lane_observed=meta.get("lane_observed")))
     print_telemetry(telemetry)

@@ -455,6 +455,89 @@ hs_kind() {
 	ip -n b link set "$resp" down
 }
 
+# ---- handshake storms ----------------------------------------------------------------
+# storm_kind PATH — for each N of STORM_SIZES, N initiators asking for a
+# handshake at the same moment against one responder, while an established
+# peer of that responder is pinged every STORM_PING_INTERVAL s.  Initiators:
+# <p>i<n> devices in a, one peer each (the responder <p>r0 in b, which has
+# all of them), no keepalive, allowed IP 10.<k>.x.y/32 routed to the device.
+# A wave: everything down (clears sessions), the responder and the
+# established peer <p>e0 up (10.25x.0.2 -> .1, session made by 3 pings,
+# then STORM_IDLE_PINGS idle pings), the N initiators up and routed (not
+# timed: bringing devices up is not handshaking, and at 1,000 devices it
+# takes seconds), then `wgx-bench-nl kick` sends one datagram to each of the
+# N addresses and `wgx-bench-nl wait` times the sessions from there.  Its
+# poll is every N/4 ms (at least 5): a dump of 1,000 peers costs tens of ms
+# under TCG, CPU the handshakes need.  Bed check, both kinds alike:
+# iptables counters on b's listen port by IP length count the initiations
+# received (176 bytes), responses (120) and cookie replies (92) sent; for
+# wgx also the responder's under-load and cookie counters and its handshake
+# budget (`wgx show --json`).
+storm_kind() {
+	local path=$1 kind tool resp est pre port net n err file ipt ping_pid rc poll
+	kind=$(path_kind "$path")
+	tool=$(path_tool "$path")
+	if [ "$kind" = wgx ]; then pre=sx port=52011 net=253; else pre=sk port=52010 net=252; fi
+	resp=${pre}r0 est=${pre}e0
+	blog "storm: $path, $STORM_SIZES initiators, setting up"
+	if ! err=$(ip -n b link add "$resp" type "$kind" 2>&1); then
+		err="ip link add $resp type $kind: $err"
+	elif ! err=$(n b "$tool" setconf "$resp" "$WORK/storm/resp-$kind.conf" 2>&1); then
+		err="$tool setconf $resp: ${err:-failed without a message}"
+	elif ! err=$(ip link add "$est" type "$kind" 2>&1 && "$tool" setconf "$est" "$WORK/storm/est-$kind.conf" 2>&1 &&
+		ip addr add "10.$net.0.2/24" dev "$est" && ip -n b addr add "10.$net.0.1/24" dev "$resp" 2>&1); then
+		err="the established peer: ${err:-failed without a message}"
+	elif ! err=$(ip -batch "$WORK/storm/add-$kind.batch" 2>&1); then
+		err="ip -batch (creating the initiators): $err"
+	elif ! err=$("$NL_BIN" setup "$kind" "$WORK/storm/setup-$kind.txt" 2>&1); then
+		err="configuring the initiators: $err"
+	else
+		err=
+	fi
+	if [ -n "$err" ]; then
+		for n in $STORM_SIZES; do
+			record type=storm path="$path" size="$n" error="storm setup failed: $err"
+		done
+		return
+	fi
+	ipt=1
+	n b iptables -w -A INPUT -p udp --dport "$port" -m length --length 176 -j ACCEPT 2>/dev/null &&
+		n b iptables -w -A OUTPUT -p udp --sport "$port" -m length --length 120 -j ACCEPT &&
+		n b iptables -w -A OUTPUT -p udp --sport "$port" -m length --length 92 -j ACCEPT || ipt=0
+	for n in $STORM_SIZES; do
+		ip -batch "$WORK/storm/down-$kind.batch"
+		ip link set "$est" down
+		ip -n b link set "$resp" down
+		ip -n b link set "$resp" up
+		ip link set "$est" up
+		file=raw/storm-$path-$n
+		if ! err=$(ip -batch "$WORK/storm/up$n-$kind.batch" 2>&1 && ip -batch "$WORK/storm/routes$n-$kind.batch" 2>&1); then
+			record type=storm path="$path" size="$n" error="bringing the initiators up: $err"
+			continue
+		fi
+		ping -c 3 -i 0.2 -W 2 "10.$net.0.1" >/dev/null 2>&1
+		ping -c "$STORM_IDLE_PINGS" -i "$STORM_PING_INTERVAL" -W 1 "10.$net.0.1" >"$WORK/$file.idle.txt" 2>&1
+		[ "$ipt" = 1 ] && n b iptables-save -c >"$WORK/$file.ipt0.txt" 2>&1
+		[ "$kind" = wgx ] && n b "$tool" show "$resp" --json >"$WORK/$file.show0.json" 2>&1
+		poll=$((n / 4 > 5 ? n / 4 : 5))
+		blog "storm: $path, $n initiators at once (poll every $poll ms)"
+		ping -i "$STORM_PING_INTERVAL" -W 1 -w "$STORM_TIMEOUT" "10.$net.0.1" >"$WORK/$file.ping.txt" 2>&1 &
+		ping_pid=$!
+		WGX_BENCH_POLL_MS=$poll WGX_BENCH_CMD_NETNS=/var/run/netns/a n b "$NL_BIN" wait "$kind" "$resp" "$n" "$STORM_TIMEOUT" \
+			"$NL_BIN" kick "10.$((net - 4)).0.1" "$n" 9 >"$WORK/$file.json" 2>"$WORK/$file.err"
+		rc=$?
+		kill -INT "$ping_pid" 2>/dev/null
+		wait "$ping_pid" 2>/dev/null
+		[ "$ipt" = 1 ] && n b iptables-save -c >"$WORK/$file.ipt1.txt" 2>&1
+		[ "$kind" = wgx ] && n b "$tool" show "$resp" --json >"$WORK/$file.show1.json" 2>&1
+		record type=storm path="$path" size="$n" file="$file" rc="$rc" iptables="$ipt" port="$port"
+	done
+	ip -batch "$WORK/storm/down-$kind.batch"
+	ip link set "$est" down
+	ip -n b link set "$resp" down
+	[ "$ipt" = 1 ] && n b iptables -w -F
+}
+
 # ---- configuring many peers, memory per peer ----------------------------------------
 # `<tool> setconf` of SETCONF_PEERS peers (random keys, one /32 each, private
 # key set so every peer's static-static DH is precomputed) into a fresh
@@ -500,6 +583,11 @@ done
 if [ "$HS_PEERS" -gt 0 ]; then
 	for p in "${tunnels[@]}"; do
 		hs_kind "$p"
+	done
+fi
+if [ -n "${STORM_SIZES:-}" ]; then
+	for p in "${tunnels[@]}"; do
+		storm_kind "$p"
 	done
 fi
 if [ "$SETCONF_PEERS" -gt 0 ]; then

@@ -338,6 +338,7 @@ void wgx_handshake_send_initiation(struct wgx_peer *peer, bool is_retry)
 		return;
 	if (is_retry)
 		atomic_set(&peer->initiation_is_retry, 1);
+	atomic64_set(&peer->initiation_asked_ns, wgx_timers_clock_ns());
 	wgx_peer_get(peer);
 	/* Pending (perhaps deferred by the budget): this request joins it. */
 	if (!queue_delayed_work(peer->wgx->kex_wq, &peer->initiation_work, 0))
@@ -406,10 +407,21 @@ void wgx_handshake_initiation_worker(struct work_struct *work)
 	up_read(&wgx->identity_lock);
 	if (!has_identity)
 		goto out;
-	switch (wgx_timers_initiation_begin(peer, is_retry, has_slot, &delay_ns, &interval_ns)) {
+	switch (wgx_timers_initiation_begin(peer, is_retry, has_slot,
+					    atomic64_read(&peer->initiation_asked_ns), &delay_ns,
+					    &interval_ns)) {
 	case WGX_INITIATION_SEND:
 		break;
 	case WGX_INITIATION_NOT_DUE:
+		goto out;
+	case WGX_INITIATION_SUPERSEDED:
+		/*
+		 * The peer initiated (or a response to an earlier initiation
+		 * came) while this one waited: the session it was for exists.
+		 * Counted when deferred (handshakes_paced), not sent.
+		 */
+		net_dbg_ratelimited("%s: peer %llu: deferred initiation dropped, session derived meanwhile\n",
+				    wgx->dev->name, peer->internal_id);
 		goto out;
 	case WGX_INITIATION_PACED:
 		if (wgx_handshake_defer_initiation(peer, is_retry, delay_ns, interval_ns))

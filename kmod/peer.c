@@ -52,6 +52,7 @@ struct wgx_peer *wgx_peer_create(struct wgx_device *wgx, const u8 *public_key, c
 	peer->handshake_entry.type = WGX_INDEX_HANDSHAKE;
 	INIT_HLIST_NODE(&peer->handshake_entry.index_hash);
 	INIT_DELAYED_WORK(&peer->initiation_work, wgx_handshake_initiation_worker);
+	atomic64_set(&peer->initiation_asked_ns, 0);
 	INIT_WORK(&peer->zero_keys_work, wgx_peer_zero_keys_worker);
 	spin_lock_init(&peer->keypairs_lock);
 	rwlock_init(&peer->endpoint_lock);

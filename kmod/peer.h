@@ -110,7 +110,9 @@ struct wgx_peer_stats {
  *	defers it.  @initiation_is_retry: the pending request is a retransmit.
  * @initiation_paced: the pending initiation was deferred by the budget and
  *	holds a slot of it; read and written only by the initiation worker
- *	(a work item never runs twice at once).
+ *	(a work item never runs twice at once).  @initiation_asked_ns: when an
+ *	initiation was last asked for (wgx_timers_clock_ns()): a deferred one
+ *	is dropped at its slot if a keypair was derived after that.
  * @endpoint: where it is (see socket.h), under @endpoint_lock.
  * @endpoint_ports: source ports recently seen at the endpoint's address.
  * @rx: ordered queue and NAPI while the device spreads receive work (rxspread.h).
@@ -133,6 +135,7 @@ struct wgx_peer {
 	struct delayed_work initiation_work;
 	atomic_t initiation_is_retry;
 	bool initiation_paced;
+	atomic64_t initiation_asked_ns;
 
 	spinlock_t keypairs_lock;
 	struct wgx_keypair __rcu *keypair_current;

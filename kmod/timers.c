@@ -123,14 +123,18 @@ void wgx_timers_set_persistent_keepalive(struct wgx_peer *peer, u16 interval)
 }
 
 enum wgx_initiation_verdict wgx_timers_initiation_begin(struct wgx_peer *peer, bool is_retry,
-							 bool has_slot, u64 *delay_ns,
-							 u32 *interval_ns)
+							 bool has_slot, u64 asked_ns,
+							 u64 *delay_ns, u32 *interval_ns)
 {
 	enum wgx_initiation_verdict verdict = WGX_INITIATION_NOT_DUE;
 	u64 now = wgx_timers_clock_ns();
 
 	*delay_ns = 0;
 	spin_lock_bh(&peer->timers_lock);
+	if (has_slot && wgx_timers_core_initiation_superseded(&peer->timer_state, asked_ns)) {
+		verdict = WGX_INITIATION_SUPERSEDED;
+		goto out;
+	}
 	/* Only an initiation that would really go takes from the budget. */
 	if (!has_slot && wgx_timers_core_initiation_due(&peer->timer_state, now)) {
 		*delay_ns = wgx_handshake_budget_take(peer->wgx, now, interval_ns);
@@ -140,6 +144,7 @@ enum wgx_initiation_verdict wgx_timers_initiation_begin(struct wgx_peer *peer, b
 	if (verdict != WGX_INITIATION_PACED &&
 	    wgx_timers_core_initiation_begin(&peer->timer_state, is_retry, now))
 		verdict = WGX_INITIATION_SEND;
+out:
 	spin_unlock_bh(&peer->timers_lock);
 	return verdict;
 }

@@ -36,6 +36,7 @@ enum wgx_initiation_verdict {
 	WGX_INITIATION_SEND,	/* make and send it now */
 	WGX_INITIATION_NOT_DUE,	/* one went less than REKEY_TIMEOUT ago: drop the request */
 	WGX_INITIATION_PACED,	/* the device's handshake budget defers it */
+	WGX_INITIATION_SUPERSEDED, /* deferred, and a session was derived since it was asked for: drop it */
 };
 
 /**
@@ -48,12 +49,15 @@ enum wgx_initiation_verdict {
  * budget reserved for this initiation comes (ns from now, > 0) and
  * *@interval_ns to the budget's interval; nothing of the peer's timer state
  * changes then, so the deferred initiation is no attempt (REKEY_ATTEMPT_TIME
- * counts initiations sent).  Any context; takes @peer's timers_lock (BH),
- * inside which the budget is taken locklessly.
+ * counts initiations sent).  With @has_slot, first: SUPERSEDED when a
+ * keypair was derived after @asked_ns (when the initiation was last asked
+ * for, wgx_timers_clock_ns()); nothing changes then either (no attempt, no
+ * timer: the session's own timers take over).  Any context; takes @peer's
+ * timers_lock (BH), inside which the budget is taken locklessly.
  */
 enum wgx_initiation_verdict wgx_timers_initiation_begin(struct wgx_peer *peer, bool is_retry,
-							 bool has_slot, u64 *delay_ns,
-							 u32 *interval_ns);
+							 bool has_slot, u64 asked_ns,
+							 u64 *delay_ns, u32 *interval_ns);
 /** wgx_timers_initiation_forget - the next initiation may go at once (our key changed). */
 void wgx_timers_initiation_forget(struct wgx_peer *peer);
 

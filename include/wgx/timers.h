@@ -84,6 +84,7 @@ struct wgx_timers {
 	wgx_u64 deadline[WGX_TIMER_COUNT];
 	wgx_u64 last_initiation_ns;	/* when wgx_timers_core_initiation_begin() last allowed one */
 	wgx_u64 last_handshake_ns;	/* monotonic time of the last completed handshake, 0 = never */
+	wgx_u64 last_session_ns;	/* monotonic time a keypair was last derived, 0 = never */
 	wgx_u32 handshake_attempts;	/* retries since the last non-retry initiation */
 	wgx_u16 persistent_keepalive_s;	/* 0 = off, else 1..65535 s */
 	wgx_u8 need_another_keepalive;
@@ -116,7 +117,7 @@ wgx_u32 wgx_timers_core_any_authenticated_packet_traversal(struct wgx_timers *t,
 wgx_u32 wgx_timers_core_handshake_initiated(struct wgx_timers *t, wgx_u64 now_ns, wgx_u64 jitter_ns);
 /** A handshake completed (response consumed, or first data on a responder keypair): disarm retransmit, reset attempts. */
 wgx_u32 wgx_timers_core_handshake_complete(struct wgx_timers *t, wgx_u64 now_ns);
-/** A keypair was derived: arm zero_key_material at 3 x REJECT_AFTER_TIME. */
+/** A keypair was derived: arm zero_key_material at 3 x REJECT_AFTER_TIME; record @now_ns (see initiation_superseded). */
 wgx_u32 wgx_timers_core_session_derived(struct wgx_timers *t, wgx_u64 now_ns);
 /**
  * Set the persistent keepalive interval (0 = off).  Turning it off disarms the
@@ -163,6 +164,16 @@ void wgx_timers_core_initiation_forget(struct wgx_timers *t);
  * really be sent.
  */
 bool wgx_timers_core_initiation_due(const struct wgx_timers *t, wgx_u64 now_ns);
+
+/**
+ * wgx_timers_core_initiation_superseded - was a keypair derived after
+ * @asked_ns (monotonic ns), the last time an initiation was asked for?  Then
+ * a request still waiting (deferred by the glue's handshake budget) has
+ * what it was for: a fresh session, made by the peer's initiation or by a
+ * response to an earlier one of ours, and can be dropped.  Read-only:
+ * dropping it is no attempt and changes no timer.
+ */
+bool wgx_timers_core_initiation_superseded(const struct wgx_timers *t, wgx_u64 asked_ns);
 
 /*
  * Send/receive path helpers (lock-free: they read only immutable params and

@@ -122,6 +122,7 @@ wgx_u32 wgx_timers_core_handshake_complete(struct wgx_timers *t, wgx_u64 now_ns)
 
 wgx_u32 wgx_timers_core_session_derived(struct wgx_timers *t, wgx_u64 now_ns)
 {
+    t->last_session_ns = now_ns;
     return arm(t, WGX_TIMER_ZERO_KEY_MATERIAL, now_ns, 3 * t->params.reject_after_time_ns);
 }
 
@@ -206,6 +207,11 @@ bool wgx_timers_core_initiation_begin(struct wgx_timers *t, bool is_retry, wgx_u
     t->initiation_sent = 1;
     t->last_initiation_ns = now_ns;
     return true;
+}
+
+bool wgx_timers_core_initiation_superseded(const struct wgx_timers *t, wgx_u64 asked_ns)
+{
+    return t->last_session_ns && t->last_session_ns > asked_ns;
 }
 
 void wgx_timers_core_initiation_forget(struct wgx_timers *t)

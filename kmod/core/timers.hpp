@@ -27,6 +27,6 @@ constexpr u32 TIMER_MAX_DIVISOR = 1000;
 static_assert(WGX_MAX_TIMER_HANDSHAKES == 18);
 // The glue embeds these in its peer: keep the layout fixed and padding-free.
 static_assert(sizeof(wgx_timer_params) == 9 * 8);
-static_assert(sizeof(wgx_timers) == sizeof(wgx_timer_params) + WGX_TIMER_COUNT * 8 + 2 * 8 + 16);
+static_assert(sizeof(wgx_timers) == sizeof(wgx_timer_params) + WGX_TIMER_COUNT * 8 + 3 * 8 + 16);
 
 } // namespace wgx

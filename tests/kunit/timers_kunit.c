@@ -146,7 +146,9 @@ static enum wgx_initiation_verdict wgx_timers_begin(struct wgx_peer *peer, bool 
 	u32 interval_ns;
 	u64 delay_ns;
 
-	return wgx_timers_initiation_begin(peer, is_retry, has_slot, &delay_ns, &interval_ns);
+	/* Asked for just now: no session can have been derived since. */
+	return wgx_timers_initiation_begin(peer, is_retry, has_slot, wgx_timers_clock_ns(),
+					   &delay_ns, &interval_ns);
 }
 
 static void wgx_timers_handshake_retransmit_and_complete(struct kunit *test)
@@ -204,7 +206,8 @@ static void wgx_timers_handshake_budget(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wgx_handshake_budget_take(wgx, now, &interval_ns), 50000000ULL);
 
 	/* The bucket is empty for the next 350 ms: a due initiation is paced. */
-	KUNIT_EXPECT_EQ(test, wgx_timers_initiation_begin(peer, false, false, &delay_ns, &interval_ns),
+	KUNIT_EXPECT_EQ(test, wgx_timers_initiation_begin(peer, false, false, now, &delay_ns,
+							  &interval_ns),
 			WGX_INITIATION_PACED);
 	KUNIT_EXPECT_GT(test, delay_ns, 0ULL);
 	KUNIT_EXPECT_LE(test, delay_ns, 400000000ULL);
@@ -223,6 +226,43 @@ static void wgx_timers_handshake_budget(struct kunit *test)
 	/* A new budget starts with a full burst. */
 	wgx_handshake_budget_reset(wgx);
 	KUNIT_EXPECT_EQ(test, wgx_handshake_budget_take(wgx, wgx_timers_clock_ns(), &interval_ns), 0ULL);
+}
+
+/*
+ * A deferred initiation whose peer initiated meanwhile (a keypair derived
+ * after it was asked for) is dropped at its slot: not sent, no attempt, no
+ * retransmission armed; one asked for after that session still goes.
+ */
+static void wgx_timers_deferred_initiation_superseded(struct kunit *test)
+{
+	struct wgx_timers_fixture *f = test->priv;
+	struct wgx_device *wgx = &f->wgx;
+	struct wgx_peer *peer = &f->peer;
+	u64 asked, delay_ns;
+	u32 interval_ns;
+	unsigned int id;
+
+	wgx->handshake_budget = 1;
+	wgx_handshake_budget_reset(wgx);
+	asked = wgx_timers_clock_ns();
+	KUNIT_EXPECT_EQ(test, wgx_handshake_budget_take(wgx, asked, &interval_ns), 0ULL);
+	KUNIT_EXPECT_EQ(test, wgx_timers_initiation_begin(peer, false, false, asked, &delay_ns,
+							  &interval_ns),
+			WGX_INITIATION_PACED);
+	/* Its slot is a second away; the peer's initiation is consumed meanwhile. */
+	msleep(2);
+	wgx_timers_session_derived(peer);
+	KUNIT_EXPECT_EQ(test, wgx_timers_initiation_begin(peer, false, true, asked, &delay_ns,
+							  &interval_ns),
+			WGX_INITIATION_SUPERSEDED);
+	KUNIT_EXPECT_EQ(test, (unsigned int)peer->timer_state.initiation_sent, 0U);
+	KUNIT_EXPECT_EQ(test, peer->timer_state.handshake_attempts, 0U);
+	for (id = 0; id < WGX_TIMER_COUNT; id++)
+		if (id != WGX_TIMER_ZERO_KEY_MATERIAL)
+			wgx_timers_expect_disarmed(test, peer, id);
+	/* Asked for again after the session (e.g. it is unconfirmed): it goes. */
+	msleep(2);
+	KUNIT_EXPECT_EQ(test, wgx_timers_begin(peer, false, true), WGX_INITIATION_SEND);
 }
 
 static void wgx_timers_persistent_keepalive(struct kunit *test)
@@ -348,6 +388,7 @@ static struct kunit_case wgx_timers_cases[] = {
 	KUNIT_CASE(wgx_timers_data_received_arms_keepalive),
 	KUNIT_CASE(wgx_timers_handshake_retransmit_and_complete),
 	KUNIT_CASE(wgx_timers_handshake_budget),
+	KUNIT_CASE(wgx_timers_deferred_initiation_superseded),
 	KUNIT_CASE(wgx_timers_persistent_keepalive),
 	KUNIT_CASE(wgx_timers_nothing_armed_when_down_or_dead),
 	KUNIT_CASE(wgx_timers_stop_disarms_everything),

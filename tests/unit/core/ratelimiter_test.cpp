@@ -185,6 +185,7 @@ TEST(Ratelimiter, GcDropsIdleEntries)
 {
     Limiter l;
     const uint64_t t = 50 * SEC;
+    EXPECT_EQ(wgx_ratelimiter_gc(l.rl, t), 0u); // empty: nothing scanned, nothing dropped
     ASSERT_TRUE(l.allow4(1, t));
     ASSERT_TRUE(l.allow4(2, t + SEC / 2));
     EXPECT_EQ(wgx_ratelimiter_gc(l.rl, t + SEC), 0u); // idle exactly 1 s: kept

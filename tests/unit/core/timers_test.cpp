@@ -308,6 +308,26 @@ TEST(Timers, InitiationDueMatchesBeginWithoutSideEffects)
     EXPECT_EQ(t.t.handshake_attempts, 3u);
 }
 
+// A deferred initiation is superseded only by a keypair derived after the
+// last request for it; checking changes nothing (no attempt, no timer).
+TEST(Timers, InitiationSupersededOnlyByALaterSession)
+{
+    Timers t;
+    EXPECT_FALSE(wgx_timers_core_initiation_superseded(&t.t, 0)); // no session ever
+    EXPECT_FALSE(wgx_timers_core_initiation_superseded(&t.t, 2 * SEC));
+    wgx_timers_core_session_derived(&t.t, 3 * SEC);
+    EXPECT_TRUE(wgx_timers_core_initiation_superseded(&t.t, 2 * SEC));
+    EXPECT_FALSE(wgx_timers_core_initiation_superseded(&t.t, 3 * SEC)); // not after
+    EXPECT_FALSE(wgx_timers_core_initiation_superseded(&t.t, 4 * SEC)); // asked later
+    t.t.handshake_attempts = 2;
+    const uint64_t zero_keys = t.deadline(WGX_TIMER_ZERO_KEY_MATERIAL);
+    EXPECT_TRUE(wgx_timers_core_initiation_superseded(&t.t, SEC));
+    EXPECT_EQ(t.t.handshake_attempts, 2u);
+    EXPECT_EQ(t.t.initiation_sent, 0u);
+    EXPECT_EQ(t.deadline(WGX_TIMER_RETRANSMIT_HANDSHAKE), 0u);
+    EXPECT_EQ(t.deadline(WGX_TIMER_ZERO_KEY_MATERIAL), zero_keys);
+}
+
 // A new static key: its first initiation does not wait for the old key's.
 TEST(Timers, InitiationForgetLiftsTheRateLimit)
 {
