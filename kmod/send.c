@@ -174,8 +174,10 @@ netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
 		/* The inner route means nothing on the outer path. */
 		skb_dst_drop(skb);
 		cb->peer = wgx_peer_get(peer);
+		/* Charged to the queue's BQL: we hold its lock. */
 		if (unlikely(!wgx_queueing_tx_enqueue(txq, skb,
-						      wgx_send_is_priority(skb, dsfield, priority_dscp)))) {
+						      wgx_send_is_priority(skb, dsfield, priority_dscp),
+						      true))) {
 			wgx_skb_cb_release(skb);
 			DEV_STATS_INC(dev, tx_dropped);
 			kfree_skb(skb);
@@ -386,7 +388,8 @@ void wgx_send_staged(struct wgx_peer *peer)
 		WGX_SKB_CB(skb)->peer = wgx_peer_get(peer);
 		WGX_SKB_CB(skb)->keypair = NULL;
 		/* Bulk: their order among themselves holds (cb->bucket is kept). */
-		if (unlikely(!wgx_queueing_tx_enqueue(wgx_send_local_txq(peer->wgx, skb), skb, false))) {
+		if (unlikely(!wgx_queueing_tx_enqueue(wgx_send_local_txq(peer->wgx, skb), skb, false,
+							false))) {
 			wgx_skb_cb_release(skb);
 			DEV_STATS_INC(peer->wgx->dev, tx_dropped);
 			kfree_skb(skb);
@@ -412,7 +415,8 @@ void wgx_send_keepalive(struct wgx_peer *peer)
 	memset(WGX_SKB_CB(skb), 0, sizeof(struct wgx_skb_cb));
 	WGX_SKB_CB(skb)->peer = wgx_peer_get(peer);
 	WGX_SKB_CB(skb)->mtu = peer->wgx->dev->mtu;
-	if (unlikely(!wgx_queueing_tx_enqueue(wgx_send_local_txq(peer->wgx, skb), skb, false))) {
+	if (unlikely(!wgx_queueing_tx_enqueue(wgx_send_local_txq(peer->wgx, skb), skb, false,
+							false))) {
 		wgx_skb_cb_release(skb);
 		kfree_skb(skb);
 	}
