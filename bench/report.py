@@ -25,8 +25,10 @@ import sys
 PATHS = ["bare", "wireguard", "wgx", "wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs", "wgx_nolane", "wgx_lane"]
 MAIN_PATHS = ["bare", "wireguard", "wgx"]
 # The priority lane figure's columns: wgx (path wgx, device wgx0) twice,
-# with its lane off (priority-dscp none) and on (the default set).
-LANE_PATHS = ["bare", "wireguard", "wgx_nolane", "wgx_lane"]
+# with its lane off (priority-dscp none) and on (the default set); the
+# receive-scaling paths (lane on) when a lane-only run asked for them.
+LANE_PATHS = ["bare", "wireguard", "wgx_nolane", "wgx_lane", "wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs"]
+LANE_SCALED = ["wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs"]
 PATH_LABEL = {"bare": "bare veth", "wireguard": "wireguard.ko", "wgx": "wgx",
               "wgx_p2": "wgx 2 ports", "wgx_p4": "wgx 4 ports", "wgx_p8": "wgx 8 ports",
               "wgx_rs": "wgx rx-spread", "wgx_nolane": "wgx lane off", "wgx_lane": "wgx lane on"}
@@ -48,6 +50,16 @@ LANE_INFO = [
     ("ping_p99_lane_vs_nolane", "ping p99, wgx lane on / lane off", "wgx_lane", "wgx_nolane", "ping_lane_p99"),
     ("bulk_nolane_vs_wireguard", "bulk goodput, wgx lane off / wireguard.ko", "wgx_nolane", "wireguard", "bulk_lane"),
 ]
+# The same targets for the receive-scaling paths (lane on), when measured.
+for _p in LANE_SCALED:
+    _l = PATH_LABEL[_p]
+    LANE_INFO += [
+        ("rr_p99_%s_vs_wireguard" % _p, "req/resp p99, %s / wireguard.ko (target <= 0.1)" % _l, _p, "wireguard", "rr_lane_p99"),
+        ("rr_p99_%s_vs_bare" % _p, "req/resp p99, %s / bare veth (target <= 3)" % _l, _p, "bare", "rr_lane_p99"),
+        ("ping_p99_%s_vs_wireguard" % _p, "ping p99, %s / wireguard.ko (target <= 0.1)" % _l, _p, "wireguard", "ping_lane_p99"),
+        ("ping_p99_%s_vs_bare" % _p, "ping p99, %s / bare veth (target <= 3)" % _l, _p, "bare", "ping_lane_p99"),
+        ("bulk_%s_vs_nolane" % _p, "bulk goodput, %s / wgx lane off" % _l, _p, "wgx_nolane", "bulk_lane"),
+    ]
 
 
 
@@ -65,7 +77,11 @@ def measured_paths(params, group):
     """The columns a metric of GROUP has in this run."""
     paths = str(params["PATHS"]).split()
     if group == "lane":
-        return [p for p in LANE_PATHS if (p[:3] if p.startswith("wgx_") else p) in paths]
+        # The scaled paths join the lane figure only in runs without TCP (run-guest.sh).
+        scaled = not str(params.get("TCP_FLOWS", "")).strip()
+        return [p for p in LANE_PATHS
+                if ((p in paths and scaled) if p in LANE_SCALED
+                    else (p[:3] if p.startswith("wgx_") else p) in paths)]
     return [p for p in PATHS if p in paths]
 
 
@@ -272,6 +288,12 @@ def build(work, params, quick):
                             o.update(parse_qdisc(f.read()))
                     except OSError:
                         pass
+                if s.get("sender_file"):
+                    try:
+                        with open(os.path.join(work, s["sender_file"])) as f:
+                            o.update(parse_sender(f.read()))
+                    except OSError:
+                        pass
                 obs.append(o)
             if not s.get("covered"):
                 m.add(path, rnd, error="the background load was not running through the probes")
@@ -428,6 +450,36 @@ def parse_qdisc(text):
     return out
 
 
+def parse_sender(text):
+    """run-guest.sh sender_sampler's lines: the median and maximum of the
+    sending device's BQL bytes in flight (summed over its tx queues), of their
+    limit, and of its root qdisc's backlog in bytes and packets."""
+    b_in, b_lim, q_b, q_p = [], [], [], []
+    unit = {"": 1, "K": 1000, "M": 1000000}
+    for line in text.splitlines():
+        f = line.split()
+        try:
+            if len(f) == 4 and f[0] == "b":
+                b_in.append(int(f[2]))
+                b_lim.append(int(f[3]))
+            elif len(f) == 4 and f[0] == "q":
+                m = re.match(r"(\d+)([KM]?)$", f[2])
+                if m:
+                    q_b.append(int(m.group(1)) * unit[m.group(2)])
+                    q_p.append(int(f[3]))
+        except ValueError:
+            continue
+    out = {}
+    for key, vals in (("bql_inflight", b_in), ("bql_limit", b_lim), ("qdisc_bytes", q_b),
+                      ("qdisc_pkts", q_p)):
+        if vals:
+            v = sorted(vals)
+            out[key + "_median"] = v[len(v) // 2]
+            out[key + "_max"] = v[-1]
+            out[key + "_samples"] = len(v)
+    return out
+
+
 def lane_targets(metrics):
     """The lane figure's ratios of medians: the targets (met or not, and by
     how much) and the informative ones.  None when the run has no lane
@@ -502,6 +554,16 @@ def print_lane(metrics, lane, params):
         if q:
             parts.append("a's %s qdisc backlog at the probes' end %s packets"
                          % (o[0].get("qdisc", "?"), "/".join(str(v) for v in q)))
+        b = [x for x in o if "bql_inflight_median" in x]
+        if b and any(x["bql_inflight_max"] or x["bql_limit_max"] for x in b):
+            parts.append("during the probes, a's BQL bytes in flight median/max %s (limit median %s)"
+                         % (" ".join("%d/%d" % (x["bql_inflight_median"], x["bql_inflight_max"])
+                                     for x in b),
+                            "/".join(str(x["bql_limit_median"]) for x in b)))
+        qs = [x for x in o if "qdisc_pkts_median" in x]
+        if qs:
+            parts.append("qdisc backlog during the probes median/max %s packets"
+                         % " ".join("%d/%d" % (x["qdisc_pkts_median"], x["qdisc_pkts_max"]) for x in qs))
         d = [x["softnet_drops"] for x in o if x.get("softnet_drops") is not None]
         if d:
             parts.append("receive backlog drops during the probes %s" % "/".join(str(v) for v in d))
@@ -513,7 +575,7 @@ def print_lane(metrics, lane, params):
         if sh and "median" in sh:
             print("bed check (lane bulk): %s: the busiest CPU did %.0f%% of the receive work (%s)"
                   "%s" % (PATH_LABEL[p], 100 * sh["median"], sh["of"],
-                          "; one outer flow on a NIC-like bed: 100%" if p.startswith("wgx") else ""))
+                          "; one outer flow on a NIC-like bed: 100%" if p in ("wgx_nolane", "wgx_lane") else ""))
 
 
 def fmt(v):
