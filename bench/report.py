@@ -22,16 +22,19 @@ import statistics
 import subprocess
 import sys
 
-PATHS = ["bare", "wireguard", "wgx", "wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs", "wgx_nolane", "wgx_lane"]
+PATHS = ["bare", "wireguard", "wgx", "wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs", "wgx_nolane", "wgx_lane",
+         "wgx_nobql"]
 MAIN_PATHS = ["bare", "wireguard", "wgx"]
 # The priority lane figure's columns: wgx (path wgx, device wgx0) twice,
 # with its lane off (priority-dscp none) and on (the default set); the
 # receive-scaling paths (lane on) when a lane-only run asked for them.
-LANE_PATHS = ["bare", "wireguard", "wgx_nolane", "wgx_lane", "wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs"]
+LANE_PATHS = ["bare", "wireguard", "wgx_nolane", "wgx_lane", "wgx_nobql", "wgx_p2", "wgx_p4",
+              "wgx_p8", "wgx_rs"]
 LANE_SCALED = ["wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs"]
 PATH_LABEL = {"bare": "bare veth", "wireguard": "wireguard.ko", "wgx": "wgx",
               "wgx_p2": "wgx 2 ports", "wgx_p4": "wgx 4 ports", "wgx_p8": "wgx 8 ports",
-              "wgx_rs": "wgx rx-spread", "wgx_nolane": "wgx lane off", "wgx_lane": "wgx lane on"}
+              "wgx_rs": "wgx rx-spread", "wgx_nolane": "wgx lane off", "wgx_lane": "wgx lane on",
+              "wgx_nobql": "wgx lane on, no BQL"}
 # Targets of issue #14 (medians of the lane figure): wgx's lane p99 against
 # wireguard.ko's and the bare link's under the same load, and the bulk's
 # goodput with the lane against without it.
@@ -60,6 +63,14 @@ for _p in LANE_SCALED:
         ("ping_p99_%s_vs_bare" % _p, "ping p99, %s / bare veth (target <= 3)" % _l, _p, "bare", "ping_lane_p99"),
         ("bulk_%s_vs_nolane" % _p, "bulk goodput, %s / wgx lane off" % _l, _p, "wgx_nolane", "bulk_lane"),
     ]
+# What BQL changes: wgx lane on with and without it (limit_min above the ring).
+LANE_INFO += [
+    ("rr_p99_lane_vs_nobql", "req/resp p99, wgx lane on / lane on without BQL", "wgx_lane", "wgx_nobql", "rr_lane_p99"),
+    ("ping_p99_lane_vs_nobql", "ping p99, wgx lane on / lane on without BQL", "wgx_lane", "wgx_nobql", "ping_lane_p99"),
+    ("bulk_lane_vs_nobql", "bulk goodput, wgx lane on / lane on without BQL", "wgx_lane", "wgx_nobql", "bulk_lane"),
+    ("rr_p99_nobql_vs_wireguard", "req/resp p99, wgx without BQL / wireguard.ko", "wgx_nobql", "wireguard", "rr_lane_p99"),
+    ("bulk_nobql_vs_wireguard", "bulk goodput, wgx without BQL / wireguard.ko", "wgx_nobql", "wireguard", "bulk_lane"),
+]
 
 
 
@@ -81,6 +92,7 @@ def measured_paths(params, group):
         scaled = not str(params.get("TCP_FLOWS", "")).strip()
         return [p for p in LANE_PATHS
                 if ((p in paths and scaled) if p in LANE_SCALED
+                    else ("wgx" in paths and scaled) if p == "wgx_nobql"
                     else (p[:3] if p.startswith("wgx_") else p) in paths)]
     return [p for p in PATHS if p in paths]
 
@@ -397,7 +409,7 @@ def build(work, params, quick):
             for m in metrics.values():
                 cols = [p]
                 if m.group == "lane" and p == "wgx":
-                    cols = ["wgx_nolane", "wgx_lane"]
+                    cols = ["wgx_nolane", "wgx_lane", "wgx_nobql"]
                 for c in cols:
                     if m.group != "control" and not m.samples[c]:
                         m.add(c, 0, error="path not measured: " + info["error"])
@@ -575,7 +587,7 @@ def print_lane(metrics, lane, params):
         if sh and "median" in sh:
             print("bed check (lane bulk): %s: the busiest CPU did %.0f%% of the receive work (%s)"
                   "%s" % (PATH_LABEL[p], 100 * sh["median"], sh["of"],
-                          "; one outer flow on a NIC-like bed: 100%" if p in ("wgx_nolane", "wgx_lane") else ""))
+                          "; one outer flow on a NIC-like bed: 100%" if p in ("wgx_nolane", "wgx_lane", "wgx_nobql") else ""))
 
 
 def fmt(v):

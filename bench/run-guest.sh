@@ -167,6 +167,7 @@ run_iperf() {
 		rx_a=$((rxa1 - rxa)) rx_b=$((rxb1 - rxb)) wall="$el" \
 		decrypt_total="$dec_total" decrypt_max="$dec_max" decrypt_cpus="$dec_cpus" \
 		veth_rx_total="$CPUS_TOTAL" veth_rx_max="$CPUS_MAX" veth_rx_cpus="$CPUS_LIST"
+	[ "$lpath" = wgx_nobql ] && bql_min_set 0
 }
 
 # run_latency NAME PATH ROUND — ping, then TCP request/response, a -> b.
@@ -227,6 +228,18 @@ lane_set() {
 	done
 }
 
+# bql_min_set BYTES — limit_min of wgx0's byte queue limits on every tx
+# queue at both ends.  1500000 (more than a full 1024-packet ring) takes BQL
+# out of play: the wgx_nobql column, wgx as it was before BQL, in the same
+# boot; 0 is the kernel's default.
+bql_min_set() {
+	local ns
+	for ns in a b; do
+		n "$ns" sh -c "for f in /sys/class/net/wgx0/queues/tx-*/byte_queue_limits/limit_min; do echo $1 >\$f; done" ||
+			return 1
+	done
+}
+
 # sender_sampler DEV FILE — until killed, about every 0.2 s: the bytes BQL
 # counts in flight over DEV's tx queues and their limits, summed ("b TIME
 # INFLIGHT LIMIT"; for wgx the bytes waiting in or being sent from its
@@ -271,6 +284,7 @@ run_lane() {
 	case $lpath in
 	wgx_nolane) path=wgx; lane_set off ;;
 	wgx_lane) path=wgx; lane_set on ;;
+	wgx_nobql) path=wgx; lane_set on && bql_min_set 1500000 ;;
 	esac || { record type=bulk metric=bulk_lane path="$lpath" round="$round" error="wgx set priority-dscp failed"; return; }
 	path_vars "$path"
 	file=raw/r$round-$lpath-lane_bulk.json
@@ -322,6 +336,7 @@ run_lane() {
 		softnet_drops=$((sd1 - sd0)) qdisc_file="$qfile" sender_file="$sfile" \
 		decrypt_total="$dec_total" decrypt_max="$dec_max" decrypt_cpus="$dec_cpus" \
 		veth_rx_total="$CPUS_TOTAL" veth_rx_max="$CPUS_MAX" veth_rx_cpus="$CPUS_LIST"
+	[ "$lpath" = wgx_nobql ] && bql_min_set 0
 }
 
 # rotated ROUND — the active paths, rotated by ROUND so no path always goes first.
@@ -375,7 +390,11 @@ if [ ${#active[@]} -gt 0 ]; then
 			lanes=()
 			for p in "${order[@]}"; do
 				case $p in
-				wgx) lanes+=(wgx_nolane wgx_lane) ;;
+				wgx)
+					lanes+=(wgx_nolane wgx_lane)
+					# Lane-only runs: also wgx with BQL out of play.
+					[ -z "$TCP_FLOWS" ] && lanes+=(wgx_nobql)
+					;;
 				wgx_p* | wgx_rs) [ -z "$TCP_FLOWS" ] && lanes+=("$p") ;;
 				*) lanes+=("$p") ;;
 				esac
