@@ -576,6 +576,10 @@ def print_lane(metrics, lane, params):
         if qs:
             parts.append("qdisc backlog during the probes median/max %s packets"
                          % " ".join("%d/%d" % (x["qdisc_pkts_median"], x["qdisc_pkts_max"]) for x in qs))
+        qd = [x["qdisc_dropped"] for x in o if "qdisc_dropped" in x]
+        if qd and any(qd):
+            parts.append("a's qdisc drops since the device was made (cumulative) %s"
+                         % "/".join(str(v) for v in qd))
         d = [x["softnet_drops"] for x in o if x.get("softnet_drops") is not None]
         if d:
             parts.append("receive backlog drops during the probes %s" % "/".join(str(v) for v in d))
