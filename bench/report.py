@@ -532,7 +532,9 @@ def print_lane(metrics, lane, params):
           "%d-flow TCP bulk a->b; wgx measured with its lane off (priority-dscp none) and on "
           "(default set)%s" % (params.get("LANE_TOS"), params["LANE_FLOWS"],
                                "; netdev_max_backlog %s (--rx-backlog)" % params["RX_BACKLOG"]
-                               if params.get("RX_BACKLOG") else ""))
+                               if params.get("RX_BACKLOG") else "") +
+          ("; a's wgx fq_codel target %s ms (--codel-target)" % params["CODEL_TARGET_MS"]
+           if params.get("CODEL_TARGET_MS") else ""))
     w0 = max(len(m["label"]) for m in rows) + 2
     line = "%-*s %-8s" % (w0, "workload", "unit") + "".join("%-24s" % PATH_LABEL[p] for p in cols)
     print(line)

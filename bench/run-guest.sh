@@ -128,6 +128,24 @@ fi
 # ================================================================ phase 2 (in a)
 active=("$@")
 
+# --codel-target MS (a diagnostic): a's wgx devices get fq_codel with CoDel's
+# target MS and interval 20x that on every tx queue, instead of the default
+# 5 ms / 100 ms, which the emulated CPU's per-packet times exceed.
+if [ -n "${CODEL_TARGET_MS:-}" ]; then
+	for d in /sys/class/net/wgx*; do
+		d=${d##*/}
+		[ -e "/sys/class/net/$d" ] || continue
+		tc qdisc replace dev "$d" root handle 1: mq || continue
+		i=0
+		for q in /sys/class/net/"$d"/queues/tx-*; do
+			i=$((i + 1))
+			tc qdisc replace dev "$d" parent "1:$(printf '%x' "$i")" fq_codel \
+				target "${CODEL_TARGET_MS}ms" interval "$((CODEL_TARGET_MS * 20))ms" || true
+		done
+	done
+	tc qdisc show >"$RAW/qdisc-a-codel.txt" 2>&1
+fi
+
 # run_iperf NAME PATH ROUND SECONDS ARGS... — one iperf3 client run a -> b
 # (ARGS may hold -R).  The receiving devices' byte counters are read around it
 # so the report can check the payload really crossed the path's device, and
