@@ -22,14 +22,19 @@ import statistics
 import subprocess
 import sys
 
-PATHS = ["bare", "wireguard", "wgx", "wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs", "wgx_nolane", "wgx_lane"]
+PATHS = ["bare", "wireguard", "wgx", "wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs", "wgx_nolane", "wgx_lane",
+         "wgx_nobql"]
 MAIN_PATHS = ["bare", "wireguard", "wgx"]
 # The priority lane figure's columns: wgx (path wgx, device wgx0) twice,
-# with its lane off (priority-dscp none) and on (the default set).
-LANE_PATHS = ["bare", "wireguard", "wgx_nolane", "wgx_lane"]
+# with its lane off (priority-dscp none) and on (the default set); the
+# receive-scaling paths (lane on) when a lane-only run asked for them.
+LANE_PATHS = ["bare", "wireguard", "wgx_nolane", "wgx_lane", "wgx_nobql", "wgx_p2", "wgx_p4",
+              "wgx_p8", "wgx_rs"]
+LANE_SCALED = ["wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs"]
 PATH_LABEL = {"bare": "bare veth", "wireguard": "wireguard.ko", "wgx": "wgx",
               "wgx_p2": "wgx 2 ports", "wgx_p4": "wgx 4 ports", "wgx_p8": "wgx 8 ports",
-              "wgx_rs": "wgx rx-spread", "wgx_nolane": "wgx lane off", "wgx_lane": "wgx lane on"}
+              "wgx_rs": "wgx rx-spread", "wgx_nolane": "wgx lane off", "wgx_lane": "wgx lane on",
+              "wgx_nobql": "wgx lane on, no BQL"}
 # Targets of issue #14 (medians of the lane figure): wgx's lane p99 against
 # wireguard.ko's and the bare link's under the same load, and the bulk's
 # goodput with the lane against without it.
@@ -48,6 +53,24 @@ LANE_INFO = [
     ("ping_p99_lane_vs_nolane", "ping p99, wgx lane on / lane off", "wgx_lane", "wgx_nolane", "ping_lane_p99"),
     ("bulk_nolane_vs_wireguard", "bulk goodput, wgx lane off / wireguard.ko", "wgx_nolane", "wireguard", "bulk_lane"),
 ]
+# The same targets for the receive-scaling paths (lane on), when measured.
+for _p in LANE_SCALED:
+    _l = PATH_LABEL[_p]
+    LANE_INFO += [
+        ("rr_p99_%s_vs_wireguard" % _p, "req/resp p99, %s / wireguard.ko (target <= 0.1)" % _l, _p, "wireguard", "rr_lane_p99"),
+        ("rr_p99_%s_vs_bare" % _p, "req/resp p99, %s / bare veth (target <= 3)" % _l, _p, "bare", "rr_lane_p99"),
+        ("ping_p99_%s_vs_wireguard" % _p, "ping p99, %s / wireguard.ko (target <= 0.1)" % _l, _p, "wireguard", "ping_lane_p99"),
+        ("ping_p99_%s_vs_bare" % _p, "ping p99, %s / bare veth (target <= 3)" % _l, _p, "bare", "ping_lane_p99"),
+        ("bulk_%s_vs_nolane" % _p, "bulk goodput, %s / wgx lane off" % _l, _p, "wgx_nolane", "bulk_lane"),
+    ]
+# What BQL changes: wgx lane on with and without it (limit_min above the ring).
+LANE_INFO += [
+    ("rr_p99_lane_vs_nobql", "req/resp p99, wgx lane on / lane on without BQL", "wgx_lane", "wgx_nobql", "rr_lane_p99"),
+    ("ping_p99_lane_vs_nobql", "ping p99, wgx lane on / lane on without BQL", "wgx_lane", "wgx_nobql", "ping_lane_p99"),
+    ("bulk_lane_vs_nobql", "bulk goodput, wgx lane on / lane on without BQL", "wgx_lane", "wgx_nobql", "bulk_lane"),
+    ("rr_p99_nobql_vs_wireguard", "req/resp p99, wgx without BQL / wireguard.ko", "wgx_nobql", "wireguard", "rr_lane_p99"),
+    ("bulk_nobql_vs_wireguard", "bulk goodput, wgx without BQL / wireguard.ko", "wgx_nobql", "wireguard", "bulk_lane"),
+]
 
 
 
@@ -65,7 +88,12 @@ def measured_paths(params, group):
     """The columns a metric of GROUP has in this run."""
     paths = str(params["PATHS"]).split()
     if group == "lane":
-        return [p for p in LANE_PATHS if (p[:3] if p.startswith("wgx_") else p) in paths]
+        # The scaled paths join the lane figure only in runs without TCP (run-guest.sh).
+        scaled = not str(params.get("TCP_FLOWS", "")).strip()
+        return [p for p in LANE_PATHS
+                if ((p in paths and scaled) if p in LANE_SCALED
+                    else ("wgx" in paths and scaled) if p == "wgx_nobql"
+                    else (p[:3] if p.startswith("wgx_") else p) in paths)]
     return [p for p in PATHS if p in paths]
 
 
@@ -565,6 +593,12 @@ def build(work, params, quick):
                             o.update(parse_qdisc(f.read()))
                     except OSError:
                         pass
+                if s.get("sender_file"):
+                    try:
+                        with open(os.path.join(work, s["sender_file"])) as f:
+                            o.update(parse_sender(f.read()))
+                    except OSError:
+                        pass
                 obs.append(o)
             if not s.get("covered"):
                 m.add(path, rnd, error="the background load was not running through the probes")
@@ -670,7 +704,7 @@ def build(work, params, quick):
             for m in metrics.values():
                 cols = [p]
                 if m.group == "lane" and p == "wgx":
-                    cols = ["wgx_nolane", "wgx_lane"]
+                    cols = ["wgx_nolane", "wgx_lane", "wgx_nobql"]
                 for c in cols:
                     if m.group != "control" and not m.samples[c]:
                         m.add(c, 0, error="path not measured: " + info["error"])
@@ -724,6 +758,36 @@ def parse_qdisc(text):
     return out
 
 
+def parse_sender(text):
+    """run-guest.sh sender_sampler's lines: the median and maximum of the
+    sending device's BQL bytes in flight (summed over its tx queues), of their
+    limit, and of its root qdisc's backlog in bytes and packets."""
+    b_in, b_lim, q_b, q_p = [], [], [], []
+    unit = {"": 1, "K": 1000, "M": 1000000}
+    for line in text.splitlines():
+        f = line.split()
+        try:
+            if len(f) == 4 and f[0] == "b":
+                b_in.append(int(f[2]))
+                b_lim.append(int(f[3]))
+            elif len(f) == 4 and f[0] == "q":
+                m = re.match(r"(\d+)([KM]?)$", f[2])
+                if m:
+                    q_b.append(int(m.group(1)) * unit[m.group(2)])
+                    q_p.append(int(f[3]))
+        except ValueError:
+            continue
+    out = {}
+    for key, vals in (("bql_inflight", b_in), ("bql_limit", b_lim), ("qdisc_bytes", q_b),
+                      ("qdisc_pkts", q_p)):
+        if vals:
+            v = sorted(vals)
+            out[key + "_median"] = v[len(v) // 2]
+            out[key + "_max"] = v[-1]
+            out[key + "_samples"] = len(v)
+    return out
+
+
 def lane_targets(metrics):
     """The lane figure's ratios of medians: the targets (met or not, and by
     how much) and the informative ones.  None when the run has no lane
@@ -764,7 +828,9 @@ def print_lane(metrics, lane, params):
           "%d-flow TCP bulk a->b; wgx measured with its lane off (priority-dscp none) and on "
           "(default set)%s" % (params.get("LANE_TOS"), params["LANE_FLOWS"],
                                "; netdev_max_backlog %s (--rx-backlog)" % params["RX_BACKLOG"]
-                               if params.get("RX_BACKLOG") else ""))
+                               if params.get("RX_BACKLOG") else "") +
+          ("; a's wgx fq_codel target %s ms (--codel-target)" % params["CODEL_TARGET_MS"]
+           if params.get("CODEL_TARGET_MS") else ""))
     w0 = max(len(m["label"]) for m in rows) + 2
     line = "%-*s %-8s" % (w0, "workload", "unit") + "".join("%-24s" % PATH_LABEL[p] for p in cols)
     print(line)
@@ -798,6 +864,20 @@ def print_lane(metrics, lane, params):
         if q:
             parts.append("a's %s qdisc backlog at the probes' end %s packets"
                          % (o[0].get("qdisc", "?"), "/".join(str(v) for v in q)))
+        b = [x for x in o if "bql_inflight_median" in x]
+        if b and any(x["bql_inflight_max"] or x["bql_limit_max"] for x in b):
+            parts.append("during the probes, a's BQL bytes in flight median/max %s (limit median %s)"
+                         % (" ".join("%d/%d" % (x["bql_inflight_median"], x["bql_inflight_max"])
+                                     for x in b),
+                            "/".join(str(x["bql_limit_median"]) for x in b)))
+        qs = [x for x in o if "qdisc_pkts_median" in x]
+        if qs:
+            parts.append("qdisc backlog during the probes median/max %s packets"
+                         % " ".join("%d/%d" % (x["qdisc_pkts_median"], x["qdisc_pkts_max"]) for x in qs))
+        qd = [x["qdisc_dropped"] for x in o if "qdisc_dropped" in x]
+        if qd and any(qd):
+            parts.append("a's qdisc drops since the device was made (cumulative) %s"
+                         % "/".join(str(v) for v in qd))
         d = [x["softnet_drops"] for x in o if x.get("softnet_drops") is not None]
         if d:
             parts.append("receive backlog drops during the probes %s" % "/".join(str(v) for v in d))
@@ -809,7 +889,7 @@ def print_lane(metrics, lane, params):
         if sh and "median" in sh:
             print("bed check (lane bulk): %s: the busiest CPU did %.0f%% of the receive work (%s)"
                   "%s" % (PATH_LABEL[p], 100 * sh["median"], sh["of"],
-                          "; one outer flow on a NIC-like bed: 100%" if p.startswith("wgx") else ""))
+                          "; one outer flow on a NIC-like bed: 100%" if p in ("wgx_nolane", "wgx_lane", "wgx_nobql") else ""))
 
 
 def fmt(v):

@@ -150,6 +150,24 @@ fi
 # ================================================================ phase 2 (in a)
 active=("$@")
 
+# --codel-target MS (a diagnostic): a's wgx devices get fq_codel with CoDel's
+# target MS and interval 20x that on every tx queue, instead of the default
+# 5 ms / 100 ms, which the emulated CPU's per-packet times exceed.
+if [ -n "${CODEL_TARGET_MS:-}" ]; then
+	for d in /sys/class/net/wgx*; do
+		d=${d##*/}
+		[ -e "/sys/class/net/$d" ] || continue
+		tc qdisc replace dev "$d" root handle 1: mq || continue
+		i=0
+		for q in /sys/class/net/"$d"/queues/tx-*; do
+			i=$((i + 1))
+			tc qdisc replace dev "$d" parent "1:$(printf '%x' "$i")" fq_codel \
+				target "${CODEL_TARGET_MS}ms" interval "$((CODEL_TARGET_MS * 20))ms" || true
+		done
+	done
+	tc qdisc show >"$RAW/qdisc-a-codel.txt" 2>&1
+fi
+
 # run_iperf NAME PATH ROUND SECONDS ARGS... — one iperf3 client run a -> b
 # (ARGS may hold -R).  The receiving devices' byte counters are read around it
 # so the report can check the payload really crossed the path's device, and
@@ -189,6 +207,7 @@ run_iperf() {
 		rx_a=$((rxa1 - rxa)) rx_b=$((rxb1 - rxb)) wall="$el" \
 		decrypt_total="$dec_total" decrypt_max="$dec_max" decrypt_cpus="$dec_cpus" \
 		veth_rx_total="$CPUS_TOTAL" veth_rx_max="$CPUS_MAX" veth_rx_cpus="$CPUS_LIST"
+	[ "$lpath" = wgx_nobql ] && bql_min_set 0
 }
 
 # run_latency NAME PATH ROUND — ping, then TCP request/response, a -> b.
@@ -249,8 +268,48 @@ lane_set() {
 	done
 }
 
+# bql_min_set BYTES — limit_min of wgx0's byte queue limits on every tx
+# queue at both ends.  1500000 (more than a full 1024-packet ring) takes BQL
+# out of play: the wgx_nobql column, wgx as it was before BQL, in the same
+# boot; 0 is the kernel's default.
+bql_min_set() {
+	local ns
+	for ns in a b; do
+		n "$ns" sh -c "for f in /sys/class/net/wgx0/queues/tx-*/byte_queue_limits/limit_min; do echo $1 >\$f; done" ||
+			return 1
+	done
+}
+
+# sender_sampler DEV FILE — until killed, about every 0.2 s: the bytes BQL
+# counts in flight over DEV's tx queues and their limits, summed ("b TIME
+# INFLIGHT LIMIT"; for wgx the bytes waiting in or being sent from its
+# encryption rings and lanes: everything ndo_start_xmit accepted and the
+# workers have not sent yet), and every fifth time the root qdisc's backlog
+# ("q TIME BYTES PACKETS", for mq the sum of its children).  Builtins only
+# but for tc: under TCG a fork costs a good fraction of a second.
+sender_sampler() {
+	local dev=$1 i=0 f v inflight limit fd t q
+	exec {fd}<> <(:)
+	while :; do
+		inflight=0 limit=0
+		for f in /sys/class/net/"$dev"/queues/tx-*/byte_queue_limits; do
+			read -r v <"$f/inflight" 2>/dev/null && inflight=$((inflight + v))
+			read -r v <"$f/limit" 2>/dev/null && limit=$((limit + v))
+		done
+		t=$EPOCHREALTIME
+		echo "b $t $inflight $limit"
+		if ((i++ % 5 == 0)); then
+			q=$(tc -s qdisc show dev "$dev" 2>/dev/null)
+			[[ $q =~ backlog\ ([0-9]+)([KM]?)b\ ([0-9]+)p ]] &&
+				echo "q $t ${BASH_REMATCH[1]}${BASH_REMATCH[2]} ${BASH_REMATCH[3]}"
+		fi
+		read -r -t 0.2 -u "$fd" _
+	done >"$2"
+}
+
 # run_lane LPATH ROUND — the priority lane figure on one of bare, wireguard,
-# wgx_nolane, wgx_lane (the last two: path wgx with its lane off or on).
+# wgx_nolane, wgx_lane (the last two: path wgx with its lane off or on), or a
+# receive-scaling wgx path (wgx_pN, wgx_rs: lane on, the default set).
 # LANE_FLOWS TCP flows a -> b run from LANE_WARMUP s before the probes until
 # after them; the probes are marked LANE_TOS (EF) in both directions: ping
 # -Q, and wgx-bench-rr against the marking server on port 7778.  The bulk's
@@ -259,11 +318,13 @@ lane_set() {
 # give the bed check (one outer flow on one CPU).
 run_lane() {
 	local lpath=$1 round=$2 path bulk file alive=0 rx0 rx1 t0 el stop try rc sd0 sd1 qfile
+	local sfile spid
 	local dec_total dec_max dec_cpus
 	path=$lpath
 	case $lpath in
 	wgx_nolane) path=wgx; lane_set off ;;
 	wgx_lane) path=wgx; lane_set on ;;
+	wgx_nobql) path=wgx; lane_set on && bql_min_set 1500000 ;;
 	esac || { record type=bulk metric=bulk_lane path="$lpath" round="$round" error="wgx set priority-dscp failed"; return; }
 	path_vars "$path"
 	file=raw/r$round-$lpath-lane_bulk.json
@@ -281,6 +342,10 @@ run_lane() {
 	done
 	dev_rx_bytes rx0 b "$PV_DEV_B"
 	softnet_drops sd0
+	# Where the probes could wait at the sender, sampled while they run.
+	sfile=raw/r$round-$lpath-lane_sender.txt
+	sender_sampler "$PV_DEV_A" "$WORK/$sfile" &
+	spid=$!
 	t0=$EPOCHREALTIME
 	file=raw/r$round-$lpath-lane_ping.txt
 	# No -w: with it ping stops at the COUNTth reply, and the requests still
@@ -293,6 +358,8 @@ run_lane() {
 	"$RR_BIN" client "$PV_ADDR_B" 7778 "$LANE_RR_SECONDS" "$RR_SIZE" "$LANE_TOS" >"$WORK/$file" 2>&1
 	rc=$?
 	record type=rr metric=rr_lane path="$lpath" round="$round" file="$file" rc=$rc
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
 	dev_rx_bytes rx1 b "$PV_DEV_B"
 	softnet_drops sd1
 	elapsed_s el "$t0"
@@ -306,9 +373,10 @@ run_lane() {
 	stop_bulk "$bulk"
 	record type=bulk metric=bulk_lane path="$lpath" round="$round" covered="$alive" \
 		rx_bytes=$((rx1 - rx0)) seconds="$el" stop_wall="$stop" \
-		softnet_drops=$((sd1 - sd0)) qdisc_file="$qfile" \
+		softnet_drops=$((sd1 - sd0)) qdisc_file="$qfile" sender_file="$sfile" \
 		decrypt_total="$dec_total" decrypt_max="$dec_max" decrypt_cpus="$dec_cpus" \
 		veth_rx_total="$CPUS_TOTAL" veth_rx_max="$CPUS_MAX" veth_rx_cpus="$CPUS_LIST"
+	[ "$lpath" = wgx_nobql ] && bql_min_set 0
 }
 
 # rotated ROUND — the active paths, rotated by ROUND so no path always goes first.
@@ -356,10 +424,18 @@ if [ ${#active[@]} -gt 0 ]; then
 		fi
 		if [ "$LANE" = 1 ]; then
 			# wgx twice: lane off, lane on; the order rotates with the rest.
+			# The receive-scaling paths (lane on) only when the run has no
+			# TCP figure, i.e. they were asked for the lane: `scripts/bench
+			# --only lane --paths "... wgx_p8 wgx_rs"`.
 			lanes=()
-			for p in "${main[@]}"; do
+			for p in "${order[@]}"; do
 				case $p in
-				wgx) lanes+=(wgx_nolane wgx_lane) ;;
+				wgx)
+					lanes+=(wgx_nolane wgx_lane)
+					# Lane-only runs: also wgx with BQL out of play.
+					[ -z "$TCP_FLOWS" ] && lanes+=(wgx_nobql)
+					;;
+				wgx_p* | wgx_rs) [ -z "$TCP_FLOWS" ] && lanes+=("$p") ;;
 				*) lanes+=("$p") ;;
 				esac
 			done

@@ -112,7 +112,10 @@ static int wgx_stop(struct net_device *dev)
 	struct wgx_device *wgx = netdev_priv(dev);
 	struct wgx_peer *peer;
 
-	netif_tx_stop_all_queues(dev);
+	/* Under each queue's lock: no ndo_start_xmit is left running or to come. */
+	netif_tx_disable(dev);
+	/* Let the workers finish what was queued and credit its bytes; reset BQL. */
+	wgx_queueing_down(wgx);
 	mutex_lock(&wgx->device_update_lock);
 	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
 		wgx_timers_peer_stop(peer);

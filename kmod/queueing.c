@@ -36,6 +36,32 @@ static void wgx_txq_sent_one(struct wgx_txq *txq, unsigned int *n)
 	}
 }
 
+/*
+ * Encrypt and send @skb (or drop or stage it: it leaves wgx either way) and
+ * credit the bytes ndo_start_xmit charged for it to this queue's byte queue
+ * limit.  Only @txq's work item calls this, and a work item never runs on
+ * two CPUs at once, so BQL's completion side has the single caller it needs;
+ * the bytes go back to the queue they were charged to, whichever CPU the
+ * worker runs on.  May wake the queue if BQL stopped it.
+ */
+static void wgx_txq_send(struct wgx_txq *txq, struct sk_buff *skb, unsigned int *n)
+{
+	u32 bql_len = WGX_SKB_CB(skb)->bql_len;
+
+	wgx_send_encrypt_and_send(skb);
+	if (bql_len) {
+		/*
+		 * The charge happened before the skb was published; the
+		 * ptr_ring's smp_wmb there pairs with this read barrier, so
+		 * BQL's queued count covers what is completed here.
+		 */
+		smp_rmb();
+		netdev_tx_completed_queue(netdev_get_tx_queue(txq->wgx->dev, txq->index), 1,
+					  bql_len);
+	}
+	wgx_txq_sent_one(txq, n);
+}
+
 /* Send everything on the priority lane. */
 static void wgx_txq_drain_lane(struct wgx_txq *txq, unsigned int *n)
 {
@@ -43,10 +69,8 @@ static void wgx_txq_drain_lane(struct wgx_txq *txq, unsigned int *n)
 
 	/* Lockless test: this worker is the lane's only consumer. */
 	while (!__ptr_ring_empty(&txq->lane) &&
-	       (skb = ptr_ring_consume_bh(&txq->lane)) != NULL) {
-		wgx_send_encrypt_and_send(skb);
-		wgx_txq_sent_one(txq, n);
-	}
+	       (skb = ptr_ring_consume_bh(&txq->lane)) != NULL)
+		wgx_txq_send(txq, skb, n);
 }
 
 /*
@@ -74,9 +98,8 @@ static void wgx_txq_worker(struct work_struct *work)
 		/* Lane entries produced before @skb are visible from here on. */
 		smp_rmb();
 		wgx_txq_drain_lane(txq, &n);
-		wgx_send_encrypt_and_send(skb);
+		wgx_txq_send(txq, skb, &n);
 		atomic_dec(&txq->bulk_pending[bucket]);
-		wgx_txq_sent_one(txq, &n);
 	}
 	wgx_txq_maybe_wake(txq);
 }
@@ -94,20 +117,46 @@ static int wgx_txq_worker_cpu(const struct wgx_txq *txq)
 	return raw_smp_processor_id();
 }
 
-bool wgx_queueing_tx_enqueue(struct wgx_txq *txq, struct sk_buff *skb, bool priority)
+/*
+ * Put @skb on @r, and with @q charge its length to @q's byte queue limit
+ * first.  The charge must come before the worker can see the skb (else it
+ * could credit bytes BQL never counted as queued) and must not happen for an
+ * skb the ring refuses: both under the ring's producer lock, where no other
+ * producer can take the free slot between the test and the store (the
+ * consumer only frees slots).  False when @r is full.
+ */
+static bool wgx_txq_produce(struct ptr_ring *r, struct sk_buff *skb, struct netdev_queue *q)
+{
+	bool ok;
+
+	spin_lock_bh(&r->producer_lock);
+	ok = !__ptr_ring_full(r);
+	if (ok) {
+		WGX_SKB_CB(skb)->bql_len = q ? skb->len : 0;
+		if (q)
+			netdev_tx_sent_queue(q, skb->len);
+		/* Cannot fail: the slot is free.  Its smp_wmb orders the charge before. */
+		__ptr_ring_produce(r, skb);
+	}
+	spin_unlock_bh(&r->producer_lock);
+	return ok;
+}
+
+bool wgx_queueing_tx_enqueue(struct wgx_txq *txq, struct sk_buff *skb, bool priority, bool charge)
 {
 	atomic_t *pending = &txq->bulk_pending[WGX_SKB_CB(skb)->bucket];
+	struct netdev_queue *q = charge ? netdev_get_tx_queue(txq->wgx->dev, txq->index) : NULL;
 
 	/*
 	 * The lane only while no earlier packet of the bucket can still be in
 	 * the bulk ring: a zero count was uncounted after the send.  A full
 	 * lane sends the packet to the bulk ring, counted, like any other.
 	 */
-	if (priority && !atomic_read(pending) && !ptr_ring_produce_bh(&txq->lane, skb))
+	if (priority && !atomic_read(pending) && wgx_txq_produce(&txq->lane, skb, q))
 		goto kick;
 	/* Counted before it becomes visible to the worker, which uncounts it. */
 	atomic_inc(pending);
-	if (unlikely(ptr_ring_produce_bh(&txq->ring, skb))) {
+	if (unlikely(!wgx_txq_produce(&txq->ring, skb, q))) {
 		atomic_dec(pending);
 		return false;
 	}
@@ -170,6 +219,21 @@ err:
 	return ret;
 }
 
+void wgx_queueing_down(struct wgx_device *wgx)
+{
+	unsigned int i;
+
+	/*
+	 * Every charged skb was queued, with its worker kicked, before the
+	 * queues were disabled; a flush waits for those runs, which drain
+	 * their rings empty.  Work queued later (keepalives, staged packets)
+	 * credits nothing, so it cannot race with the reset.
+	 */
+	flush_workqueue(wgx->tx_wq);
+	for (i = 0; i < wgx->dev->num_tx_queues; ++i)
+		netdev_tx_reset_queue(netdev_get_tx_queue(wgx->dev, i));
+}
+
 void wgx_queueing_uninit(struct wgx_device *wgx)
 {
 	unsigned int i;
@@ -182,6 +246,8 @@ void wgx_queueing_uninit(struct wgx_device *wgx)
 	for (i = 0; i < wgx->dev->num_tx_queues; ++i) {
 		ptr_ring_cleanup(&wgx->txqs[i].lane, wgx_queueing_drop_skb);
 		ptr_ring_cleanup(&wgx->txqs[i].ring, wgx_queueing_drop_skb);
+		/* Nothing is in flight any more, credited or not. */
+		netdev_tx_reset_queue(netdev_get_tx_queue(wgx->dev, i));
 	}
 	kfree(wgx->txqs);
 	destroy_workqueue(wgx->tx_wq);

@@ -10,6 +10,16 @@
  * fills, its tx queue is stopped (the qdisc holds further packets) and woken
  * by the worker once the ring drained below half.
  *
+ * Byte queue limits: a packet ndo_start_xmit accepts onto a ring is charged
+ * to its tx queue's BQL (netdev_tx_sent_queue) and credited back
+ * (netdev_tx_completed_queue) by the queue's worker when it leaves wgx:
+ * sent, dropped, or staged for a handshake.  BQL stops the tx queue once
+ * the bytes in the rings exceed what the worker drains between two looks,
+ * so the backlog stays in the device's qdisc (fq_codel), which schedules
+ * flows, rather than in the FIFO ring.  Keepalives and re-queued staged
+ * packets (enqueued outside ndo_start_xmit, without the tx queue's lock)
+ * are not charged.
+ *
  * Priority lane: each queue also has a small ring for latency-sensitive
  * packets (wgx_send_xmit() classifies them), which its worker drains before
  * every bulk packet.  Per-flow order: a packet goes to the lane only while no
@@ -45,6 +55,8 @@ enum {
  * @ds: outer DSCP/ECN byte.
  * @port: index of the listen port the datagram leaves from (wgx_socket_flow_port()).
  * @bucket: flow bucket (low bits of the inner skb hash) for the lane's order rule.
+ * @bql_len: bytes charged to the tx queue's byte queue limit at enqueue, 0 if
+ *           none (set by wgx_queueing_tx_enqueue(), credited by the worker).
  */
 struct wgx_skb_cb {
 	struct wgx_peer *peer;
@@ -54,6 +66,7 @@ struct wgx_skb_cb {
 	u8 ds;
 	u8 port;
 	u8 bucket;
+	u32 bql_len;
 };
 
 static inline struct wgx_skb_cb *WGX_SKB_CB(struct sk_buff *skb)
@@ -88,15 +101,28 @@ struct wgx_txq {
 int wgx_queueing_init(struct wgx_device *wgx);
 /** wgx_queueing_uninit - stop workers, drop queued skbs (releasing their refs).  Process context. */
 void wgx_queueing_uninit(struct wgx_device *wgx);
+/**
+ * wgx_queueing_down - with every tx queue disabled (netif_tx_disable(), so
+ * no ndo_start_xmit runs or follows), wait until the workers have sent or
+ * dropped every packet queued before, whose bytes they credited, and reset
+ * each queue's byte queue limit for the next up.  Process context, sleeps;
+ * the caller may hold RTNL (workers take neither RTNL nor device_update_lock).
+ */
+void wgx_queueing_down(struct wgx_device *wgx);
 
 /**
  * wgx_queueing_tx_enqueue - queue @skb (cb filled, including cb->bucket; peer
  * ref held) for encryption on tx queue @txq: on the priority lane when
  * @priority is set, the lane has room and no bulk packet of the skb's flow
- * bucket is pending, else on the bulk ring.  Returns false when the bulk ring
- * is full: the caller still owns @skb.  Producers hold the tx queue's lock
- * (ndo_start_xmit) or the rings' producer locks (staged packets, keepalives).
+ * bucket is pending, else on the bulk ring.  With @charge, skb->len is
+ * charged to the tx queue's byte queue limit (which may stop the queue);
+ * only ndo_start_xmit may charge, since BQL's enqueue side is serialised by
+ * the tx queue's lock.  Returns false when the bulk ring is full: nothing is
+ * charged and the caller still owns @skb.  Producers hold the tx queue's
+ * lock (ndo_start_xmit) or take the rings' producer locks (staged packets,
+ * keepalives); softirqs may be enabled or not.
  */
-bool wgx_queueing_tx_enqueue(struct wgx_txq *txq, struct sk_buff *skb, bool priority);
+bool wgx_queueing_tx_enqueue(struct wgx_txq *txq, struct sk_buff *skb, bool priority,
+			     bool charge);
 
 #endif /* WGX_QUEUEING_H */

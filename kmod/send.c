@@ -150,6 +150,7 @@ netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
 	skb_list_walk_safe(skb, skb, next) {
 		struct wgx_skb_cb *cb;
 		u8 dsfield;
+		bool prio;
 
 		skb_mark_not_on_list(skb);
 		skb = skb_share_check(skb, GFP_ATOMIC);
@@ -174,8 +175,9 @@ netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
 		/* The inner route means nothing on the outer path. */
 		skb_dst_drop(skb);
 		cb->peer = wgx_peer_get(peer);
-		if (unlikely(!wgx_queueing_tx_enqueue(txq, skb,
-						      wgx_send_is_priority(skb, dsfield, priority_dscp)))) {
+		prio = wgx_send_is_priority(skb, dsfield, priority_dscp);
+		/* Charged to the queue's BQL: we hold its lock. */
+		if (unlikely(!wgx_queueing_tx_enqueue(txq, skb, prio, true))) {
 			wgx_skb_cb_release(skb);
 			DEV_STATS_INC(dev, tx_dropped);
 			kfree_skb(skb);
@@ -383,10 +385,12 @@ void wgx_send_staged(struct wgx_peer *peer)
 	spin_unlock_bh(&peer->staged.lock);
 
 	while ((skb = __skb_dequeue(&list)) != NULL) {
+		struct wgx_txq *txq = wgx_send_local_txq(peer->wgx, skb);
+
 		WGX_SKB_CB(skb)->peer = wgx_peer_get(peer);
 		WGX_SKB_CB(skb)->keypair = NULL;
-		/* Bulk: their order among themselves holds (cb->bucket is kept). */
-		if (unlikely(!wgx_queueing_tx_enqueue(wgx_send_local_txq(peer->wgx, skb), skb, false))) {
+		/* Bulk, uncharged: their order among themselves holds (cb->bucket is kept). */
+		if (unlikely(!wgx_queueing_tx_enqueue(txq, skb, false, false))) {
 			wgx_skb_cb_release(skb);
 			DEV_STATS_INC(peer->wgx->dev, tx_dropped);
 			kfree_skb(skb);
@@ -412,7 +416,9 @@ void wgx_send_keepalive(struct wgx_peer *peer)
 	memset(WGX_SKB_CB(skb), 0, sizeof(struct wgx_skb_cb));
 	WGX_SKB_CB(skb)->peer = wgx_peer_get(peer);
 	WGX_SKB_CB(skb)->mtu = peer->wgx->dev->mtu;
-	if (unlikely(!wgx_queueing_tx_enqueue(wgx_send_local_txq(peer->wgx, skb), skb, false))) {
+	/* Not charged to BQL: not under the tx queue's lock. */
+	if (unlikely(!wgx_queueing_tx_enqueue(wgx_send_local_txq(peer->wgx, skb), skb, false,
+					      false))) {
 		wgx_skb_cb_release(skb);
 		kfree_skb(skb);
 	}

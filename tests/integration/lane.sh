@@ -123,3 +123,49 @@ test_set_get_round_trip() {
 	[[ $err == *"invalid priority-dscp"* ]] || fail "unexpected error: $err"
 	ping_ok a 10.0.0.2
 }
+
+# bql_sum NS FIELD — FIELD (inflight, limit) of wgt0's byte queue limits,
+# summed over its tx queues.
+bql_sum() {
+	n "$1" sh -c "cat /sys/class/net/wgt0/queues/tx-*/byte_queue_limits/$2" |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+
+# Byte queue limits on the encryption rings: a bulk load is charged to BQL
+# (bytes in flight, a limit that grew from 0), every byte is credited back
+# once the load stops, and a down with the rings full (which resets BQL)
+# leaves a device that passes traffic again.
+test_bql_charges_and_credits() {
+	tunnel_setup wgx
+	ping_ok a 10.0.0.2
+	expect_eq "inflight when idle" 0 "$(bql_sum a inflight)"
+	n b iperf3 -s -D >/dev/null
+	sleep 0.3
+	n a iperf3 -c 10.0.0.2 -P 4 -t 4 >/dev/null 2>&1 &
+	local i inflight=0 limit=0 v
+	for i in 1 2 3 4 5 6; do
+		sleep 0.4
+		v=$(bql_sum a inflight)
+		[ "$v" -gt "$inflight" ] && inflight=$v
+	done
+	limit=$(bql_sum a limit)
+	echo "under load: BQL inflight up to $inflight bytes, limits summed $limit bytes"
+	[ "$inflight" -gt 0 ] || fail "nothing charged to BQL under a bulk load"
+	[ "$limit" -gt 0 ] || fail "BQL limit did not grow under a bulk load"
+	wait $!
+	sleep 1
+	expect_eq "inflight after the load" 0 "$(bql_sum a inflight)"
+	# Down in the middle of a load: the workers finish, BQL resets.
+	n a iperf3 -c 10.0.0.2 -P 4 -t 20 >/dev/null 2>&1 &
+	sleep 2
+	n a ip link set wgt0 down
+	expect_eq "inflight after down" 0 "$(bql_sum a inflight)"
+	pkill -x iperf3 || true
+	wait || true
+	n a ip link set wgt0 up
+	n a ip addr replace 10.0.0.1/24 dev wgt0
+	ping_ok a 10.0.0.2
+	iperf_ok a 10.0.0.2 4
+	sleep 1
+	expect_eq "inflight after up and a load" 0 "$(bql_sum a inflight)"
+}
