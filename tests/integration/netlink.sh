@@ -173,6 +173,21 @@ test_ten_thousand_peers() {
 	nl_tool setconf wgx0 "$NL_DIR/big.conf"
 	expect_eq peers 10000 "$(nl_count_peers)"
 	expect_eq "allowed ips" 30000 "$(nl_count_allowedips)"
+	# `wgx top` at 10,000 peers (issue #15): --once prints a line for every
+	# peer after the header; the live view paints its first screen, counts
+	# every peer in its status line, scrolls to the end and quits on q.
+	local t0=$SECONDS
+	nl_tool top --once wgx0 >"$NL_DIR/top.once"
+	echo "top --once at 10,000 peers: $((SECONDS - t0)) s"
+	expect_eq "top --once lines" 10001 "$(wc -l <"$NL_DIR/top.once")"
+	expect_eq "top --once distinct peers" 10000 \
+		"$(tail -n +2 "$NL_DIR/top.once" | awk '{ print $2 }' | sort -u | wc -l)"
+	{ sleep 4; printf G; sleep 3; printf q; } |
+		TERM=vt100 LINES=30 COLUMNS=150 timeout 60 \
+			script -qfec "ip netns exec a $WGX_TOOL top wgx0" /dev/null >"$NL_DIR/top.live" ||
+		fail "live wgx top did not quit on q: $(tail -c 300 "$NL_DIR/top.live" | tr -c '[:print:]\n' .)"
+	grep -q '10000 peers on 1 interfaces' "$NL_DIR/top.live" ||
+		fail "live wgx top: no status line counting 10000 peers"
 	# Order and content survive: the configuration comes back as written.
 	nl_tool showconf wgx0 | grep -v '^MTU = ' >"$NL_DIR/big.shown"
 	diff -q "$NL_DIR/big.conf" "$NL_DIR/big.shown"
