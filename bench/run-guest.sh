@@ -207,7 +207,7 @@ run_iperf() {
 		rx_a=$((rxa1 - rxa)) rx_b=$((rxb1 - rxb)) wall="$el" \
 		decrypt_total="$dec_total" decrypt_max="$dec_max" decrypt_cpus="$dec_cpus" \
 		veth_rx_total="$CPUS_TOTAL" veth_rx_max="$CPUS_MAX" veth_rx_cpus="$CPUS_LIST"
-	[ "$lpath" = wgx_nobql ] && bql_min_set 0
+	if [ "${lpath:-}" = wgx_nobql ]; then bql_min_set 0; fi
 }
 
 # run_latency NAME PATH ROUND — ping, then TCP request/response, a -> b.
@@ -376,7 +376,7 @@ run_lane() {
 		softnet_drops=$((sd1 - sd0)) qdisc_file="$qfile" sender_file="$sfile" \
 		decrypt_total="$dec_total" decrypt_max="$dec_max" decrypt_cpus="$dec_cpus" \
 		veth_rx_total="$CPUS_TOTAL" veth_rx_max="$CPUS_MAX" veth_rx_cpus="$CPUS_LIST"
-	[ "$lpath" = wgx_nobql ] && bql_min_set 0
+	if [ "$lpath" = wgx_nobql ]; then bql_min_set 0; fi
 }
 
 # rotated ROUND — the active paths, rotated by ROUND so no path always goes first.
