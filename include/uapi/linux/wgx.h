@@ -281,7 +281,8 @@
  *     0: ...
  *
  * Order of application within one message (WireGuard's): fwmark, listen
- * port, REPLACE_PEERS, private key, then each peer in message order; within
+ * port, REPLACE_PEERS, (wgx: KEY_GRACE,) private key, then each peer in
+ * message order; within
  * a peer, REMOVE_ME, preshared key, endpoint, REPLACE_ALLOWEDIPS, allowed
  * IPs in order, persistent keepalive.  A peer whose public key equals the device's
  * own public key is silently skipped.  REMOVE_ME or UPDATE_ONLY on a peer
