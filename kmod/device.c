@@ -143,17 +143,139 @@ static const struct net_device_ops wgx_netdev_ops = {
 	.ndo_get_stats64	= dev_get_tstats64,
 };
 
+/*
+ * Wipe the previous identity and everything derived from it: its MAC1/cookie
+ * keys and every peer's handshake state for it (with the index of a
+ * handshake in progress under it).  identity_lock held for writing.
+ */
+static void wgx_device_grace_wipe(struct wgx_device *wgx)
+{
+	struct wgx_peer *peer;
+
+	lockdep_assert_held_write(&wgx->identity_lock);
+	wgx_noise_identity_set_private_key(wgx->prev_identity, NULL);
+	spin_lock_bh(&wgx->cookie_lock);
+	wgx_cookie_checker_set_identity(wgx->prev_cookie_checker, wgx->prev_identity);
+	spin_unlock_bh(&wgx->cookie_lock);
+	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
+		mutex_lock(&peer->handshake_lock);
+		if (peer->prev_handshake) {
+			/*
+			 * An initiation in progress under the previous key (the
+			 * worker makes one only with init_prev set, and clears
+			 * the other handle's) holds the peer's index: drop it.
+			 */
+			if (peer->init_prev)
+				wgx_index_hashtable_remove(wgx->index_hashtable,
+							   &peer->handshake_entry);
+			wgx_noise_handshake_destroy(peer->prev_handshake);
+			peer->prev_handshake = NULL;
+		}
+		peer->init_prev = false;
+		mutex_unlock(&peer->handshake_lock);
+	}
+	wgx->grace_active = false;
+}
+
+/*
+ * Start a grace period: the identity about to be replaced becomes the
+ * previous one, each peer gets a handshake handle for it (replay state
+ * copied, so nothing the peer sent before is accepted again).  A peer whose
+ * handle cannot be allocated simply has no grace.  identity_lock held for
+ * writing, the current identity still the old key.
+ */
+static void wgx_device_grace_begin(struct wgx_device *wgx)
+{
+	u8 old_private[WGX_KEY_LEN];
+	struct wgx_peer *peer;
+	u8 psk[WGX_KEY_LEN];
+
+	lockdep_assert_held_write(&wgx->identity_lock);
+	wgx_noise_identity_get_keys(wgx->identity, NULL, old_private);
+	wgx_noise_identity_set_private_key(wgx->prev_identity, old_private);
+	memzero_explicit(old_private, sizeof(old_private));
+	spin_lock_bh(&wgx->cookie_lock);
+	wgx_cookie_checker_set_identity(wgx->prev_cookie_checker, wgx->prev_identity);
+	spin_unlock_bh(&wgx->cookie_lock);
+	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
+		mutex_lock(&peer->handshake_lock);
+		wgx_noise_handshake_get_preshared_key(peer->handshake, psk);
+		peer->prev_handshake = wgx_noise_handshake_create(wgx->prev_identity,
+								  peer->public_key,
+								  memchr_inv(psk, 0, sizeof(psk)) ?
+								  psk : NULL, true);
+		wgx_noise_handshake_copy_replay_state(peer->prev_handshake, peer->handshake);
+		/* Last heard under the old key: keep initiating with it. */
+		spin_lock_bh(&peer->timers_lock);
+		peer->init_prev = peer->prev_handshake && peer->walltime_last_handshake.tv_sec;
+		spin_unlock_bh(&peer->timers_lock);
+		mutex_unlock(&peer->handshake_lock);
+	}
+	memzero_explicit(psk, sizeof(psk));
+	wgx->grace_active = true;
+}
+
+/*
+ * What a private key change does to a peer's sessions (WireGuard's
+ * behaviour): they stop sending; the next packet is staged and starts a
+ * handshake under the new identity.  They still decrypt what the peer sends
+ * until that handshake replaces them, so the peer's traffic is not lost
+ * meanwhile.
+ */
+static void wgx_device_expire_sessions(struct wgx_device *wgx, struct wgx_peer *peer, bool has_key)
+{
+	wgx_peer_expire_sending(peer);
+	wgx_peer_clear_handshake(peer);
+	/* The new identity's first initiation need not wait for the old one's. */
+	wgx_timers_initiation_forget(peer);
+	/* Up and able to talk now: persistent keepalive starts at once, as at up. */
+	if (has_key && netif_running(wgx->dev) &&
+	    READ_ONCE(peer->timer_state.persistent_keepalive_s))
+		wgx_send_keepalive(peer);
+}
+
+/*
+ * Whether @peer's current or next session was made with an identity other
+ * than generations @gen and @gen2 (the current one and, during a grace
+ * period, the previous one).  A snapshot; any context.
+ */
+static bool wgx_device_peer_session_older(struct wgx_peer *peer, u32 gen, u32 gen2)
+{
+	struct wgx_keypair *kp;
+	bool old;
+
+	rcu_read_lock_bh();
+	kp = rcu_dereference_bh(peer->keypair_current);
+	old = kp && kp->local_gen != gen && kp->local_gen != gen2;
+	kp = rcu_dereference_bh(peer->keypair_next);
+	old |= kp && kp->local_gen != gen && kp->local_gen != gen2;
+	rcu_read_unlock_bh();
+	return old;
+}
+
 int wgx_device_set_private_key(struct wgx_device *wgx, const u8 *private_key)
 {
 	u8 public_key[WGX_KEY_LEN];
 	struct wgx_peer *peer;
-	bool has_key;
+	bool has_key, grace;
+	u32 gen;
 	int ret;
 
 	lockdep_assert_held(&wgx->device_update_lock);
 	down_write(&wgx->identity_lock);
+	/* A second change during a grace period: the oldest key goes now. */
+	if (wgx->grace_active)
+		wgx_device_grace_wipe(wgx);
+	grace = wgx->key_grace_s && private_key && memchr_inv(private_key, 0, WGX_KEY_LEN) &&
+		wgx_noise_identity_get_keys(wgx->identity, NULL, NULL);
+	if (grace)
+		wgx_device_grace_begin(wgx);
 	ret = wgx_noise_identity_set_private_key(wgx->identity, private_key);
 	has_key = wgx_noise_identity_get_keys(wgx->identity, public_key, NULL);
+	gen = ++wgx->identity_gen;
+	if (!has_key && wgx->grace_active)
+		wgx_device_grace_wipe(wgx);	/* the new key was refused: no grace */
+	grace = wgx->grace_active;
 	spin_lock_bh(&wgx->cookie_lock);
 	wgx_cookie_checker_set_identity(wgx->cookie_checker, wgx->identity);
 	spin_unlock_bh(&wgx->cookie_lock);
@@ -164,6 +286,11 @@ int wgx_device_set_private_key(struct wgx_device *wgx, const u8 *private_key)
 	}
 	up_write(&wgx->identity_lock);
 
+	if (grace)
+		mod_delayed_work(system_wq, &wgx->grace_work, (unsigned long)wgx->key_grace_s * HZ);
+	else
+		cancel_delayed_work(&wgx->grace_work);
+
 	/* A device is never its own peer. */
 	if (has_key) {
 		peer = wgx_pubkey_hashtable_lookup(wgx->peer_hashtable, public_key);
@@ -172,24 +299,60 @@ int wgx_device_set_private_key(struct wgx_device *wgx, const u8 *private_key)
 			wgx_peer_remove(peer);
 		}
 	}
-	/*
-	 * Sessions of the old identity stop sending now: the next packet to a
-	 * peer is staged and starts a handshake under the new identity.  They
-	 * still decrypt what the peer sends until that handshake replaces them
-	 * (WireGuard's behaviour), so a peer's traffic is not lost meanwhile.
-	 */
 	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
-		wgx_peer_expire_sending(peer);
+		if (!grace) {
+			wgx_device_expire_sessions(wgx, peer, has_key);
+			continue;
+		}
+		/*
+		 * Grace: sessions made with the previous key stay as they are
+		 * until the grace ends (wgx_device_grace_end_worker()) or a
+		 * handshake under the new key replaces them; sessions of a key
+		 * older than the previous one (a second change during the
+		 * grace) expire now.  A handshake in progress was made with
+		 * the old key by the current handle.
+		 */
+		if (wgx_device_peer_session_older(peer, gen, gen - 1)) {
+			wgx_device_expire_sessions(wgx, peer, has_key);
+			continue;
+		}
 		wgx_peer_clear_handshake(peer);
-		/* The new identity's first initiation need not wait for the old one's. */
 		wgx_timers_initiation_forget(peer);
-		/* Up and able to talk now: persistent keepalive starts at once, as at up. */
-		if (has_key && netif_running(wgx->dev) &&
-		    READ_ONCE(peer->timer_state.persistent_keepalive_s))
-			wgx_send_keepalive(peer);
 	}
 	memzero_explicit(public_key, sizeof(public_key));
 	return ret ? -EINVAL : 0;
+}
+
+/*
+ * The grace period ends: the previous key is wiped and refused from now on,
+ * and sessions made with it (or with any older key) are expired as a key
+ * change without grace would have done.  Process context (system_wq).
+ */
+static void wgx_device_grace_end_worker(struct work_struct *work)
+{
+	struct wgx_device *wgx = container_of(to_delayed_work(work), struct wgx_device, grace_work);
+	struct wgx_peer *peer;
+	bool has_key;
+	u32 gen;
+
+	mutex_lock(&wgx->device_update_lock);
+	down_write(&wgx->identity_lock);
+	if (!wgx->grace_active) {
+		up_write(&wgx->identity_lock);
+		goto out;
+	}
+	wgx_device_grace_wipe(wgx);
+	gen = wgx->identity_gen;
+	has_key = wgx_noise_identity_get_keys(wgx->identity, NULL, NULL);
+	up_write(&wgx->identity_lock);
+	netdev_dbg(wgx->dev, "previous key's grace period ended\n");
+
+	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
+		if (wgx_device_peer_session_older(peer, gen, gen))
+			wgx_device_expire_sessions(wgx, peer, has_key);
+	}
+out:
+	mutex_unlock(&wgx->device_update_lock);
 }
 
 int wgx_device_set_listen_port(struct wgx_device *wgx, u16 port, unsigned int nports)
@@ -255,6 +418,7 @@ static void wgx_destruct(struct net_device *dev)
 	 */
 	flush_workqueue(wgx->tx_wq);
 	cancel_delayed_work_sync(&wgx->ratelimiter_gc);
+	cancel_delayed_work_sync(&wgx->grace_work);
 	wgx_handshake_uninit(wgx);
 	wgx_queueing_uninit(wgx);
 	wgx_rxspread_uninit(wgx);
@@ -264,6 +428,8 @@ static void wgx_destruct(struct net_device *dev)
 	wgx_allowedips_destroy(wgx->allowedips);
 	wgx_cookie_checker_destroy(wgx->cookie_checker);
 	wgx_noise_identity_destroy(wgx->identity);
+	wgx_cookie_checker_destroy(wgx->prev_cookie_checker);
+	wgx_noise_identity_destroy(wgx->prev_identity);
 	kvfree(wgx->index_hashtable);
 	kvfree(wgx->peer_hashtable);
 	gro_cells_destroy(&wgx->gro_cells);
@@ -327,6 +493,7 @@ static int wgx_newlink(struct net *src_net, struct net_device *dev, struct nlatt
 	spin_lock_init(&wgx->ratelimiter_lock);
 	INIT_LIST_HEAD(&wgx->peer_list);
 	INIT_DELAYED_WORK(&wgx->ratelimiter_gc, wgx_ratelimiter_gc_worker);
+	INIT_DELAYED_WORK(&wgx->grace_work, wgx_device_grace_end_worker);
 
 	dev->tstats = netdev_alloc_pcpu_stats(struct pcpu_sw_netstats);
 	if (!dev->tstats)
@@ -340,9 +507,15 @@ static int wgx_newlink(struct net *src_net, struct net_device *dev, struct nlatt
 	wgx->cookie_checker = wgx_cookie_checker_create(true);
 	if (!wgx->cookie_checker)
 		goto err_identity;
+	wgx->prev_identity = wgx_noise_identity_create(true);
+	if (!wgx->prev_identity)
+		goto err_cookie;
+	wgx->prev_cookie_checker = wgx_cookie_checker_create(true);
+	if (!wgx->prev_cookie_checker)
+		goto err_prev_identity;
 	wgx->allowedips = wgx_allowedips_create();
 	if (!wgx->allowedips)
-		goto err_cookie;
+		goto err_prev_cookie;
 	wgx->peer_hashtable = wgx_pubkey_hashtable_alloc();
 	if (!wgx->peer_hashtable)
 		goto err_allowedips;
@@ -395,6 +568,10 @@ err_peer_hashtable:
 	kvfree(wgx->peer_hashtable);
 err_allowedips:
 	wgx_allowedips_destroy(wgx->allowedips);
+err_prev_cookie:
+	wgx_cookie_checker_destroy(wgx->prev_cookie_checker);
+err_prev_identity:
+	wgx_noise_identity_destroy(wgx->prev_identity);
 err_cookie:
 	wgx_cookie_checker_destroy(wgx->cookie_checker);
 err_identity:

@@ -94,6 +94,20 @@ struct wgx_handshake_worker {
  *                 packets take the priority lane (queueing.h); same locking.
  * @identity: static keys (core), under identity_lock.
  * @cookie_checker: MAC1/MAC2 and cookie replies (core), under cookie_lock.
+ * @prev_identity/@prev_cookie_checker: the previous static key and its
+ *	MAC1/cookie keys while a key change's grace period runs (else keyless),
+ *	docs/rotation.md; same locks as @identity and @cookie_checker, and
+ *	changed only with identity_lock held for writing.  Allocated with the
+ *	device, so the pointers never change.
+ * @identity_gen: generation of @identity, incremented by every private key
+ *	change; @prev_identity is generation @identity_gen - 1.  Under
+ *	identity_lock (keypairs record it, netlink reads it).
+ * @grace_active: @prev_identity holds a key; under identity_lock.
+ * @key_grace_s: seconds a private key change keeps the previous key
+ *	(WGX_DEVICE_A_KEY_GRACE; 0 = WireGuard's behaviour), under
+ *	device_update_lock.
+ * @grace_work: ends the grace period (wgx_device_grace_end_worker(),
+ *	system_wq; takes device_update_lock).
  * @allowedips: cryptokey routing table (core); lookups under RCU, writes under
  *              device_update_lock.
  * @peer_list/@num_peers: all peers, under device_update_lock.
@@ -128,6 +142,12 @@ struct wgx_device {
 	struct wgx_noise_identity *identity;
 	spinlock_t cookie_lock;
 	struct wgx_cookie_checker *cookie_checker;
+	struct wgx_noise_identity *prev_identity;
+	struct wgx_cookie_checker *prev_cookie_checker;
+	u32 identity_gen;
+	bool grace_active;
+	u32 key_grace_s;
+	struct delayed_work grace_work;
 
 	struct wgx_allowedips *allowedips;
 	struct list_head peer_list;

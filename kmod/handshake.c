@@ -76,9 +76,38 @@ static bool wgx_handshake_session_derived(struct wgx_peer *peer, struct sk_buff 
 	return true;
 }
 
-static void wgx_handshake_consume_initiation(struct wgx_device *wgx, struct sk_buff *skb)
+/*
+ * The handshake handle of @peer for the device's current identity, or for its
+ * previous one (@prev, during a key change's grace period; NULL when the peer
+ * has none, e.g. it was added during the grace).  identity_lock (read) and
+ * the peer's handshake_lock held.
+ */
+static struct wgx_noise_handshake *wgx_handshake_handle(struct wgx_peer *peer, bool prev)
+{
+	lockdep_assert_held(&peer->handshake_lock);
+	return prev ? peer->prev_handshake : peer->handshake;
+}
+
+/*
+ * A session was made with @hs (@prev: the previous identity's handle):
+ * record which keys made it, forget a handshake in progress on the other
+ * handle (one handshake in progress per peer, as without grace), and make
+ * the next initiation use the identity the peer answered to.  identity_lock
+ * (read) and the peer's handshake_lock held.
+ */
+static void wgx_handshake_note_keys(struct wgx_device *wgx, struct wgx_peer *peer,
+				    struct wgx_keypair *keypair, bool prev)
+{
+	keypair->local_gen = prev ? wgx->identity_gen - 1 : wgx->identity_gen;
+	keypair->remote_gen = peer->remote_gen;
+	wgx_noise_handshake_clear(wgx_handshake_handle(peer, !prev));
+	peer->init_prev = prev;
+}
+
+static void wgx_handshake_consume_initiation(struct wgx_device *wgx, struct sk_buff *skb, bool prev)
 {
 	struct wgx_noise_initiation_scratch scratch;
+	struct wgx_noise_handshake *hs;
 	u8 msg[WGX_MSG_RESPONSE_LEN];
 	struct wgx_keypair *keypair;
 	struct wgx_peer *peer;
@@ -88,7 +117,8 @@ static void wgx_handshake_consume_initiation(struct wgx_device *wgx, struct sk_b
 	int ret;
 
 	down_read(&wgx->identity_lock);
-	ret = wgx_noise_consume_initiation_begin(wgx->identity, skb->data, skb->len, &scratch);
+	ret = wgx_noise_consume_initiation_begin(prev ? wgx->prev_identity : wgx->identity,
+						 skb->data, skb->len, &scratch);
 	if (ret) {
 		up_read(&wgx->identity_lock);
 		net_dbg_ratelimited("%s: invalid initiation: %d\n", wgx->dev->name, ret);
@@ -110,24 +140,30 @@ static void wgx_handshake_consume_initiation(struct wgx_device *wgx, struct sk_b
 	}
 
 	mutex_lock(&peer->handshake_lock);
+	hs = wgx_handshake_handle(peer, prev);
 	/*
 	 * Removal marks the peer dead before it clears the handshake under this
 	 * lock: a dead peer must not get a new index (it would outlive the peer).
 	 */
 	if (unlikely(READ_ONCE(peer->is_dead)))
 		ret = -ESHUTDOWN;
+	else if (unlikely(!hs))
+		ret = -ENOKEY;	/* no handle for the previous key: no grace for this peer */
 	else
-		ret = wgx_noise_consume_initiation_finish(peer->handshake, &scratch, now);
+		ret = wgx_noise_consume_initiation_finish(hs, &scratch, now);
+	wgx_noise_initiation_scratch_wipe(&scratch);
 	if (!ret) {
 		index = wgx_index_hashtable_insert(wgx->index_hashtable, &peer->handshake_entry);
-		ret = wgx_noise_create_response(peer->handshake, msg, le32_to_cpu(index), now);
+		ret = wgx_noise_create_response(hs, msg, le32_to_cpu(index), now);
 		if (!ret)
-			ret = wgx_noise_begin_session(peer->handshake, &keypair->keys, now);
-		if (!ret)
+			ret = wgx_noise_begin_session(hs, &keypair->keys, now);
+		if (!ret) {
 			wgx_index_hashtable_replace(wgx->index_hashtable, &peer->handshake_entry,
 						    &keypair->entry);
-		else
+			wgx_handshake_note_keys(wgx, peer, keypair, prev);
+		} else {
 			wgx_index_hashtable_remove(wgx->index_hashtable, &peer->handshake_entry);
+		}
 	}
 	mutex_unlock(&peer->handshake_lock);
 	up_read(&wgx->identity_lock);
@@ -138,6 +174,8 @@ static void wgx_handshake_consume_initiation(struct wgx_device *wgx, struct sk_b
 	}
 	/* The keypair may be replaced and freed once installed: keep its id. */
 	keypair_id = keypair->internal_id;
+	if (prev)
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKES_PREVIOUS_KEY);
 	if (!wgx_handshake_session_derived(peer, skb, keypair, WGX_PEER_STAT_HANDSHAKE_INITIATIONS_RX))
 		goto out;
 
@@ -150,8 +188,9 @@ out:
 	wgx_peer_put(peer);
 }
 
-static void wgx_handshake_consume_response(struct wgx_device *wgx, struct sk_buff *skb)
+static void wgx_handshake_consume_response(struct wgx_device *wgx, struct sk_buff *skb, bool prev)
 {
+	struct wgx_noise_handshake *hs;
 	struct wgx_index_entry *entry;
 	struct wgx_keypair *keypair;
 	struct wgx_peer *peer = NULL;
@@ -175,15 +214,21 @@ static void wgx_handshake_consume_response(struct wgx_device *wgx, struct sk_buf
 	mutex_lock(&peer->handshake_lock);
 	/* The index may have been re-used for a newer initiation meanwhile:
 	 * the core checks the receiver index against the one it sent. */
+	/* The MAC1 told which of our keys the responder answered: that handle sent it. */
+	hs = wgx_handshake_handle(peer, prev);
 	if (unlikely(READ_ONCE(peer->is_dead)))
 		ret = -ESHUTDOWN;
+	else if (unlikely(!hs))
+		ret = -ESTALE;
 	else
-		ret = wgx_noise_consume_response(peer->handshake, skb->data, skb->len, now);
+		ret = wgx_noise_consume_response(hs, skb->data, skb->len, now);
 	if (!ret)
-		ret = wgx_noise_begin_session(peer->handshake, &keypair->keys, now);
+		ret = wgx_noise_begin_session(hs, &keypair->keys, now);
 	if (!ret && !wgx_index_hashtable_replace(wgx->index_hashtable, &peer->handshake_entry,
 						 &keypair->entry))
 		ret = -ESTALE;
+	if (!ret)
+		wgx_handshake_note_keys(wgx, peer, keypair, prev);
 	mutex_unlock(&peer->handshake_lock);
 	up_read(&wgx->identity_lock);
 
@@ -191,6 +236,8 @@ static void wgx_handshake_consume_response(struct wgx_device *wgx, struct sk_buf
 		wgx_handshake_refused(peer, keypair, "response", ret);
 		goto out;
 	}
+	if (prev)
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKES_PREVIOUS_KEY);
 	if (!wgx_handshake_session_derived(peer, skb, keypair, WGX_PEER_STAT_HANDSHAKE_RESPONSES_RX))
 		goto out;
 	/* After the roaming above, so a sample on a new path is the new path's first. */
@@ -222,6 +269,10 @@ static void wgx_handshake_consume_cookie_reply(struct wgx_device *wgx, struct sk
 	mutex_lock(&peer->handshake_lock);
 	ret = wgx_cookie_consume_reply(peer->handshake, skb->data, skb->len,
 				       wgx_timers_clock_ns());
+	/* An answer to a message sent under the previous key (grace period). */
+	if (ret && peer->prev_handshake)
+		ret = wgx_cookie_consume_reply(peer->prev_handshake, skb->data, skb->len,
+					       wgx_timers_clock_ns());
 	mutex_unlock(&peer->handshake_lock);
 	up_read(&wgx->identity_lock);
 	if (ret)
@@ -237,7 +288,7 @@ static void wgx_handshake_process(struct wgx_device *wgx, struct sk_buff *skb)
 	u8 reply[WGX_MSG_COOKIE_REPLY_LEN];
 	enum wgx_cookie_verdict verdict = WGX_COOKIE_ACCEPT;
 	u64 now = wgx_timers_clock_ns();
-	bool under_load, allowed;
+	bool under_load, allowed, prev = false;
 	size_t src_len;
 	int type = skb->data[0];
 	int ret;
@@ -248,8 +299,19 @@ static void wgx_handshake_process(struct wgx_device *wgx, struct sk_buff *skb)
 		spin_lock_bh(&wgx->cookie_lock);
 		verdict = wgx_cookie_checker_validate(wgx->cookie_checker, skb->data, skb->len, src,
 						      src_len, under_load, now);
+		/*
+		 * MAC1 keyed to our previous public key: the sender still knows
+		 * us by it.  Outside a grace period the previous checker has no
+		 * key and drops everything.
+		 */
+		if (verdict == WGX_COOKIE_DROP) {
+			verdict = wgx_cookie_checker_validate(wgx->prev_cookie_checker, skb->data,
+							      skb->len, src, src_len, under_load, now);
+			prev = verdict != WGX_COOKIE_DROP;
+		}
 		if (verdict == WGX_COOKIE_SEND_REPLY)
-			ret = wgx_cookie_checker_create_reply(wgx->cookie_checker, reply, skb->data,
+			ret = wgx_cookie_checker_create_reply(prev ? wgx->prev_cookie_checker :
+							      wgx->cookie_checker, reply, skb->data,
 							      skb->len, src, src_len, now);
 		spin_unlock_bh(&wgx->cookie_lock);
 
@@ -282,10 +344,10 @@ static void wgx_handshake_process(struct wgx_device *wgx, struct sk_buff *skb)
 
 	switch (type) {
 	case WGX_MSG_INITIATION:
-		wgx_handshake_consume_initiation(wgx, skb);
+		wgx_handshake_consume_initiation(wgx, skb, prev);
 		break;
 	case WGX_MSG_RESPONSE:
-		wgx_handshake_consume_response(wgx, skb);
+		wgx_handshake_consume_response(wgx, skb, prev);
 		break;
 	case WGX_MSG_COOKIE_REPLY:
 		wgx_handshake_consume_cookie_reply(wgx, skb);
@@ -381,7 +443,8 @@ void wgx_handshake_initiation_worker(struct work_struct *work)
 	bool is_retry = atomic_xchg(&peer->initiation_is_retry, 0);
 	bool has_slot = peer->initiation_paced;
 	u8 msg[WGX_MSG_INITIATION_LEN];
-	bool has_identity;
+	struct wgx_noise_handshake *hs;
+	bool has_identity, prev = false;
 	struct timespec64 wall;
 	u32 interval_ns;
 	u64 delay_ns;
@@ -436,8 +499,22 @@ void wgx_handshake_initiation_worker(struct work_struct *work)
 	if (unlikely(READ_ONCE(peer->is_dead))) {
 		ret = -ESHUTDOWN;
 	} else {
+		/*
+		 * Grace period: initiate with the key the peer was last heard
+		 * under; a retransmission (no answer within REKEY_TIMEOUT)
+		 * tries the other one, so a peer that does not know our new
+		 * key yet, or no longer knows the old one, is found either way.
+		 */
+		if (peer->prev_handshake) {
+			if (is_retry)
+				peer->init_prev = !peer->init_prev;
+			prev = peer->init_prev;
+		}
+		hs = wgx_handshake_handle(peer, prev);
+		/* One handshake in progress per peer: the other handle's goes. */
+		wgx_noise_handshake_clear(wgx_handshake_handle(peer, !prev));
 		index = wgx_index_hashtable_insert(wgx->index_hashtable, &peer->handshake_entry);
-		ret = wgx_noise_create_initiation(peer->handshake, msg, le32_to_cpu(index),
+		ret = wgx_noise_create_initiation(hs, msg, le32_to_cpu(index),
 						  wgx_timers_clock_ns(), wall.tv_sec, wall.tv_nsec);
 		if (ret)
 			wgx_index_hashtable_remove(wgx->index_hashtable, &peer->handshake_entry);

@@ -118,6 +118,7 @@ static const struct nla_policy wgx_peer_policy[WGX_PEER_A_MAX + 1] = {
 	[WGX_PEER_A_PROTOCOL_VERSION]	= { .type = NLA_U32 },
 	[WGX_PEER_A_STATS]		= { .type = NLA_NESTED },
 	[WGX_PEER_A_NEW_PUBLIC_KEY]	= WGX_NL_KEY_POLICY,
+	[WGX_PEER_A_SESSION_KEYS]	= { .type = NLA_U32 },	/* read-only, ignored */
 };
 
 static const struct nla_policy wgx_device_policy[WGX_DEVICE_A_MAX + 1] = {
@@ -136,6 +137,8 @@ static const struct nla_policy wgx_device_policy[WGX_DEVICE_A_MAX + 1] = {
 	[WGX_DEVICE_A_PRIORITY_DSCP]	= { .type = NLA_U64 },
 	/* Range-checked in netlink_parse.c, whose extack names the attribute. */
 	[WGX_DEVICE_A_HANDSHAKE_BUDGET]	= { .type = NLA_U32 },
+	[WGX_DEVICE_A_KEY_GRACE]	= { .type = NLA_U32 },
+	[WGX_DEVICE_A_PREVIOUS_PUBLIC_KEY] = WGX_NL_KEY_POLICY,	/* read-only, ignored */
 };
 
 /* ---- "wireguard": WireGuard's policies ---- */

@@ -64,6 +64,7 @@ static const struct {
 	{ WGX_PEER_STATS_A_RX_LOST, WGX_PEER_STAT_RX_LOST },
 	{ WGX_PEER_STATS_A_RX_REORDERED, WGX_PEER_STAT_RX_REORDERED },
 	{ WGX_PEER_STATS_A_HANDSHAKES_PACED, WGX_PEER_STAT_HANDSHAKES_PACED },
+	{ WGX_PEER_STATS_A_HANDSHAKES_PREVIOUS_KEY, WGX_PEER_STAT_HANDSHAKES_PREVIOUS_KEY },
 };
 
 static const struct {
@@ -136,12 +137,12 @@ static int wgx_nl_get_start(struct netlink_callback *cb, const struct wgx_nl_fla
 
 	/*
 	 * Every counter 1..20 is emitted, and of the telemetry (21..) the loss
-	 * counters 30 and 31 and HANDSHAKES_PACED (34); the handshake RTT
+	 * counters 30 and 31, HANDSHAKES_PACED (34) and HANDSHAKES_PREVIOUS_KEY (35); the handshake RTT
 	 * gauges 21..24 and the passive TCP RTT gauges 25..29 once sampled,
 	 * the TCP retransmission counters 32 and 33 while the TCP samplers are
 	 * on (wgx_nl_put_peer_rtt()).  Every device counter 1..12.
 	 */
-	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_peer_stats) != WGX_PEER_STATS_A_KEEPALIVES_RX + 3);
+	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_peer_stats) != WGX_PEER_STATS_A_KEEPALIVES_RX + 4);
 	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_device_stats) != WGX_DEVICE_STATS_A_HANDSHAKES_PACED);
 	wgx = wgx_netlink_lookup_device(flavour, sock_net(cb->skb->sk),
 					wgx_compat_genl_dump_attrs(cb), cb->extack);
@@ -178,7 +179,9 @@ int wgx_netlink_get_done(struct netlink_callback *cb)
 /* wgx's device attributes: listen ports, rx-spread, DSCP, lane, handshake budget and counters (not in the "wireguard" family). */
 static int wgx_nl_put_device_extensions(struct sk_buff *skb, struct wgx_device *wgx)
 {
+	u8 prev_public[WGX_KEY_LEN];
 	struct nlattr *nest;
+	bool has_prev;
 	size_t i;
 
 	if (nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORTS, wgx->listen_ports) ||
@@ -187,7 +190,14 @@ static int wgx_nl_put_device_extensions(struct sk_buff *skb, struct wgx_device *
 		       READ_ONCE(wgx->dscp_copy) ? WGX_DSCP_COPY : WGX_DSCP_CLEAR) ||
 	    nla_put_u64_64bit(skb, WGX_DEVICE_A_PRIORITY_DSCP, READ_ONCE(wgx->priority_dscp),
 			      WGX_DEVICE_A_UNSPEC) ||
-	    nla_put_u32(skb, WGX_DEVICE_A_HANDSHAKE_BUDGET, READ_ONCE(wgx->handshake_budget)))
+	    nla_put_u32(skb, WGX_DEVICE_A_HANDSHAKE_BUDGET, READ_ONCE(wgx->handshake_budget)) ||
+	    nla_put_u32(skb, WGX_DEVICE_A_KEY_GRACE, READ_ONCE(wgx->key_grace_s)))
+		return -EMSGSIZE;
+	down_read(&wgx->identity_lock);
+	has_prev = wgx->grace_active &&
+		   wgx_noise_identity_get_keys(wgx->prev_identity, prev_public, NULL);
+	up_read(&wgx->identity_lock);
+	if (has_prev && nla_put(skb, WGX_DEVICE_A_PREVIOUS_PUBLIC_KEY, WGX_KEY_LEN, prev_public))
 		return -EMSGSIZE;
 	nest = nla_nest_start(skb, WGX_DEVICE_A_STATS);
 	if (!nest)
@@ -305,6 +315,35 @@ static int wgx_nl_put_peer_rtt(struct sk_buff *skb, struct wgx_peer *peer)
 	return 0;
 }
 
+/* WGX_PEER_A_SESSION_KEYS: which keys made the current session (none: absent). */
+static int wgx_nl_put_session_keys(struct sk_buff *skb, struct wgx_peer *peer)
+{
+	struct wgx_device *wgx = peer->wgx;
+	u32 local_gen, remote_gen, flags = 0;
+	struct wgx_keypair *kp;
+	bool has;
+
+	rcu_read_lock_bh();
+	kp = rcu_dereference_bh(peer->keypair_current);
+	has = kp;
+	if (kp) {
+		local_gen = kp->local_gen;
+		remote_gen = kp->remote_gen;
+	}
+	rcu_read_unlock_bh();
+	if (!has)
+		return 0;
+	down_read(&wgx->identity_lock);
+	if (local_gen != wgx->identity_gen)
+		flags |= WGX_SESSION_F_LOCAL_PREVIOUS;
+	mutex_lock(&peer->handshake_lock);
+	if (remote_gen != peer->remote_gen)
+		flags |= WGX_SESSION_F_PEER_PREVIOUS;
+	mutex_unlock(&peer->handshake_lock);
+	up_read(&wgx->identity_lock);
+	return nla_put_u32(skb, WGX_PEER_A_SESSION_KEYS, flags);
+}
+
 /* Everything of a peer except its public key and allowed IPs; counters only with @extensions. */
 static int wgx_nl_put_peer_state(struct sk_buff *skb, struct wgx_peer *peer, bool extensions)
 {
@@ -346,6 +385,8 @@ static int wgx_nl_put_peer_state(struct sk_buff *skb, struct wgx_peer *peer, boo
 	if (!extensions)
 		return 0;
 
+	if (wgx_nl_put_session_keys(skb, peer))
+		return -EMSGSIZE;
 	nest = nla_nest_start(skb, WGX_PEER_A_STATS);
 	if (!nest)
 		return -EMSGSIZE;

@@ -145,6 +145,7 @@ int wgx_netlink_parse_set(struct wgx_nl_set *req)
 	struct nlattr *dscp = wgx_nl_attr(req->flavour, attrs, WGX_DEVICE_A_DSCP);
 	struct nlattr *priority_dscp = wgx_nl_attr(req->flavour, attrs, WGX_DEVICE_A_PRIORITY_DSCP);
 	struct nlattr *budget = wgx_nl_attr(req->flavour, attrs, WGX_DEVICE_A_HANDSHAKE_BUDGET);
+	struct nlattr *grace = wgx_nl_attr(req->flavour, attrs, WGX_DEVICE_A_KEY_GRACE);
 	struct netlink_ext_ack *extack = req->info->extack;
 	struct wgx_device *wgx = req->wgx;
 	struct nlattr *attr, *ip;
@@ -208,6 +209,15 @@ int wgx_netlink_parse_set(struct wgx_nl_set *req)
 			return -ERANGE;
 		}
 		req->handshake_budget_change = true;
+	}
+	if (grace) {
+		req->key_grace_s = nla_get_u32(grace);
+		if (req->key_grace_s > WGX_MAX_KEY_GRACE) {
+			NL_SET_ERR_MSG_ATTR(extack, grace,
+					    "WGX_DEVICE_A_KEY_GRACE above 86400 seconds");
+			return -ERANGE;
+		}
+		req->key_grace_change = true;
 	}
 	if (req->port_change && (u32)req->port + req->nports - 1 > U16_MAX) {
 		NL_SET_ERR_MSG_ATTR(extack, listen_ports ?: attrs[WGX_DEVICE_A_LISTEN_PORT],

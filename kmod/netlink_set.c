@@ -338,6 +338,8 @@ static int wgx_nl_apply_peer(struct wgx_nl_set *req, struct wgx_nl_peer *p)
 		mutex_lock(&peer->handshake_lock);
 		wgx_noise_handshake_set_preshared_key(peer->handshake,
 						      wgx_nl_psk_or_null(p->preshared_key));
+		wgx_noise_handshake_set_preshared_key(peer->prev_handshake,
+						      wgx_nl_psk_or_null(p->preshared_key));
 		mutex_unlock(&peer->handshake_lock);
 		up_read(&wgx->identity_lock);
 	}
@@ -447,6 +449,9 @@ static int wgx_nl_set_apply(struct wgx_nl_set *req)
 	if (req->flags & WGX_DEVICE_F_REPLACE_PEERS)
 		wgx_peer_remove_all(wgx);
 
+	/* Before the private key: "private-key NEW key-grace 30" rotates with grace. */
+	if (req->key_grace_change)
+		WRITE_ONCE(wgx->key_grace_s, req->key_grace_s);
 	if (req->key_change) {
 		ret = wgx_device_set_private_key(wgx, req->key_clear ? NULL :
 						 nla_data(attrs[WGX_DEVICE_A_PRIVATE_KEY]));

@@ -76,6 +76,8 @@ struct wgx_nl_set {
 	u64 priority_dscp;
 	bool handshake_budget_change;
 	u32 handshake_budget;
+	bool key_grace_change;
+	u32 key_grace_s;		/* WGX_DEVICE_A_KEY_GRACE, seconds */
 	bool fwmark_change;
 	u32 fwmark;
 

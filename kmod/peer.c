@@ -117,6 +117,7 @@ static void wgx_peer_free_rcu(struct rcu_head *rcu)
 
 	dst_cache_destroy(&peer->endpoint_cache);
 	wgx_noise_handshake_destroy(peer->handshake);
+	wgx_noise_handshake_destroy(peer->prev_handshake);
 	free_percpu(peer->stats);
 	kfree_sensitive(peer);
 }
@@ -354,6 +355,7 @@ void wgx_peer_clear_handshake(struct wgx_peer *peer)
 	mutex_lock(&peer->handshake_lock);
 	wgx_index_hashtable_remove(peer->wgx->index_hashtable, &peer->handshake_entry);
 	wgx_noise_handshake_clear(peer->handshake);
+	wgx_noise_handshake_clear(peer->prev_handshake);
 	mutex_unlock(&peer->handshake_lock);
 }
 

@@ -50,6 +50,12 @@ struct wgx_device;
  * @sending_counter: next nonce to send; atomic, shared by all tx queues.
  * @replay_lock: serializes @replay (receive on many CPUs).
  * @sending_valid/@receiving_valid: cleared when the keypair expires or is zeroed.
+ * @local_gen: the device's identity generation (wgx_device.identity_gen)
+ *	whose static key made the session: the current one or, during a key
+ *	change's grace period, the previous one.
+ * @remote_gen: the peer's public key generation (wgx_peer.remote_gen) the
+ *	session was made with; an in-place re-key makes it the previous one.
+ *	Both set once before the keypair is installed, read-only after.
  */
 struct wgx_keypair {
 	struct wgx_index_entry entry;
@@ -59,6 +65,8 @@ struct wgx_keypair {
 	struct wgx_replay replay;
 	bool sending_valid;
 	bool receiving_valid;
+	u32 local_gen;
+	u32 remote_gen;
 	u64 internal_id;
 	struct kref refcount;
 	struct rcu_head rcu;
@@ -91,6 +99,7 @@ enum wgx_peer_stat {
 	WGX_PEER_STAT_RX_LOST,		/* replay window: counters never received (wgx_replay_loss) */
 	WGX_PEER_STAT_RX_REORDERED,	/* replay window: accepted below the greatest counter */
 	WGX_PEER_STAT_HANDSHAKES_PACED,	/* initiations deferred by the device's handshake budget */
+	WGX_PEER_STAT_HANDSHAKES_PREVIOUS_KEY,	/* sessions made with the device's previous key (grace) */
 	WGX_PEER_STAT_COUNT
 };
 
@@ -104,6 +113,16 @@ struct wgx_peer_stats {
  *	wgx_peer_set_public_key(), under device_update_lock and the pubkey
  *	table's lock while the peer is out of the table.
  * @handshake: core handshake state, under @handshake_lock.
+ * @prev_handshake: handshake state for the device's previous identity while
+ *	a key change's grace period runs, else NULL (docs/rotation.md).  Read
+ *	and used under @handshake_lock (with identity_lock read, as
+ *	@handshake); allocated and freed with identity_lock held for writing
+ *	and @handshake_lock, so either lock keeps the pointer stable.
+ * @init_prev: during a grace period, the next initiation is made with the
+ *	previous identity (the peer was last heard under it); under
+ *	@handshake_lock.
+ * @remote_gen: generation of @public_key, incremented by each in-place
+ *	re-key, under @handshake_lock (keypairs record it).
  * @handshake_entry: index of the initiation/response in progress.
  * @initiation_work: makes and sends an initiation on the device's kex
  *	workqueue (handshake.c); delayed when the device's handshake budget
@@ -131,6 +150,9 @@ struct wgx_peer {
 
 	struct mutex handshake_lock;
 	struct wgx_noise_handshake *handshake;
+	struct wgx_noise_handshake *prev_handshake;
+	bool init_prev;
+	u32 remote_gen;
 	struct wgx_index_entry handshake_entry;
 	struct delayed_work initiation_work;
 	atomic_t initiation_is_retry;
@@ -237,7 +259,10 @@ void wgx_peer_clear_keypairs(struct wgx_peer *peer);
  * Any context but hard IRQ; takes keypairs_lock.
  */
 void wgx_peer_expire_sending(struct wgx_peer *peer);
-/** wgx_peer_clear_handshake - forget a handshake in progress and its index. */
+/**
+ * wgx_peer_clear_handshake - forget a handshake in progress (under the current
+ * or the previous identity) and its index.
+ */
 void wgx_peer_clear_handshake(struct wgx_peer *peer);
 
 /**

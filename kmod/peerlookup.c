@@ -67,6 +67,9 @@ void wgx_pubkey_hashtable_rekey(struct wgx_pubkey_hashtable *table, struct wgx_p
 	/* A handshake in progress was made for the old key: drop its index too. */
 	wgx_index_hashtable_remove(wgx->index_hashtable, &peer->handshake_entry);
 	wgx_noise_handshake_set_remote_static(peer->handshake, new_key);
+	/* NULL (no grace period running) is ignored. */
+	wgx_noise_handshake_set_remote_static(peer->prev_handshake, new_key);
+	++peer->remote_gen;
 	mutex_unlock(&peer->handshake_lock);
 	up_read(&wgx->identity_lock);
 

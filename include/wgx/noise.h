@@ -127,6 +127,19 @@ bool wgx_noise_handshake_precompute(struct wgx_noise_handshake *hs);
  */
 bool wgx_noise_handshake_set_remote_static(struct wgx_noise_handshake *hs, const wgx_u8 *remote_static);
 
+/**
+ * wgx_noise_handshake_copy_replay_state - give @dst the replay and flood
+ * protection state of @src (the last accepted TAI64N timestamp and the time of
+ * the last accepted initiation, whitepaper 5.1), nothing else.  Used when a
+ * peer gets a second handshake handle for the device's previous identity
+ * (key rotation with a grace period, docs/rotation.md): an initiation the
+ * peer made before the rotation must not be accepted again by the new
+ * handle.  Both handles must be for the same peer.  NULL arguments are
+ * ignored.  Locking: the peer's handshake lock.
+ */
+void wgx_noise_handshake_copy_replay_state(struct wgx_noise_handshake *dst,
+					   const struct wgx_noise_handshake *src);
+
 /** wgx_noise_handshake_set_preshared_key - 32 bytes, or NULL for none (all zero). */
 void wgx_noise_handshake_set_preshared_key(struct wgx_noise_handshake *hs, const wgx_u8 *preshared_key);
 /** Copy the preshared key (32 bytes, all zero when none). */

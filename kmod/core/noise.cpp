@@ -338,6 +338,15 @@ bool wgx_noise_handshake_set_remote_static(wgx_noise_handshake *hs, const u8 *re
     return wgx_noise_handshake_precompute(hs);
 }
 
+void wgx_noise_handshake_copy_replay_state(wgx_noise_handshake *dst, const wgx_noise_handshake *src)
+{
+    if (!dst || !src || dst == src)
+        return;
+    copy_bytes(dst->latest_timestamp, src->latest_timestamp, sizeof(dst->latest_timestamp));
+    dst->last_initiation_consumption_ns = src->last_initiation_consumption_ns;
+    dst->have_consumed_initiation = src->have_consumed_initiation;
+}
+
 void wgx_noise_handshake_set_preshared_key(wgx_noise_handshake *hs, const u8 *preshared_key)
 {
     if (!hs)

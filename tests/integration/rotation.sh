@@ -1,7 +1,9 @@
 # tests/integration/rotation.sh — key rotation (#16): re-keying a peer in place
 # (`wgx set IF peer OLD public-key NEW`, WGX_PEER_A_NEW_PUBLIC_KEY) and the
 # zero-gap procedure of docs/rotation.md: the node sets its new private key,
-# then each peer is told the new public key, one after the other.
+# then each peer is told the new public key, one after the other; without
+# grace (WireGuard's behaviour) and with a grace period for the previous key
+# (WGX_DEVICE_A_KEY_GRACE).
 
 # peer_line NS KEY — the `wgx show wgt0 dump` line of the peer with KEY (empty if none).
 peer_line() {
@@ -136,12 +138,30 @@ pings_lost() {
 	[ "$lost" = 0 ] || fail "pings lost during the rotation"
 }
 
+# a_peer_json NS KEY — the `wgx show wgt0 --json` object of NS's peer KEY.
+a_peer_json() {
+	n "$1" "$WGX_TOOL" show wgt0 --json | jq -c --arg k "$2" '.interfaces[0].peers[] | select(.public_key == $k)'
+}
+
+# a_dev_json NS FILTER — jq FILTER over NS's `wgx show wgt0 --json` interface.
+a_dev_json() {
+	n "$1" "$WGX_TOOL" show wgt0 --json | jq -r ".interfaces[0] | $2"
+}
+
+# pings_max_rtt — the longest round trip (ms, integer) of pings_start's pings.
+pings_max_rtt() {
+	cat /tmp/ping-ab /tmp/ping-ac /tmp/ping-ba /tmp/ping-ca |
+		sed -n 's|^rtt [^=]*= [^/]*/[^/]*/\([0-9]*\).*|\1|p' | sort -n | tail -1
+}
+
 test_rotation_three_nodes_zero_loss() {
 	rotation_setup wgx
 	pings_start
 	sleep 2
 	# 1. The node takes its new key; 2. each peer learns it, one after the other.
-	n a "$WGX_TOOL" set wgt0 private-key /tmp/kn.key
+	# Grace 0 (the default, said explicitly): WireGuard's behaviour.
+	n a "$WGX_TOOL" set wgt0 key-grace 0 private-key /tmp/kn.key
+	expect_eq "previous key kept with grace 0" null "$(a_dev_json a .previous_public_key)"
 	sleep 2
 	n b "$WGX_TOOL" set wgt0 peer "$KA_pub" public-key "$KN_pub"
 	sleep 2
@@ -153,6 +173,95 @@ test_rotation_three_nodes_zero_loss() {
 	ping_ok c 10.0.0.1
 	# The sessions in use now were made under the new key: the old one is gone from every peer.
 	[ -z "$(peer_line b "$KA_pub")$(peer_line c "$KA_pub")" ] || fail "a peer still knows the old key"
+}
+
+# Grace period, 3 nodes: a rotates with key-grace 10 and keeps its sessions;
+# b and c learn the new key 2 s apart.  No ping is lost and none waits (the
+# staging of the grace-0 case is gone); every session ends on the new key;
+# after the grace, a handshake under the old key is dropped and counted.
+test_rotation_grace_three_nodes() {
+	rotation_setup wgx
+	pings_start
+	sleep 2
+	# 10 s: the pushes (and the checks between them, slow under TCG) fit in it.
+	n a "$WGX_TOOL" set wgt0 private-key /tmp/kn.key key-grace 10
+	local t0=$SECONDS mac1 rtt
+	expect_eq "previous public key" "$KA_pub" "$(a_dev_json a .previous_public_key)"
+	expect_eq "key grace" 10 "$(a_dev_json a .key_grace)"
+	# Nobody knows the new key yet: a's sessions are the previous key's.
+	expect_eq "a-b session" previous "$(a_peer_json a "$KB_pub" | jq -r .session_keys.local)"
+	n a "$WGX_TOOL" show wgt0 | grep -q "session made with: our previous key" ||
+		fail "wgx show does not tell the session's key"
+	sleep 1
+	n b "$WGX_TOOL" set wgt0 peer "$KA_pub" public-key "$KN_pub"
+	sleep 2
+	expect_eq "a-b session after b's push" current "$(a_peer_json a "$KB_pub" | jq -r .session_keys.local)"
+	expect_eq "a-c session before c's push" previous "$(a_peer_json a "$KC_pub" | jq -r .session_keys.local)"
+	echo "c told $((SECONDS - t0)) s after the change"
+	n c "$WGX_TOOL" set wgt0 peer "$KA_pub" public-key "$KN_pub"
+	pings_lost
+	rtt=$(pings_max_rtt)
+	echo "longest round trip: $rtt ms"
+	[ "${rtt:-99999}" -lt 1000 ] || fail "a ping waited ${rtt} ms: staged during the grace"
+	[ -n "$(peer_line b "$KN_pub")" ] || fail "b does not end on the new key"
+	[ -n "$(peer_line c "$KN_pub")" ] || fail "c does not end on the new key"
+	# The grace is over (10 s after the change): the old key is gone from a.
+	while [ $((SECONDS - t0)) -le 11 ]; do sleep 0.5; done
+	expect_eq "previous key after the grace" null "$(a_dev_json a .previous_public_key)"
+	expect_eq "a-b session" current "$(a_peer_json a "$KB_pub" | jq -r .session_keys.local)"
+	expect_eq "a-c session" current "$(a_peer_json a "$KC_pub" | jq -r .session_keys.local)"
+	ping_ok b 10.0.0.1
+	ping_ok c 10.0.0.1
+	# b goes back to the old key: its handshake under it is dropped by MAC1.
+	mac1=$(a_dev_json a .stats.rx_drop_mac1)
+	n b "$WGX_TOOL" set wgt0 peer "$KN_pub" public-key "$KA_pub"
+	local i
+	for i in 1 2 3 4 5 6; do
+		[ "$(a_dev_json a .stats.rx_drop_mac1)" -gt "$mac1" ] && break
+		sleep 0.5
+	done
+	[ "$(a_dev_json a .stats.rx_drop_mac1)" -gt "$mac1" ] ||
+		fail "no handshake under the old key was dropped after the grace"
+}
+
+# Grace period, the fallback paths with one peer that is never told (so
+# every handshake with it is under the old key): b answered under the old
+# key, a initiating under it, counted; refused after the grace.
+test_rotation_grace_old_key_handshakes() {
+	tunnel_setup wgx 4 0
+	ping_ok a 10.0.0.2
+	key_pair KN
+	printf '%s\n' "$KN" >/tmp/kn.key
+	# 15 s: the steps below take up to ~10 s on the debug kernel under TCG.
+	n a "$WGX_TOOL" set wgt0 key-grace 15 private-key /tmp/kn.key
+	local t0=$SECONDS mac1
+	# b initiates under the old key (its sessions went with the down): a answers with it.
+	n b ip link set wgt0 down
+	n b ip link set wgt0 up
+	n b ping -c 2 -i 0.2 -W 2 10.0.0.1 >/dev/null || fail "b -> a under the old key during the grace"
+	expect_eq "sessions under the previous key" 1 \
+		"$(a_peer_json a "$KB_pub" | jq .stats.handshakes_previous_key)"
+	expect_eq "a-b session" previous "$(a_peer_json a "$KB_pub" | jq -r .session_keys.local)"
+	echo "a down/up $((SECONDS - t0)) s after the change"
+	# a initiates: b was last heard under the old key, so a uses it (no 5 s wait).
+	n a ip link set wgt0 down
+	n a ip link set wgt0 up
+	# Under the old key the first try succeeds; under the new one the retry comes after 5 s.
+	n a ping -c 1 -W 4 10.0.0.2 >/dev/null || fail "a -> b did not get through within 4 s: $(a_peer_json a "$KB_pub")"
+	expect_eq "sessions under the previous key" 2 \
+		"$(a_peer_json a "$KB_pub" | jq .stats.handshakes_previous_key)"
+	# After the grace the old key is refused: b (still not told) cannot handshake.
+	while [ $((SECONDS - t0)) -le 16 ]; do sleep 0.5; done
+	expect_eq "previous key after the grace" null "$(a_dev_json a .previous_public_key)"
+	mac1=$(a_dev_json a .stats.rx_drop_mac1)
+	n b ip link set wgt0 down
+	n b ip link set wgt0 up
+	n b ping -c 1 -W 2 10.0.0.1 >/dev/null && fail "b reached a under the old key after the grace"
+	[ "$(a_dev_json a .stats.rx_drop_mac1)" -gt "$mac1" ] || fail "the old key's initiation was not counted"
+	# Told the new key, b gets through again.
+	n b "$WGX_TOOL" set wgt0 peer "$KA_pub" public-key "$KN_pub"
+	ping_ok b 10.0.0.1
+	expect_eq "a-b session" current "$(a_peer_json a "$KB_pub" | jq -r .session_keys.local)"
 }
 
 test_rotation_with_wireguard_peer() {

@@ -129,6 +129,12 @@ Status set_device(const Device &requested)
                                              "extension; `" + dev.name + "' is a WireGuard device");
         dev.handshake_budget.reset();
     }
+    if (kind != Kind::Wgx && dev.key_grace) {
+        if (*dev.key_grace)
+            return Status::error(EOPNOTSUPP, "key-grace: keeping the previous private key is a wgx "
+                                             "extension; `" + dev.name + "' is a WireGuard device");
+        dev.key_grace.reset();
+    }
     if (kind != Kind::Wgx) {
         for (const Peer &p : dev.peers)
             if (p.new_public_key)

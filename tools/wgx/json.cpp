@@ -163,6 +163,13 @@ std::string format_json(const std::vector<Device> &devs, bool hide_keys)
         w.close(']');
         w.key("handshake_budget");
         w.num(d.handshake_budget.value_or(0));
+        w.key("key_grace");
+        w.num(d.key_grace.value_or(0));
+        w.key("previous_public_key");
+        if (d.previous_public_key)
+            w.str(key_to_base64(*d.previous_public_key));
+        else
+            w.null();
         w.key("fwmark");
         w.num(d.fwmark.value_or(0));
         w.key("mtu");
@@ -204,6 +211,18 @@ std::string format_json(const std::vector<Device> &devs, bool hide_keys)
             w.num(p.protocol_version);
             w.key("stats");
             counters(w, p.stats, peer_counter_name);
+            // Which keys made the current session (null: no session, or not wgx).
+            w.key("session_keys");
+            if (p.session_keys) {
+                w.open('{');
+                w.key("local");
+                w.str(*p.session_keys & WGX_SESSION_F_LOCAL_PREVIOUS ? "previous" : "current");
+                w.key("peer");
+                w.str(*p.session_keys & WGX_SESSION_F_PEER_PREVIOUS ? "previous" : "current");
+                w.close('}');
+            } else {
+                w.null();
+            }
             w.close('}');
         }
         w.close(']');

@@ -140,6 +140,8 @@ const std::vector<StatInfo> kPeerStats = {
      "Inner TCP segments with payload examined by the retransmission sampler"},
     {WGX_PEER_STATS_A_HANDSHAKES_PACED, "handshakes_paced", K::Counter,
      "Handshake initiations to the peer deferred by the device's handshake budget"},
+    {WGX_PEER_STATS_A_HANDSHAKES_PREVIOUS_KEY, "handshakes_previous_key", K::Counter,
+     "Sessions with the peer made with the device's previous private key during a grace period"},
 };
 
 const std::vector<StatInfo> kDeviceStats = {

@@ -122,6 +122,7 @@ struct Peer {
     std::uint64_t tx_bytes = 0;
     std::uint32_t protocol_version = 0;   // 0 = not reported
     std::optional<Counters> stats;	  // wgx only
+    std::optional<std::uint32_t> session_keys;  // wgx only: WGX_SESSION_F_* of the current session
 };
 
 /** An offload toggle requested by `set IF offload NAME on|off`. */
@@ -144,6 +145,8 @@ struct Device {
     std::optional<bool> dscp_copy;		 // wgx only: outer DSCP = inner (false = 0, WireGuard's)
     std::optional<std::uint64_t> priority_dscp;  // wgx only: priority lane DSCP set, bit n = DSCP n
     std::optional<std::uint32_t> handshake_budget;  // wgx only: initiations/s, 0 = automatic
+    std::optional<std::uint32_t> key_grace;	    // wgx only: seconds the previous private key stays valid
+    std::optional<Key> previous_public_key;	    // GET, wgx only: during a key change's grace period
     std::optional<std::uint32_t> fwmark;
     bool replace_peers = false;		    // SET only: WGX_DEVICE_F_REPLACE_PEERS
     std::vector<Peer> peers;

@@ -33,7 +33,7 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
         return fail("invalid " + arg + " " + quoted(value) + ": " + expected);
     };
     static const char *device_args[] = {"listen-port", "listen-ports",     "rx-spread",
-                                        "dscp",	"priority-dscp",    "handshake-budget",
+                                        "dscp",	"priority-dscp",    "handshake-budget", "key-grace",
                                         "fwmark",	"private-key",	    "mtu",
                                         "offload"};
     static const char *peer_args[] = {"remove",	  "preshared-key",	  "endpoint",
@@ -93,6 +93,12 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
             if (!parse_handshake_budget(value, n, expected))
                 return invalid(a, value, expected);
             d.handshake_budget = n;
+            i += 2;
+        } else if (a == "key-grace") {
+            std::uint32_t n;
+            if (!parse_key_grace(value, n, expected))
+                return invalid(a, value, expected);
+            d.key_grace = n;
             i += 2;
         } else if (a == "fwmark") {
             std::uint32_t m;
@@ -197,7 +203,7 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
             std::string what = peer ? "expected a peer setting (remove, public-key, preshared-key, endpoint, "
                                       "persistent-keepalive, allowed-ips) or `peer'"
                                     : "expected listen-port, listen-ports, rx-spread, dscp, priority-dscp, "
-                                      "handshake-budget, fwmark, private-key, mtu, offload or peer";
+                                      "handshake-budget, key-grace, fwmark, private-key, mtu, offload or peer";
             return fail("invalid argument " + quoted(a) + ": " + what);
         }
     }

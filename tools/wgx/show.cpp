@@ -321,6 +321,11 @@ std::string format_show(const Device &dev, const ShowOptions &o)
         s += label("priority dscp") + format_dscp_set(*dev.priority_dscp) + "\n";
     if (dev.handshake_budget.value_or(0))
         s += label("handshake budget") + std::to_string(*dev.handshake_budget) + "/s\n";
+    if (dev.key_grace.value_or(0))
+        s += label("key grace") + std::to_string(*dev.key_grace) + " s\n";
+    if (dev.previous_public_key)
+        s += label("previous public key") + key_to_base64(*dev.previous_public_key) +
+             " (still accepted: grace period)\n";
     if (dev.fwmark.value_or(0))
         s += label("fwmark") + fmt("0x%x", *dev.fwmark) + "\n";
     std::vector<const Peer *> peers = peers_by_handshake(dev);
@@ -365,6 +370,13 @@ std::string format_show(const Device &dev, const ShowOptions &o)
         if (p.persistent_keepalive.value_or(0))
             s += label("persistent keepalive") + "every " +
                  format_duration(*p.persistent_keepalive, o.color) + "\n";
+        // During a rotation (ours, or this peer re-keyed): which keys made the session.
+        if (p.session_keys && (*p.session_keys || dev.previous_public_key)) {
+            s += label("session made with");
+            s += *p.session_keys & WGX_SESSION_F_LOCAL_PREVIOUS ? "our previous key" : "our current key";
+            s += *p.session_keys & WGX_SESSION_F_PEER_PREVIOUS ? ", the peer's previous key\n"
+                                                                : ", the peer's current key\n";
+        }
         s += format_peer_telemetry(p, o.color);
         if (i + 1 < peers.size())
             s += "\n";

@@ -145,6 +145,16 @@ bool parse_handshake_budget(std::string_view v, std::uint32_t &out, std::string 
     return true;
 }
 
+bool parse_key_grace(std::string_view v, std::uint32_t &out, std::string &expected)
+{
+    expected = "expected seconds 0-" + std::to_string(WGX_MAX_KEY_GRACE);
+    std::uint64_t n;
+    if (v.empty() || !is_digit(v[0]) || !parse_uint(v, 10, WGX_MAX_KEY_GRACE, n))
+        return false;
+    out = static_cast<std::uint32_t>(n);
+    return true;
+}
+
 bool parse_on_off(std::string_view v, bool &out, std::string &expected)
 {
     expected = "expected on or off";

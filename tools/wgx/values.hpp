@@ -77,6 +77,11 @@ std::string format_dscp_set(std::uint64_t set);
  * online CPUs by the kernel).
  */
 bool parse_handshake_budget(std::string_view v, std::uint32_t &out, std::string &expected);
+/**
+ * KeyGrace (wgx): seconds a private key change keeps the previous key valid,
+ * 0..WGX_MAX_KEY_GRACE (0 = WireGuard's behaviour; docs/rotation.md).
+ */
+bool parse_key_grace(std::string_view v, std::uint32_t &out, std::string &expected);
 /** FwMark: "off", or decimal / 0x-hexadecimal 0-0xffffffff. */
 bool parse_fwmark(std::string_view v, std::uint32_t &out, std::string &expected);
 /** PersistentKeepalive: "off" or decimal seconds 0-65535 (0 = off). */

@@ -68,7 +68,7 @@ NlMessage build_get_device_request(std::uint16_t family, const std::string &ifna
 bool has_genl_changes(const Device &dev)
 {
     return dev.private_key || dev.listen_port || dev.listen_ports || dev.rx_spread ||
-           dev.dscp_copy || dev.priority_dscp || dev.handshake_budget || dev.fwmark ||
+           dev.dscp_copy || dev.priority_dscp || dev.handshake_budget || dev.key_grace || dev.fwmark ||
            dev.replace_peers ||
            !dev.peers.empty();
 }
@@ -194,6 +194,7 @@ Status build_set_device_messages(const Device &requested, std::uint16_t family, 
                        m.put_u64(WGX_DEVICE_A_PRIORITY_DSCP, *dev.priority_dscp)) &&
                       (!dev.handshake_budget ||
                        m.put_u32(WGX_DEVICE_A_HANDSHAKE_BUDGET, *dev.handshake_budget)) &&
+                      (!dev.key_grace || m.put_u32(WGX_DEVICE_A_KEY_GRACE, *dev.key_grace)) &&
                       (!dev.fwmark || m.put_u32(WGX_DEVICE_A_FWMARK, *dev.fwmark)) &&
                       (!flags || m.put_u32(WGX_DEVICE_A_FLAGS, flags));
             if (!ok)
@@ -346,6 +347,10 @@ Status parse_peer(const nlattr *nest, Peer &p, bool set_mode)
                 p.new_public_key = k;
             }
             break;
+        case WGX_PEER_A_SESSION_KEYS:
+            if (!set_mode && mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+                p.session_keys = mnl_attr_get_u32(a);
+            break;
         case WGX_PEER_A_FLAGS:
             if (mnl_attr_validate(a, MNL_TYPE_U32) == 0) {
                 std::uint32_t f = mnl_attr_get_u32(a);
@@ -472,6 +477,17 @@ Status parse_device(const nlmsghdr *nlh, Device &dev, bool set_mode)
         case WGX_DEVICE_A_HANDSHAKE_BUDGET:
             if (mnl_attr_validate(a, MNL_TYPE_U32) == 0)
                 dev.handshake_budget = mnl_attr_get_u32(a);
+            break;
+        case WGX_DEVICE_A_KEY_GRACE:
+            if (mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+                dev.key_grace = mnl_attr_get_u32(a);
+            break;
+        case WGX_DEVICE_A_PREVIOUS_PUBLIC_KEY:
+            if (mnl_attr_get_payload_len(a) == kKeyLen) {
+                Key k;
+                std::memcpy(k.data(), mnl_attr_get_payload(a), kKeyLen);
+                dev.previous_public_key = k;
+            }
             break;
         case WGX_DEVICE_A_LISTEN_PORTS:
             if (mnl_attr_validate(a, MNL_TYPE_U16) == 0)

@@ -69,6 +69,11 @@
  *                               wgx extension; see SET)
  *   WGX_DEVICE_A_HANDSHAKE_BUDGET  NLA_U32, initiations per second, 0 =
  *                               automatic (GET, wgx extension; see SET)
+ *   WGX_DEVICE_A_KEY_GRACE      NLA_U32, seconds (GET, wgx extension; see SET)
+ *   WGX_DEVICE_A_PREVIOUS_PUBLIC_KEY  NLA_EXACT_LEN(32), GET only, wgx
+ *                               extension: the public key of the previous
+ *                               private key while its grace period runs;
+ *                               absent otherwise
  *   WGX_DEVICE_A_STATS          NLA_NESTED, WGX_DEVICE_STATS_A_* (GET,
  *                               read-only, wgx extension)
  *   WGX_DEVICE_A_PEERS          NLA_NESTED
@@ -101,6 +106,11 @@
  *       WGX_PEER_A_PROTOCOL_VERSION         NLA_U32, currently always 1
  *       WGX_PEER_A_STATS                    NLA_NESTED, WGX_PEER_STATS_A_*
  *                                           (read-only, wgx extension)
+ *       WGX_PEER_A_SESSION_KEYS             NLA_U32, enum wgx_session_flag
+ *                                           (read-only, wgx extension): the
+ *                                           keys the current session was
+ *                                           made with; absent without a
+ *                                           current session
  *     0: ...
  *
  * Splitting: when the peers do not fit one message, following messages
@@ -191,6 +201,26 @@
  *                               Responses to other peers' initiations are
  *                               not paced.  Nothing new on the wire.
  *                               -ERANGE above WGX_MAX_HANDSHAKE_BUDGET
+ *   WGX_DEVICE_A_KEY_GRACE      NLA_U32, seconds, 0..WGX_MAX_KEY_GRACE (wgx
+ *                               extension; default 0 = WireGuard's
+ *                               behaviour): applied before PRIVATE_KEY of
+ *                               the same message; each later change of the
+ *                               private key (from a key to another key)
+ *                               keeps the previous one for this long: the
+ *                               device still answers handshakes made to
+ *                               the previous public key, initiates with it
+ *                               to peers last heard under it (a
+ *                               retransmission tries the other key), and
+ *                               sessions made with it keep sending.  When
+ *                               the grace ends, the previous key is wiped,
+ *                               handshakes to it are dropped (counted in
+ *                               WGX_DEVICE_STATS_A_RX_DROP_MAC1) and its
+ *                               sessions stop sending as after a change
+ *                               without grace.  A second change during a
+ *                               grace ends the first one.  Changing the
+ *                               value does not affect a grace running.
+ *                               docs/rotation.md.  Nothing new on the
+ *                               wire.  -ERANGE above WGX_MAX_KEY_GRACE
  *   WGX_DEVICE_A_FWMARK         NLA_U32, 0 = no mark
  *   WGX_DEVICE_A_PEERS          NLA_NESTED
  *     0: NLA_NESTED, one peer:
@@ -251,7 +281,8 @@
  *     0: ...
  *
  * Order of application within one message (WireGuard's): fwmark, listen
- * port, REPLACE_PEERS, private key, then each peer in message order; within
+ * port, REPLACE_PEERS, (wgx: KEY_GRACE,) private key, then each peer in
+ * message order; within
  * a peer, REMOVE_ME, preshared key, endpoint, REPLACE_ALLOWEDIPS, allowed
  * IPs in order, persistent keepalive.  A peer whose public key equals the device's
  * own public key is silently skipped.  REMOVE_ME or UPDATE_ONLY on a peer
@@ -308,6 +339,20 @@
 /* Highest WGX_DEVICE_A_HANDSHAKE_BUDGET, initiations per second. */
 #define WGX_MAX_HANDSHAKE_BUDGET 1000000
 
+/* Highest WGX_DEVICE_A_KEY_GRACE, seconds (one day). */
+#define WGX_MAX_KEY_GRACE 86400
+
+/* WGX_PEER_A_SESSION_KEYS (GET only): the keys the peer's current session was made with. */
+enum wgx_session_flag {
+	/* Made with a private key of the device other than its current one
+	 * (the previous key, during or after a grace period). */
+	WGX_SESSION_F_LOCAL_PREVIOUS = 1U << 0,
+	/* Made with a public key of the peer it no longer has (before an
+	 * in-place re-key, WGX_PEER_A_NEW_PUBLIC_KEY). */
+	WGX_SESSION_F_PEER_PREVIOUS = 1U << 1,
+	WGX_SESSION_F_ALL = WGX_SESSION_F_LOCAL_PREVIOUS | WGX_SESSION_F_PEER_PREVIOUS
+};
+
 enum wgx_cmd {
 	WGX_CMD_GET_DEVICE,	/* = WG_CMD_GET_DEVICE (0) */
 	WGX_CMD_SET_DEVICE,	/* = WG_CMD_SET_DEVICE (1) */
@@ -352,6 +397,8 @@ enum wgx_device_attribute {
 	WGX_DEVICE_A_DSCP,		/* 12, u8, enum wgx_dscp_mode */
 	WGX_DEVICE_A_PRIORITY_DSCP,	/* 13, u64, bit n = DSCP n */
 	WGX_DEVICE_A_HANDSHAKE_BUDGET,	/* 14, u32, initiations/s, 0 = automatic */
+	WGX_DEVICE_A_KEY_GRACE,		/* 15, u32, seconds, 0..WGX_MAX_KEY_GRACE */
+	WGX_DEVICE_A_PREVIOUS_PUBLIC_KEY, /* 16, 32 bytes, GET only, during a grace */
 	__WGX_DEVICE_A_LAST
 };
 #define WGX_DEVICE_A_MAX (__WGX_DEVICE_A_LAST - 1)
@@ -380,6 +427,7 @@ enum wgx_peer_attribute {
 	/* wgx extensions; WireGuard stops at 10. */
 	WGX_PEER_A_STATS,			/* 11, nested WGX_PEER_STATS_A_*, read-only */
 	WGX_PEER_A_NEW_PUBLIC_KEY,		/* 12, 32 bytes, SET only: re-key in place */
+	WGX_PEER_A_SESSION_KEYS,		/* 13, u32, GET only, WGX_SESSION_F_* */
 	__WGX_PEER_A_LAST
 };
 #define WGX_PEER_A_MAX (__WGX_PEER_A_LAST - 1)
@@ -517,7 +565,11 @@ enum wgx_peer_stats_attribute {
 	WGX_PEER_STATS_A_HANDSHAKES_PACED,	/* 34, may be absent: handshake
 						 *    initiations to this peer deferred by
 						 *    the device's handshake budget */
-	/* numbers 35..63 reserved for future per-peer statistics */
+	WGX_PEER_STATS_A_HANDSHAKES_PREVIOUS_KEY, /* 35, sessions made with the
+						 *    device's previous private key
+						 *    during a grace period
+						 *    (WGX_DEVICE_A_KEY_GRACE) */
+	/* numbers 36..63 reserved for future per-peer statistics */
 	__WGX_PEER_STATS_A_LAST
 };
 #define WGX_PEER_STATS_A_MAX (__WGX_PEER_STATS_A_LAST - 1)

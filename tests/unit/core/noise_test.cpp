@@ -512,6 +512,69 @@ TEST(Noise, RekeyedPeerHandshakesUnderItsNewKey)
     EXPECT_FALSE(wgx_noise_handshake_set_remote_static(p.b_hs, nullptr));
 }
 
+// Key rotation with a grace period (docs/rotation.md), as the glue builds it:
+// b keeps its old key in a second identity, cookie checker and per-peer
+// handle, whose replay state is copied from the handle that knew the old key.
+TEST(Noise, PreviousIdentityAnswersWithTheOldKeyAndKeepsReplayState)
+{
+    Pair p;
+    wgx_keypair_keys ka{}, kb{};
+    const Bytes before = p.initiation(T0, WALL0);
+    ASSERT_EQ(p.consume_initiation(before, T0), 0);
+    wgx_noise_handshake_clear(p.b_hs);
+
+    // b's previous identity: the old key, its checker, a handle for peer a.
+    wgx_noise_identity *prev_id = wgx_noise_identity_create(true);
+    wgx_cookie_checker *prev_checker = wgx_cookie_checker_create(true);
+    ASSERT_EQ(wgx_noise_identity_set_private_key(prev_id, p.b.priv.data()), 0);
+    wgx_cookie_checker_set_identity(prev_checker, prev_id);
+    wgx_noise_handshake *prev_hs = wgx_noise_handshake_create(prev_id, p.a.pub.data(), nullptr, true);
+    ASSERT_NE(prev_hs, nullptr);
+    wgx_noise_handshake_copy_replay_state(prev_hs, p.b_hs);
+    // b takes a new key: its current handle and checker follow it.
+    Node n;
+    ASSERT_EQ(wgx_noise_identity_set_private_key(p.b.id, n.priv.data()), 0);
+    EXPECT_TRUE(wgx_noise_handshake_precompute(p.b_hs));
+    wgx_cookie_checker_set_identity(p.b.checker, p.b.id);
+
+    // a still knows b's old key: the current checker drops it, the previous accepts.
+    const Bytes init = p.initiation(T0 + SEC, WALL0 + 1);
+    EXPECT_EQ(wgx_cookie_checker_validate(p.b.checker, init.data(), init.size(), nullptr, 0, false, T0 + SEC),
+              WGX_COOKIE_DROP);
+    ASSERT_EQ(wgx_cookie_checker_validate(prev_checker, init.data(), init.size(), nullptr, 0, false, T0 + SEC),
+              WGX_COOKIE_ACCEPT);
+    wgx_noise_initiation_scratch s;
+    EXPECT_EQ(wgx_noise_consume_initiation_begin(p.b.id, init.data(), init.size(), &s), -WGX_EBADMSG);
+    // The initiation made before the rotation is a replay for the previous handle too.
+    ASSERT_EQ(wgx_noise_consume_initiation_begin(prev_id, before.data(), before.size(), &s), 0);
+    EXPECT_EQ(wgx_noise_consume_initiation_finish(prev_hs, &s, T0 + SEC), -WGX_EALREADY);
+    ASSERT_EQ(wgx_noise_consume_initiation_begin(prev_id, init.data(), init.size(), &s), 0);
+    ASSERT_EQ(wgx_noise_consume_initiation_finish(prev_hs, &s, T0 + SEC), 0);
+    Bytes resp(WGX_MSG_RESPONSE_LEN);
+    ASSERT_EQ(wgx_noise_create_response(prev_hs, resp.data(), LOCAL_B, T0 + SEC), 0);
+    ASSERT_EQ(p.consume_response(resp, T0 + SEC), 0);
+    ASSERT_EQ(wgx_noise_begin_session(p.a_hs, &ka, T0 + SEC), 0);
+    ASSERT_EQ(wgx_noise_begin_session(prev_hs, &kb, T0 + SEC), 0);
+    expect_session(ka, kb);
+    expect_transport(ka, kb);
+
+    // The grace ends: the previous identity is cleared, nothing is accepted with it.
+    ASSERT_EQ(wgx_noise_identity_set_private_key(prev_id, nullptr), 0);
+    wgx_cookie_checker_set_identity(prev_checker, prev_id);
+    EXPECT_FALSE(wgx_noise_handshake_precompute(prev_hs));
+    const Bytes late = p.initiation(T0 + 2 * SEC, WALL0 + 2);
+    EXPECT_EQ(wgx_cookie_checker_validate(prev_checker, late.data(), late.size(), nullptr, 0, false, T0 + 2 * SEC),
+              WGX_COOKIE_DROP);
+    EXPECT_EQ(wgx_noise_consume_initiation_begin(prev_id, late.data(), late.size(), &s), -WGX_ENOKEY);
+    EXPECT_TRUE(all_zero(prev_hs->precomputed_static_static, 32));
+
+    wgx_noise_handshake_copy_replay_state(nullptr, p.b_hs); // ignored
+    wgx_noise_handshake_copy_replay_state(prev_hs, nullptr);
+    wgx_noise_handshake_destroy(prev_hs);
+    wgx_cookie_checker_destroy(prev_checker);
+    wgx_noise_identity_destroy(prev_id);
+}
+
 TEST(Noise, IdentityKeys)
 {
     wgx_noise_identity *id = wgx_noise_identity_create(true);

@@ -132,7 +132,7 @@ TEST(ToolSetArgs, ErrorsNameArgumentAndExpectation)
          "address and prefix 0-32 or an IPv6 address and prefix 0-128"},
         {{"bogus"},
          "invalid argument `bogus': expected listen-port, listen-ports, rx-spread, dscp, "
-         "priority-dscp, handshake-budget, fwmark, private-key, mtu, offload or peer"},
+         "priority-dscp, handshake-budget, key-grace, fwmark, private-key, mtu, offload or peer"},
         {{"handshake-budget", "1000001"},
          "invalid handshake-budget `1000001': expected \"auto\" or initiations per second "
          "0-1000000 (0 = auto)"},
