@@ -280,6 +280,12 @@ bql_min_set() {
 	done
 }
 
+# bql_param_set 0|1 — wgx's module parameter bql (byte queue limits on its
+# transmit rings, off by default): the lane figure measures wgx with it on.
+bql_param_set() {
+	echo "$1" >/sys/module/wgx/parameters/bql
+}
+
 # sender_sampler DEV FILE — until killed, about every 0.2 s: the bytes BQL
 # counts in flight over DEV's tx queues and their limits, summed ("b TIME
 # INFLIGHT LIMIT"; for wgx the bytes waiting in or being sent from its
@@ -321,6 +327,7 @@ run_lane() {
 	local sfile spid
 	local dec_total dec_max dec_cpus
 	path=$lpath
+	bql_param_set 1
 	case $lpath in
 	wgx_nolane) path=wgx; lane_set off ;;
 	wgx_lane) path=wgx; lane_set on ;;
@@ -377,6 +384,7 @@ run_lane() {
 		decrypt_total="$dec_total" decrypt_max="$dec_max" decrypt_cpus="$dec_cpus" \
 		veth_rx_total="$CPUS_TOTAL" veth_rx_max="$CPUS_MAX" veth_rx_cpus="$CPUS_LIST"
 	if [ "$lpath" = wgx_nobql ]; then bql_min_set 0; fi
+	bql_param_set 0
 }
 
 # rotated ROUND — the active paths, rotated by ROUND so no path always goes first.

@@ -10,7 +10,8 @@
  * fills, its tx queue is stopped (the qdisc holds further packets) and woken
  * by the worker once the ring drained below half.
  *
- * Byte queue limits: a packet ndo_start_xmit accepts onto a ring is charged
+ * Byte queue limits (module parameter bql, off by default): a packet
+ * ndo_start_xmit accepts onto a ring is charged
  * to its tx queue's BQL (netdev_tx_sent_queue) and credited back
  * (netdev_tx_completed_queue) by the queue's worker when it leaves wgx:
  * sent, dropped, or staged for a handshake.  BQL stops the tx queue once
@@ -114,8 +115,9 @@ void wgx_queueing_down(struct wgx_device *wgx);
  * wgx_queueing_tx_enqueue - queue @skb (cb filled, including cb->bucket; peer
  * ref held) for encryption on tx queue @txq: on the priority lane when
  * @priority is set, the lane has room and no bulk packet of the skb's flow
- * bucket is pending, else on the bulk ring.  With @charge, skb->len is
- * charged to the tx queue's byte queue limit (which may stop the queue);
+ * bucket is pending, else on the bulk ring.  With @charge and the module
+ * parameter bql on, skb->len is charged to the tx queue's byte queue limit
+ * (which may stop the queue);
  * only ndo_start_xmit may charge, since BQL's enqueue side is serialised by
  * the tx queue's lock.  Returns false when the bulk ring is full: nothing is
  * charged and the caller still owns @skb.  Producers hold the tx queue's

@@ -131,16 +131,22 @@ bql_sum() {
 		awk '{ s += $1 } END { print s + 0 }'
 }
 
-# Byte queue limits on the encryption rings: a bulk load is charged to BQL
+# Byte queue limits on the encryption rings (module parameter bql): off by
+# default, a bulk load charges nothing; on, a bulk load is charged to BQL
 # (bytes in flight, a limit that grew from 0), every byte is credited back
 # once the load stops, and a down with the rings full (which resets BQL)
 # leaves a device that passes traffic again.
 test_bql_charges_and_credits() {
+	local param=/sys/module/wgx/parameters/bql
 	tunnel_setup wgx
 	ping_ok a 10.0.0.2
-	expect_eq "inflight when idle" 0 "$(bql_sum a inflight)"
+	expect_eq "bql parameter by default" N "$(cat $param)"
 	n b iperf3 -s -D >/dev/null
 	sleep 0.3
+	n a iperf3 -c 10.0.0.2 -P 4 -t 2 >/dev/null 2>&1
+	expect_eq "limits after a load without bql" 0 "$(bql_sum a limit)"
+	echo 1 >$param
+	expect_eq "inflight when idle" 0 "$(bql_sum a inflight)"
 	n a iperf3 -c 10.0.0.2 -P 4 -t 4 >/dev/null 2>&1 &
 	local i inflight=0 limit=0 v
 	for i in 1 2 3 4 5 6; do
@@ -168,4 +174,5 @@ test_bql_charges_and_credits() {
 	iperf_ok a 10.0.0.2 4
 	sleep 1
 	expect_eq "inflight after up and a load" 0 "$(bql_sum a inflight)"
+	echo 0 >$param
 }
