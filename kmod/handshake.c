@@ -153,6 +153,12 @@ static void wgx_handshake_consume_initiation(struct wgx_device *wgx, struct sk_b
 		ret = wgx_noise_consume_initiation_finish(hs, &scratch, now);
 	wgx_noise_initiation_scratch_wipe(&scratch);
 	if (!ret) {
+		/*
+		 * One replay state per peer, whichever of our keys it used:
+		 * an initiation held back and replayed to the other key must
+		 * not be accepted after this later one (whitepaper 5.1).
+		 */
+		wgx_noise_handshake_copy_replay_state(wgx_handshake_handle(peer, !prev), hs);
 		index = wgx_index_hashtable_insert(wgx->index_hashtable, &peer->handshake_entry);
 		ret = wgx_noise_create_response(hs, msg, le32_to_cpu(index), now);
 		if (!ret)

@@ -575,6 +575,51 @@ TEST(Noise, PreviousIdentityAnswersWithTheOldKeyAndKeepsReplayState)
     wgx_noise_identity_destroy(prev_id);
 }
 
+// The device keeps one replay state per peer across its two handles
+// (kmod/handshake.c copies it to the other handle after each accepted
+// initiation): an initiation the peer made to the old key and an attacker
+// held is refused once the peer has handshaken under the new key with a
+// later timestamp (whitepaper 5.1).
+TEST(Noise, ReplayStateFollowsAcrossCurrentAndPreviousHandles)
+{
+    Pair p;
+    wgx_noise_identity *prev_id = wgx_noise_identity_create(true);
+    ASSERT_EQ(wgx_noise_identity_set_private_key(prev_id, p.b.priv.data()), 0);
+    wgx_noise_handshake *prev_hs = wgx_noise_handshake_create(prev_id, p.a.pub.data(), nullptr, true);
+    ASSERT_NE(prev_hs, nullptr);
+    wgx_noise_handshake_copy_replay_state(prev_hs, p.b_hs);
+    Node n;
+    ASSERT_EQ(wgx_noise_identity_set_private_key(p.b.id, n.priv.data()), 0);
+    EXPECT_TRUE(wgx_noise_handshake_precompute(p.b_hs));
+    wgx_cookie_checker_set_identity(p.b.checker, p.b.id);
+
+    // a initiates to the old key at T1; an attacker holds the message.
+    const Bytes held = p.initiation(T0, WALL0 + 1);
+    // a learns the new key and handshakes under it at T2 > T1.
+    ASSERT_TRUE(wgx_noise_handshake_set_remote_static(p.a_hs, n.pub.data()));
+    const Bytes fresh = p.initiation(T0 + SEC, WALL0 + 2);
+    ASSERT_EQ(p.consume_initiation(fresh, T0 + SEC), 0);
+    wgx_noise_handshake_copy_replay_state(prev_hs, p.b_hs);
+
+    // The held initiation replayed to the old key: T1 is older than T2.
+    wgx_noise_initiation_scratch s;
+    ASSERT_EQ(wgx_noise_consume_initiation_begin(prev_id, held.data(), held.size(), &s), 0);
+    EXPECT_EQ(wgx_noise_consume_initiation_finish(prev_hs, &s, T0 + 2 * SEC), -WGX_EALREADY);
+
+    // And the other way: accepted by the previous handle, refused by the current one.
+    ASSERT_TRUE(wgx_noise_handshake_set_remote_static(p.a_hs, p.b.pub.data()));
+    const Bytes old_key = p.initiation(T0 + 3 * SEC, WALL0 + 4);
+    ASSERT_TRUE(wgx_noise_handshake_set_remote_static(p.a_hs, n.pub.data()));
+    const Bytes held_new = p.initiation(T0 + 3 * SEC, WALL0 + 3);
+    ASSERT_EQ(wgx_noise_consume_initiation_begin(prev_id, old_key.data(), old_key.size(), &s), 0);
+    ASSERT_EQ(wgx_noise_consume_initiation_finish(prev_hs, &s, T0 + 3 * SEC), 0);
+    wgx_noise_handshake_copy_replay_state(p.b_hs, prev_hs);
+    EXPECT_EQ(p.consume_initiation(held_new, T0 + 4 * SEC), -WGX_EALREADY);
+
+    wgx_noise_handshake_destroy(prev_hs);
+    wgx_noise_identity_destroy(prev_id);
+}
+
 TEST(Noise, IdentityKeys)
 {
     wgx_noise_identity *id = wgx_noise_identity_create(true);
