@@ -273,6 +273,8 @@ int wgx_device_set_private_key(struct wgx_device *wgx, const u8 *private_key)
 	if (!has_key && wgx->grace_active)
 		wgx_device_grace_wipe(wgx);	/* the new key was refused: no grace */
 	grace = wgx->grace_active;
+	if (grace)
+		wgx->grace_end = jiffies + (unsigned long)wgx->key_grace_s * HZ;
 	spin_lock_bh(&wgx->cookie_lock);
 	wgx_cookie_checker_set_identity(wgx->cookie_checker, wgx->identity);
 	spin_unlock_bh(&wgx->cookie_lock);
@@ -334,7 +336,8 @@ static void wgx_device_grace_end_worker(struct work_struct *work)
 
 	mutex_lock(&wgx->device_update_lock);
 	down_write(&wgx->identity_lock);
-	if (!wgx->grace_active) {
+	/* Not yet: this run waited for the lock while a new grace began. */
+	if (!wgx->grace_active || time_before(jiffies, wgx->grace_end)) {
 		up_write(&wgx->identity_lock);
 		goto out;
 	}

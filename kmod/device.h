@@ -103,6 +103,10 @@ struct wgx_handshake_worker {
  *	change; @prev_identity is generation @identity_gen - 1.  Under
  *	identity_lock (keypairs record it, netlink reads it).
  * @grace_active: @prev_identity holds a key; under identity_lock.
+ * @grace_end: jiffies at which the running grace period ends; under
+ *	identity_lock.  A grace worker that fires earlier (one that was waiting
+ *	for device_update_lock while a second key change started a new grace)
+ *	leaves the grace alone.
  * @key_grace_s: seconds a private key change keeps the previous key
  *	(WGX_DEVICE_A_KEY_GRACE; 0 = WireGuard's behaviour), under
  *	device_update_lock.
@@ -146,6 +150,7 @@ struct wgx_device {
 	struct wgx_cookie_checker *prev_cookie_checker;
 	u32 identity_gen;
 	bool grace_active;
+	unsigned long grace_end;
 	u32 key_grace_s;
 	struct delayed_work grace_work;
 
