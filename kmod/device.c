@@ -250,6 +250,23 @@ static bool wgx_device_peer_session_older(struct wgx_peer *peer, u32 gen, u32 ge
 	return old;
 }
 
+void wgx_device_expire_stale_sessions(struct wgx_device *wgx, struct wgx_peer *peer)
+{
+	u32 gen, gen2;
+
+	/*
+	 * A key change or grace end sweeps the sessions after changing the
+	 * identity under the write lock: a keypair installed before this
+	 * read lock was either seen by that sweep or is seen here.
+	 */
+	down_read(&wgx->identity_lock);
+	gen = wgx->identity_gen;
+	gen2 = wgx->grace_active ? gen - 1 : gen;
+	if (wgx_device_peer_session_older(peer, gen, gen2))
+		wgx_peer_expire_sending(peer);
+	up_read(&wgx->identity_lock);
+}
+
 int wgx_device_set_private_key(struct wgx_device *wgx, const u8 *private_key)
 {
 	u8 public_key[WGX_KEY_LEN];
