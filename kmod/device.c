@@ -422,6 +422,11 @@ static void wgx_destruct(struct net_device *dev)
 	list_del(&wgx->device_list);
 	rtnl_unlock();
 
+	/*
+	 * First: the grace worker takes device_update_lock and walks the
+	 * peers, so it must be gone before they are removed.
+	 */
+	cancel_delayed_work_sync(&wgx->grace_work);
 	mutex_lock(&wgx->device_update_lock);
 	rcu_assign_pointer(wgx->creating_net, NULL);
 	wgx_socket_uninit(wgx);
@@ -435,7 +440,6 @@ static void wgx_destruct(struct net_device *dev)
 	 */
 	flush_workqueue(wgx->tx_wq);
 	cancel_delayed_work_sync(&wgx->ratelimiter_gc);
-	cancel_delayed_work_sync(&wgx->grace_work);
 	wgx_handshake_uninit(wgx);
 	wgx_queueing_uninit(wgx);
 	wgx_rxspread_uninit(wgx);
