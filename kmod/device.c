@@ -185,7 +185,6 @@ static void wgx_device_grace_begin(struct wgx_device *wgx)
 {
 	u8 old_private[WGX_KEY_LEN];
 	struct wgx_peer *peer;
-	u8 psk[WGX_KEY_LEN];
 
 	lockdep_assert_held_write(&wgx->identity_lock);
 	wgx_noise_identity_get_keys(wgx->identity, NULL, old_private);
@@ -196,19 +195,15 @@ static void wgx_device_grace_begin(struct wgx_device *wgx)
 	spin_unlock_bh(&wgx->cookie_lock);
 	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
 		mutex_lock(&peer->handshake_lock);
-		wgx_noise_handshake_get_preshared_key(peer->handshake, psk);
-		peer->prev_handshake = wgx_noise_handshake_create(wgx->prev_identity,
-								  peer->public_key,
-								  memchr_inv(psk, 0, sizeof(psk)) ?
-								  psk : NULL, true);
-		wgx_noise_handshake_copy_replay_state(peer->prev_handshake, peer->handshake);
+		/* Same key as the current handle's: its DH is copied, not redone. */
+		peer->prev_handshake = wgx_noise_handshake_create_twin(wgx->prev_identity,
+								       peer->handshake, true);
 		/* Last heard under the old key: keep initiating with it. */
 		spin_lock_bh(&peer->timers_lock);
 		peer->init_prev = peer->prev_handshake && peer->walltime_last_handshake.tv_sec;
 		spin_unlock_bh(&peer->timers_lock);
 		mutex_unlock(&peer->handshake_lock);
 	}
-	memzero_explicit(psk, sizeof(psk));
 	wgx->grace_active = true;
 }
 

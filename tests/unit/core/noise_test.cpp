@@ -620,6 +620,51 @@ TEST(Noise, ReplayStateFollowsAcrossCurrentAndPreviousHandles)
     wgx_noise_identity_destroy(prev_id);
 }
 
+// A twin handle for an identity holding the same key copies the DH and
+// replay state and works as the original; for another key it computes its own.
+TEST(Noise, TwinHandleForTheSameKey)
+{
+    Pair p;
+    const Bytes before = p.initiation(T0, WALL0);
+    ASSERT_EQ(p.consume_initiation(before, T0), 0);
+    wgx_noise_identity *prev_id = wgx_noise_identity_create(true);
+    ASSERT_EQ(wgx_noise_identity_set_private_key(prev_id, p.b.priv.data()), 0);
+    wgx_noise_handshake *twin = wgx_noise_handshake_create_twin(prev_id, p.b_hs, true);
+    ASSERT_NE(twin, nullptr);
+    EXPECT_TRUE(twin->static_static_ok);
+    EXPECT_EQ(std::memcmp(twin->precomputed_static_static, p.b_hs->precomputed_static_static, 32), 0);
+    wgx_noise_initiation_scratch s;
+    ASSERT_EQ(wgx_noise_consume_initiation_begin(prev_id, before.data(), before.size(), &s), 0);
+    EXPECT_EQ(wgx_noise_consume_initiation_finish(twin, &s, T0 + SEC), -WGX_EALREADY);
+    const Bytes init = p.initiation(T0 + SEC, WALL0 + 1);
+    ASSERT_EQ(wgx_noise_consume_initiation_begin(prev_id, init.data(), init.size(), &s), 0);
+    ASSERT_EQ(wgx_noise_consume_initiation_finish(twin, &s, T0 + SEC), 0);
+    Bytes resp(WGX_MSG_RESPONSE_LEN);
+    ASSERT_EQ(wgx_noise_create_response(twin, resp.data(), LOCAL_B, T0 + SEC), 0);
+    ASSERT_EQ(p.consume_response(resp, T0 + SEC), 0);
+    wgx_keypair_keys ka{}, kb{};
+    ASSERT_EQ(wgx_noise_begin_session(p.a_hs, &ka, T0 + SEC), 0);
+    ASSERT_EQ(wgx_noise_begin_session(twin, &kb, T0 + SEC), 0);
+    expect_session(ka, kb);
+    wgx_noise_handshake_destroy(twin);
+
+    // Another key: its own DH, the same one a fresh handle computes.
+    Node n;
+    ASSERT_EQ(wgx_noise_identity_set_private_key(prev_id, n.priv.data()), 0);
+    twin = wgx_noise_handshake_create_twin(prev_id, p.b_hs, true);
+    wgx_noise_handshake *fresh = wgx_noise_handshake_create(prev_id, p.a.pub.data(), nullptr, true);
+    ASSERT_NE(twin, nullptr);
+    ASSERT_NE(fresh, nullptr);
+    EXPECT_TRUE(twin->static_static_ok);
+    EXPECT_EQ(std::memcmp(twin->precomputed_static_static, fresh->precomputed_static_static, 32), 0);
+    EXPECT_NE(std::memcmp(twin->precomputed_static_static, p.b_hs->precomputed_static_static, 32), 0);
+    EXPECT_EQ(wgx_noise_handshake_create_twin(nullptr, p.b_hs, true), nullptr);
+    EXPECT_EQ(wgx_noise_handshake_create_twin(prev_id, nullptr, true), nullptr);
+    wgx_noise_handshake_destroy(fresh);
+    wgx_noise_handshake_destroy(twin);
+    wgx_noise_identity_destroy(prev_id);
+}
+
 TEST(Noise, IdentityKeys)
 {
     wgx_noise_identity *id = wgx_noise_identity_create(true);
