@@ -188,7 +188,6 @@ static void wgx_device_grace_begin(struct wgx_device *wgx)
 {
 	u8 old_private[WGX_KEY_LEN];
 	struct wgx_peer *peer;
-	u8 psk[WGX_KEY_LEN];
 
 	lockdep_assert_held_write(&wgx->identity_lock);
 	wgx_noise_identity_get_keys(wgx->identity, NULL, old_private);
@@ -199,19 +198,15 @@ static void wgx_device_grace_begin(struct wgx_device *wgx)
 	spin_unlock_bh(&wgx->cookie_lock);
 	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
 		mutex_lock(&peer->handshake_lock);
-		wgx_noise_handshake_get_preshared_key(peer->handshake, psk);
-		peer->prev_handshake = wgx_noise_handshake_create(wgx->prev_identity,
-								  peer->public_key,
-								  memchr_inv(psk, 0, sizeof(psk)) ?
-								  psk : NULL, true);
-		wgx_noise_handshake_copy_replay_state(peer->prev_handshake, peer->handshake);
+		/* Same key as the current handle's: its DH is copied, not redone. */
+		peer->prev_handshake = wgx_noise_handshake_create_twin(wgx->prev_identity,
+								       peer->handshake, true);
 		/* Last heard under the old key: keep initiating with it. */
 		spin_lock_bh(&peer->timers_lock);
 		peer->init_prev = peer->prev_handshake && peer->walltime_last_handshake.tv_sec;
 		spin_unlock_bh(&peer->timers_lock);
 		mutex_unlock(&peer->handshake_lock);
 	}
-	memzero_explicit(psk, sizeof(psk));
 	wgx->grace_active = true;
 }
 
@@ -253,6 +248,23 @@ static bool wgx_device_peer_session_older(struct wgx_peer *peer, u32 gen, u32 ge
 	return old;
 }
 
+void wgx_device_expire_stale_sessions(struct wgx_device *wgx, struct wgx_peer *peer)
+{
+	u32 gen, gen2;
+
+	/*
+	 * A key change or grace end sweeps the sessions after changing the
+	 * identity under the write lock: a keypair installed before this
+	 * read lock was either seen by that sweep or is seen here.
+	 */
+	down_read(&wgx->identity_lock);
+	gen = wgx->identity_gen;
+	gen2 = wgx->grace_active ? gen - 1 : gen;
+	if (wgx_device_peer_session_older(peer, gen, gen2))
+		wgx_peer_expire_sending(peer);
+	up_read(&wgx->identity_lock);
+}
+
 int wgx_device_set_private_key(struct wgx_device *wgx, const u8 *private_key)
 {
 	u8 public_key[WGX_KEY_LEN];
@@ -276,6 +288,8 @@ int wgx_device_set_private_key(struct wgx_device *wgx, const u8 *private_key)
 	if (!has_key && wgx->grace_active)
 		wgx_device_grace_wipe(wgx);	/* the new key was refused: no grace */
 	grace = wgx->grace_active;
+	if (grace)
+		wgx->grace_end = jiffies + (unsigned long)wgx->key_grace_s * HZ;
 	spin_lock_bh(&wgx->cookie_lock);
 	wgx_cookie_checker_set_identity(wgx->cookie_checker, wgx->identity);
 	spin_unlock_bh(&wgx->cookie_lock);
@@ -337,7 +351,8 @@ static void wgx_device_grace_end_worker(struct work_struct *work)
 
 	mutex_lock(&wgx->device_update_lock);
 	down_write(&wgx->identity_lock);
-	if (!wgx->grace_active) {
+	/* Not yet: this run waited for the lock while a new grace began. */
+	if (!wgx->grace_active || time_before(jiffies, wgx->grace_end)) {
 		up_write(&wgx->identity_lock);
 		goto out;
 	}
@@ -405,6 +420,11 @@ static void wgx_destruct(struct net_device *dev)
 	list_del(&wgx->device_list);
 	rtnl_unlock();
 
+	/*
+	 * First: the grace worker takes device_update_lock and walks the
+	 * peers, so it must be gone before they are removed.
+	 */
+	cancel_delayed_work_sync(&wgx->grace_work);
 	mutex_lock(&wgx->device_update_lock);
 	rcu_assign_pointer(wgx->creating_net, NULL);
 	wgx_socket_uninit(wgx);
@@ -418,7 +438,6 @@ static void wgx_destruct(struct net_device *dev)
 	 */
 	flush_workqueue(wgx->tx_wq);
 	cancel_delayed_work_sync(&wgx->ratelimiter_gc);
-	cancel_delayed_work_sync(&wgx->grace_work);
 	wgx_handshake_uninit(wgx);
 	wgx_queueing_uninit(wgx);
 	wgx_rxspread_uninit(wgx);

@@ -103,6 +103,10 @@ struct wgx_handshake_worker {
  *	change; @prev_identity is generation @identity_gen - 1.  Under
  *	identity_lock (keypairs record it, netlink reads it).
  * @grace_active: @prev_identity holds a key; under identity_lock.
+ * @grace_end: jiffies at which the running grace period ends; under
+ *	identity_lock.  A grace worker that fires earlier (one that was waiting
+ *	for device_update_lock while a second key change started a new grace)
+ *	leaves the grace alone.
  * @key_grace_s: seconds a private key change keeps the previous key
  *	(WGX_DEVICE_A_KEY_GRACE; 0 = WireGuard's behaviour), under
  *	device_update_lock.
@@ -146,6 +150,7 @@ struct wgx_device {
 	struct wgx_cookie_checker *prev_cookie_checker;
 	u32 identity_gen;
 	bool grace_active;
+	unsigned long grace_end;
 	u32 key_grace_s;
 	struct delayed_work grace_work;
 
@@ -187,6 +192,16 @@ static inline void wgx_device_stats_inc(struct wgx_device *wgx, enum wgx_device_
 
 /** wgx_device_stats_read - sum of counter @stat over all CPUs. */
 u64 wgx_device_stats_read(struct wgx_device *wgx, enum wgx_device_stat stat);
+
+/**
+ * wgx_device_expire_stale_sessions - stop @peer's current and next sessions
+ * from sending if they were made with a key the device no longer holds (a
+ * handshake under the previous key finished while its grace ended, or under
+ * the old key while a key change ran: it installs its keypair after the
+ * sweep).  Call after installing a keypair.  Takes identity_lock (read);
+ * process context.
+ */
+void wgx_device_expire_stale_sessions(struct wgx_device *wgx, struct wgx_peer *peer);
 
 /** wgx_device_set_private_key - install (or clear with NULL) the static private key and
  * redo everything that depends on it.  Process context, device_update_lock held. */

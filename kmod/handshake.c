@@ -153,6 +153,12 @@ static void wgx_handshake_consume_initiation(struct wgx_device *wgx, struct sk_b
 		ret = wgx_noise_consume_initiation_finish(hs, &scratch, now);
 	wgx_noise_initiation_scratch_wipe(&scratch);
 	if (!ret) {
+		/*
+		 * One replay state per peer, whichever of our keys it used:
+		 * an initiation held back and replayed to the other key must
+		 * not be accepted after this later one (whitepaper 5.1).
+		 */
+		wgx_noise_handshake_copy_replay_state(wgx_handshake_handle(peer, !prev), hs);
 		index = wgx_index_hashtable_insert(wgx->index_hashtable, &peer->handshake_entry);
 		ret = wgx_noise_create_response(hs, msg, le32_to_cpu(index), now);
 		if (!ret)
@@ -178,6 +184,7 @@ static void wgx_handshake_consume_initiation(struct wgx_device *wgx, struct sk_b
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKES_PREVIOUS_KEY);
 	if (!wgx_handshake_session_derived(peer, skb, keypair, WGX_PEER_STAT_HANDSHAKE_INITIATIONS_RX))
 		goto out;
+	wgx_device_expire_stale_sessions(wgx, peer);
 
 	wgx_timers_any_authenticated_packet_sent(peer);
 	wgx_telemetry_response_sent(&peer->telemetry, keypair_id);
@@ -240,6 +247,7 @@ static void wgx_handshake_consume_response(struct wgx_device *wgx, struct sk_buf
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKES_PREVIOUS_KEY);
 	if (!wgx_handshake_session_derived(peer, skb, keypair, WGX_PEER_STAT_HANDSHAKE_RESPONSES_RX))
 		goto out;
+	wgx_device_expire_stale_sessions(wgx, peer);
 	/* After the roaming above, so a sample on a new path is the new path's first. */
 	wgx_telemetry_response_received(&peer->telemetry, index, now);
 	wgx_timers_handshake_complete(peer);

@@ -128,6 +128,21 @@ bool wgx_noise_handshake_precompute(struct wgx_noise_handshake *hs);
 bool wgx_noise_handshake_set_remote_static(struct wgx_noise_handshake *hs, const wgx_u8 *remote_static);
 
 /**
+ * wgx_noise_handshake_create_twin - a handle for @id for the same peer as @src:
+ * its remote static key, preshared key and replay state (as
+ * wgx_noise_handshake_copy_replay_state()), no handshake in progress.  When
+ * @id holds the private key @src's identity holds, @src's static-static DH
+ * is copied instead of computed again (a key change's grace period gives
+ * each peer such a handle for the key being replaced, with the identity
+ * lock held for writing: no DH there).  Returns NULL when out of memory or
+ * on NULL arguments.  Locking: @src's peer's handshake lock, @id and @src's
+ * identity not changing.
+ */
+struct wgx_noise_handshake *wgx_noise_handshake_create_twin(const struct wgx_noise_identity *id,
+							     const struct wgx_noise_handshake *src,
+							     bool may_sleep);
+
+/**
  * wgx_noise_handshake_copy_replay_state - give @dst the replay and flood
  * protection state of @src (the last accepted TAI64N timestamp and the time of
  * the last accepted initiation, whitepaper 5.1), nothing else.  Used when a

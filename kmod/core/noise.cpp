@@ -338,6 +338,30 @@ bool wgx_noise_handshake_set_remote_static(wgx_noise_handshake *hs, const u8 *re
     return wgx_noise_handshake_precompute(hs);
 }
 
+wgx_noise_handshake *wgx_noise_handshake_create_twin(const wgx_noise_identity *id, const wgx_noise_handshake *src,
+                                                     bool may_sleep)
+{
+    if (!id || !src)
+        return nullptr;
+    auto *hs = static_cast<wgx_noise_handshake *>(wgx_platform_zalloc(sizeof(wgx_noise_handshake), may_sleep));
+    if (!hs)
+        return nullptr;
+    hs->identity = id;
+    hs->state = WGX_HANDSHAKE_ZEROED;
+    copy_bytes(hs->remote_static, src->remote_static, KEY_LEN);
+    copy_bytes(hs->preshared_key, src->preshared_key, KEY_LEN);
+    cookie::peer_init(hs->cookie, src->remote_static);
+    wgx_noise_handshake_copy_replay_state(hs, src);
+    if (identity_usable(id) && identity_usable(src->identity) && src->static_static_ok &&
+        !wgx_platform_memneq(id->static_private, src->identity->static_private, KEY_LEN)) {
+        copy_bytes(hs->precomputed_static_static, src->precomputed_static_static, KEY_LEN);
+        hs->static_static_ok = true;
+    } else {
+        wgx_noise_handshake_precompute(hs);
+    }
+    return hs;
+}
+
 void wgx_noise_handshake_copy_replay_state(wgx_noise_handshake *dst, const wgx_noise_handshake *src)
 {
     if (!dst || !src || dst == src)

@@ -70,9 +70,10 @@
  *   WGX_DEVICE_A_HANDSHAKE_BUDGET  NLA_U32, initiations per second, 0 =
  *                               automatic (GET, wgx extension; see SET)
  *   WGX_DEVICE_A_KEY_GRACE      NLA_U32, seconds (GET, wgx extension; see SET)
- *   WGX_DEVICE_A_PREVIOUS_PUBLIC_KEY  NLA_EXACT_LEN(32), GET only, wgx
- *                               extension: the public key of the previous
- *                               private key while its grace period runs;
+ *   WGX_DEVICE_A_PREVIOUS_PUBLIC_KEY  NLA_EXACT_LEN(32) (GET,
+ *                               read-only, wgx extension): the public key
+ *                               of the previous private key while its
+ *                               grace period runs;
  *                               absent otherwise
  *   WGX_DEVICE_A_STATS          NLA_NESTED, WGX_DEVICE_STATS_A_* (GET,
  *                               read-only, wgx extension)
@@ -398,7 +399,7 @@ enum wgx_device_attribute {
 	WGX_DEVICE_A_PRIORITY_DSCP,	/* 13, u64, bit n = DSCP n */
 	WGX_DEVICE_A_HANDSHAKE_BUDGET,	/* 14, u32, initiations/s, 0 = automatic */
 	WGX_DEVICE_A_KEY_GRACE,		/* 15, u32, seconds, 0..WGX_MAX_KEY_GRACE */
-	WGX_DEVICE_A_PREVIOUS_PUBLIC_KEY, /* 16, 32 bytes, GET only, during a grace */
+	WGX_DEVICE_A_PREVIOUS_PUBLIC_KEY, /* 16, 32 bytes, read-only, during a grace */
 	__WGX_DEVICE_A_LAST
 };
 #define WGX_DEVICE_A_MAX (__WGX_DEVICE_A_LAST - 1)

@@ -575,6 +575,96 @@ TEST(Noise, PreviousIdentityAnswersWithTheOldKeyAndKeepsReplayState)
     wgx_noise_identity_destroy(prev_id);
 }
 
+// The device keeps one replay state per peer across its two handles
+// (kmod/handshake.c copies it to the other handle after each accepted
+// initiation): an initiation the peer made to the old key and an attacker
+// held is refused once the peer has handshaken under the new key with a
+// later timestamp (whitepaper 5.1).
+TEST(Noise, ReplayStateFollowsAcrossCurrentAndPreviousHandles)
+{
+    Pair p;
+    wgx_noise_identity *prev_id = wgx_noise_identity_create(true);
+    ASSERT_EQ(wgx_noise_identity_set_private_key(prev_id, p.b.priv.data()), 0);
+    wgx_noise_handshake *prev_hs = wgx_noise_handshake_create(prev_id, p.a.pub.data(), nullptr, true);
+    ASSERT_NE(prev_hs, nullptr);
+    wgx_noise_handshake_copy_replay_state(prev_hs, p.b_hs);
+    Node n;
+    ASSERT_EQ(wgx_noise_identity_set_private_key(p.b.id, n.priv.data()), 0);
+    EXPECT_TRUE(wgx_noise_handshake_precompute(p.b_hs));
+    wgx_cookie_checker_set_identity(p.b.checker, p.b.id);
+
+    // a initiates to the old key at T1; an attacker holds the message.
+    const Bytes held = p.initiation(T0, WALL0 + 1);
+    // a learns the new key and handshakes under it at T2 > T1.
+    ASSERT_TRUE(wgx_noise_handshake_set_remote_static(p.a_hs, n.pub.data()));
+    const Bytes fresh = p.initiation(T0 + SEC, WALL0 + 2);
+    ASSERT_EQ(p.consume_initiation(fresh, T0 + SEC), 0);
+    wgx_noise_handshake_copy_replay_state(prev_hs, p.b_hs);
+
+    // The held initiation replayed to the old key: T1 is older than T2.
+    wgx_noise_initiation_scratch s;
+    ASSERT_EQ(wgx_noise_consume_initiation_begin(prev_id, held.data(), held.size(), &s), 0);
+    EXPECT_EQ(wgx_noise_consume_initiation_finish(prev_hs, &s, T0 + 2 * SEC), -WGX_EALREADY);
+
+    // And the other way: accepted by the previous handle, refused by the current one.
+    ASSERT_TRUE(wgx_noise_handshake_set_remote_static(p.a_hs, p.b.pub.data()));
+    const Bytes old_key = p.initiation(T0 + 3 * SEC, WALL0 + 4);
+    ASSERT_TRUE(wgx_noise_handshake_set_remote_static(p.a_hs, n.pub.data()));
+    const Bytes held_new = p.initiation(T0 + 3 * SEC, WALL0 + 3);
+    ASSERT_EQ(wgx_noise_consume_initiation_begin(prev_id, old_key.data(), old_key.size(), &s), 0);
+    ASSERT_EQ(wgx_noise_consume_initiation_finish(prev_hs, &s, T0 + 3 * SEC), 0);
+    wgx_noise_handshake_copy_replay_state(p.b_hs, prev_hs);
+    EXPECT_EQ(p.consume_initiation(held_new, T0 + 4 * SEC), -WGX_EALREADY);
+
+    wgx_noise_handshake_destroy(prev_hs);
+    wgx_noise_identity_destroy(prev_id);
+}
+
+// A twin handle for an identity holding the same key copies the DH and
+// replay state and works as the original; for another key it computes its own.
+TEST(Noise, TwinHandleForTheSameKey)
+{
+    Pair p;
+    const Bytes before = p.initiation(T0, WALL0);
+    ASSERT_EQ(p.consume_initiation(before, T0), 0);
+    wgx_noise_identity *prev_id = wgx_noise_identity_create(true);
+    ASSERT_EQ(wgx_noise_identity_set_private_key(prev_id, p.b.priv.data()), 0);
+    wgx_noise_handshake *twin = wgx_noise_handshake_create_twin(prev_id, p.b_hs, true);
+    ASSERT_NE(twin, nullptr);
+    EXPECT_TRUE(twin->static_static_ok);
+    EXPECT_EQ(std::memcmp(twin->precomputed_static_static, p.b_hs->precomputed_static_static, 32), 0);
+    wgx_noise_initiation_scratch s;
+    ASSERT_EQ(wgx_noise_consume_initiation_begin(prev_id, before.data(), before.size(), &s), 0);
+    EXPECT_EQ(wgx_noise_consume_initiation_finish(twin, &s, T0 + SEC), -WGX_EALREADY);
+    const Bytes init = p.initiation(T0 + SEC, WALL0 + 1);
+    ASSERT_EQ(wgx_noise_consume_initiation_begin(prev_id, init.data(), init.size(), &s), 0);
+    ASSERT_EQ(wgx_noise_consume_initiation_finish(twin, &s, T0 + SEC), 0);
+    Bytes resp(WGX_MSG_RESPONSE_LEN);
+    ASSERT_EQ(wgx_noise_create_response(twin, resp.data(), LOCAL_B, T0 + SEC), 0);
+    ASSERT_EQ(p.consume_response(resp, T0 + SEC), 0);
+    wgx_keypair_keys ka{}, kb{};
+    ASSERT_EQ(wgx_noise_begin_session(p.a_hs, &ka, T0 + SEC), 0);
+    ASSERT_EQ(wgx_noise_begin_session(twin, &kb, T0 + SEC), 0);
+    expect_session(ka, kb);
+    wgx_noise_handshake_destroy(twin);
+
+    // Another key: its own DH, the same one a fresh handle computes.
+    Node n;
+    ASSERT_EQ(wgx_noise_identity_set_private_key(prev_id, n.priv.data()), 0);
+    twin = wgx_noise_handshake_create_twin(prev_id, p.b_hs, true);
+    wgx_noise_handshake *fresh = wgx_noise_handshake_create(prev_id, p.a.pub.data(), nullptr, true);
+    ASSERT_NE(twin, nullptr);
+    ASSERT_NE(fresh, nullptr);
+    EXPECT_TRUE(twin->static_static_ok);
+    EXPECT_EQ(std::memcmp(twin->precomputed_static_static, fresh->precomputed_static_static, 32), 0);
+    EXPECT_NE(std::memcmp(twin->precomputed_static_static, p.b_hs->precomputed_static_static, 32), 0);
+    EXPECT_EQ(wgx_noise_handshake_create_twin(nullptr, p.b_hs, true), nullptr);
+    EXPECT_EQ(wgx_noise_handshake_create_twin(prev_id, nullptr, true), nullptr);
+    wgx_noise_handshake_destroy(fresh);
+    wgx_noise_handshake_destroy(twin);
+    wgx_noise_identity_destroy(prev_id);
+}
+
 TEST(Noise, IdentityKeys)
 {
     wgx_noise_identity *id = wgx_noise_identity_create(true);
