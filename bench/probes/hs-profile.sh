@@ -7,16 +7,7 @@
 # Per kind: wave 1 untraced (poll 5 ms), wave 2 untraced (poll 200 ms),
 # wave 3 with function_graph on the handshake functions + workqueue events,
 # wave 4 with the function tracer (call counts only).
-set -u
-R=$(cd "$(dirname "$0")/../.." && pwd)
-. $R/tests/integration/lib.sh
-D=${1:-$R/build/hsprof}
-OUT=$D/out; mkdir -p $OUT
-NL=$R/build/bench/wgx-bench-nl
-modprobe wireguard
-netns_cleanup; netns_pair a b
-T=/sys/kernel/tracing
-mountpoint -q $T || mount -t tracefs nodev $T
+. "$(dirname "$0")/common.sh" out "${1:-}"
 for kind in wireguard wgx; do
 	if [ $kind = wgx ]; then pre=hx tool=$WGX_TOOL; else pre=hk tool=wg; fi
 	resp=${pre}r0

@@ -1,16 +1,7 @@
 #!/usr/bin/env bash
 # bench/probes/up-profile.sh [DIR] — issue #16 (c), part 2: what `ip link set up` of 100 single-peer
 # devices costs, wgx vs wireguard.ko (the handshake wave tracks it).
-set -u
-R=$(cd "$(dirname "$0")/../.." && pwd)
-. $R/tests/integration/lib.sh
-D=${1:-$R/build/hsprof}
-OUT=$D/up; mkdir -p $OUT
-NL=$R/build/bench/wgx-bench-nl
-modprobe wireguard
-netns_cleanup; netns_pair a b
-T=/sys/kernel/tracing
-mountpoint -q $T || mount -t tracefs nodev $T
+. "$(dirname "$0")/common.sh" up "${1:-}"
 for kind in wireguard wgx; do
 	if [ $kind = wgx ]; then pre=hx; else pre=hk; fi
 	ip -n a -batch $D/add-$kind.batch

@@ -280,19 +280,33 @@ bool wgx_noise_identity_get_keys(const wgx_noise_identity *id, u8 *public_key, u
 
 // ---- handshake handle ----
 
-wgx_noise_handshake *wgx_noise_handshake_create(const wgx_noise_identity *id, const u8 *remote_static,
-                                                const u8 *preshared_key, bool may_sleep)
+namespace {
+
+// A zeroed handle of @id for the peer @remote_static (KEY_LEN bytes), its
+// cookie state keyed to that peer; nullptr when out of memory.
+wgx_noise_handshake *handshake_alloc(const wgx_noise_identity *id, const u8 *remote_static, bool may_sleep)
 {
-    if (!id || !remote_static)
-        return nullptr;
     auto *hs = static_cast<wgx_noise_handshake *>(wgx_platform_zalloc(sizeof(wgx_noise_handshake), may_sleep));
     if (!hs)
         return nullptr;
     hs->identity = id;
     hs->state = WGX_HANDSHAKE_ZEROED;
     copy_bytes(hs->remote_static, remote_static, KEY_LEN);
-    wgx_noise_handshake_set_preshared_key(hs, preshared_key);
     cookie::peer_init(hs->cookie, remote_static);
+    return hs;
+}
+
+} // namespace
+
+wgx_noise_handshake *wgx_noise_handshake_create(const wgx_noise_identity *id, const u8 *remote_static,
+                                                const u8 *preshared_key, bool may_sleep)
+{
+    if (!id || !remote_static)
+        return nullptr;
+    auto *hs = handshake_alloc(id, remote_static, may_sleep);
+    if (!hs)
+        return nullptr;
+    wgx_noise_handshake_set_preshared_key(hs, preshared_key);
     wgx_noise_handshake_precompute(hs);
     return hs;
 }
@@ -343,14 +357,10 @@ wgx_noise_handshake *wgx_noise_handshake_create_twin(const wgx_noise_identity *i
 {
     if (!id || !src)
         return nullptr;
-    auto *hs = static_cast<wgx_noise_handshake *>(wgx_platform_zalloc(sizeof(wgx_noise_handshake), may_sleep));
+    auto *hs = handshake_alloc(id, src->remote_static, may_sleep);
     if (!hs)
         return nullptr;
-    hs->identity = id;
-    hs->state = WGX_HANDSHAKE_ZEROED;
-    copy_bytes(hs->remote_static, src->remote_static, KEY_LEN);
     copy_bytes(hs->preshared_key, src->preshared_key, KEY_LEN);
-    cookie::peer_init(hs->cookie, src->remote_static);
     wgx_noise_handshake_copy_replay_state(hs, src);
     if (identity_usable(id) && identity_usable(src->identity) && src->static_static_ok &&
         !wgx_platform_memneq(id->static_private, src->identity->static_private, KEY_LEN)) {
