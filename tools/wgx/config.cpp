@@ -47,6 +47,7 @@ class ConfigParser {
             r_.device.dscp_copy = false;
             r_.device.priority_dscp = WGX_PRIORITY_DSCP_DEFAULT;
             r_.device.handshake_budget = 0;
+            r_.device.key_grace = 0;
         }
     }
 
@@ -181,6 +182,12 @@ class ConfigParser {
                 d.handshake_budget = n;
             else
                 invalid("HandshakeBudget", value, expected);
+        } else if (iequals(key, "KeyGrace")) {
+            std::uint32_t n;
+            if (parse_key_grace(value, n, expected))
+                d.key_grace = n;
+            else
+                invalid("KeyGrace", value, expected);
         } else if (iequals(key, "FwMark")) {
             std::uint32_t m;
             if (parse_fwmark(value, m, expected))
@@ -197,11 +204,11 @@ class ConfigParser {
             error("unknown key " + quoted(key) +
                   " in [Interface]: it belongs in a [Peer] section; [Interface] accepts "
                   "PrivateKey, ListenPort, ListenPorts, RxSpread, DSCP, PriorityDSCP, HandshakeBudget, "
-                  "FwMark and MTU");
+                  "KeyGrace, FwMark and MTU");
         } else {
             error("unknown key " + quoted(key) +
                   " in [Interface]: expected PrivateKey, ListenPort, ListenPorts, RxSpread, DSCP, "
-                  "PriorityDSCP, HandshakeBudget, FwMark or MTU");
+                  "PriorityDSCP, HandshakeBudget, KeyGrace, FwMark or MTU");
         }
     }
 
@@ -243,7 +250,7 @@ class ConfigParser {
         } else if (iequals(key, "PrivateKey") || iequals(key, "ListenPort") ||
                    iequals(key, "ListenPorts") || iequals(key, "RxSpread") ||
                    iequals(key, "DSCP") || iequals(key, "PriorityDSCP") ||
-                   iequals(key, "HandshakeBudget") ||
+                   iequals(key, "HandshakeBudget") || iequals(key, "KeyGrace") ||
                    iequals(key, "FwMark") || iequals(key, "MTU")) {
             error("unknown key " + quoted(key) +
                   " in [Peer]: it belongs in the [Interface] section; [Peer] accepts " +

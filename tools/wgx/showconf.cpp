@@ -27,6 +27,8 @@ std::string format_showconf(const Device &dev)
         s += "PriorityDSCP = " + format_dscp_set(*dev.priority_dscp) + "\n";
     if (dev.handshake_budget.value_or(0))
         s += "HandshakeBudget = " + std::to_string(*dev.handshake_budget) + "\n";
+    if (dev.key_grace.value_or(0))
+        s += "KeyGrace = " + std::to_string(*dev.key_grace) + "\n";
     if (dev.fwmark.value_or(0)) {
         char buf[32];
         snprintf(buf, sizeof(buf), "FwMark = 0x%x\n", *dev.fwmark);

@@ -51,7 +51,7 @@ void usage(FILE *f)
             "rx-spread on|off' (decrypt a one-port peer on every CPU, deliver in order), `set <interface> "
             "dscp copy|clear priority-dscp <list>' (inner DSCP on the outer header; priority lane), "
             "`set <interface> handshake-budget <per second>|auto' (pace handshake initiations), "
-            "`MTU =', `ListenPorts =', `RxSpread =', `DSCP =', `PriorityDSCP =' and `HandshakeBudget =' in [Interface], `show --json', `show --prometheus', "
+            "`MTU =', `ListenPorts =', `RxSpread =', `DSCP =', `PriorityDSCP =', `HandshakeBudget =' and `KeyGrace =' in [Interface], `show --json', `show --prometheus', "
             "`top', `exporter'.\n");
 }
 

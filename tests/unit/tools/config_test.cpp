@@ -75,6 +75,13 @@ TEST(ToolConfig, ListenPortsRoundTrips)
     EXPECT_EQ(b.device.handshake_budget, 20u);
     EXPECT_EQ(format_showconf(b.device), budget);
 
+    // KeyGrace: printed when not 0, and read back.
+    const std::string grace = "[Interface]\nKeyGrace = 30\n\n";
+    ParseResult g = parse_config(grace, "grace.conf", test_options());
+    ASSERT_TRUE(g.ok()) << g.errors[0];
+    EXPECT_EQ(g.device.key_grace, 30u);
+    EXPECT_EQ(format_showconf(g.device), grace);
+
     ParseResult one = parse_config("[Interface]\nListenPorts = 1\n", "one.conf", test_options());
     ASSERT_TRUE(one.ok());
     EXPECT_EQ(one.device.listen_ports, 1);
@@ -86,6 +93,8 @@ TEST(ToolConfig, ListenPortsRoundTrips)
     EXPECT_EQ(format_showconf(one.device).find("DSCP"), std::string::npos);
     EXPECT_EQ(one.device.handshake_budget, 0u);
     EXPECT_EQ(format_showconf(one.device).find("HandshakeBudget"), std::string::npos);
+    EXPECT_EQ(one.device.key_grace, 0u);
+    EXPECT_EQ(format_showconf(one.device).find("KeyGrace"), std::string::npos);
 
     ParseResult misplaced = parse_config(
         "[Peer]\nPublicKey = " + std::string(test::kPub2) + "\nListenPorts = 2\n", "p.conf",

@@ -46,6 +46,12 @@ TEST(ToolValues, OffValuesAndNumberForms)
     for (const char *bad : {"", "1000001", "-1", "0x10", "20/s", "automatic", "4294967296"})
         EXPECT_FALSE(iface(std::string("HandshakeBudget = ") + bad).ok()) << bad;
 
+    EXPECT_EQ(iface("KeyGrace = 30").device.key_grace, 30u);
+    EXPECT_EQ(iface("keygrace = 0").device.key_grace, 0u);
+    EXPECT_EQ(iface("KeyGrace = 86400").device.key_grace, 86400u);
+    for (const char *bad : {"", "86401", "-1", "0x10", "30s", "auto", "4294967296"})
+        EXPECT_FALSE(iface(std::string("KeyGrace = ") + bad).ok()) << bad;
+
     EXPECT_EQ(iface("DSCP = copy").device.dscp_copy, true);
     EXPECT_EQ(iface("dscp = CLEAR").device.dscp_copy, false);
     for (const char *bad : {"", "on", "1", "copyy", "AF41"})
