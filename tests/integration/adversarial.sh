@@ -76,7 +76,12 @@ test_random_udp_payloads() {
 	echo "device counters: malformed $m0 -> $m1, mac1 $h0 -> $h1, unknown index $i0 -> $i1, queue drops $q0 -> $q1 (seed $seed)"
 	expect_eq "rx_drop_malformed increase (seed $seed)" "$malformed" "$((m1 - m0))"
 	expect_eq "rx_drop_mac1 increase + queue drops (seed $seed)" "$((mac1))" "$((h1 - h0 + q1 - q0))"
-	expect_eq "rx_drop_unknown_index increase (seed $seed)" "$((unknown))" "$((i1 - i0))"
+	# Every garbage packet naming an index is counted; on the slow debug
+	# kernel a few of b's own packets can be too (CI 2026-12-02: 3 more,
+	# the session b used being replaced meanwhile): at most 5 more pass.
+	local di=$((i1 - i0))
+	[ "$di" -ge "$unknown" ] && [ "$di" -le $((unknown + 5)) ] ||
+		fail "rx_drop_unknown_index increase (seed $seed): expected $unknown (at most 5 more), got $di"
 	adv_traffic_ok
 	expect_eq "peers of a" "$KB_pub" "$(n a "$WGX_TOOL" show wgt0 peers)"
 }
