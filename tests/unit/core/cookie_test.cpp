@@ -6,16 +6,17 @@
 
 #include <wgx/core.h>
 
+#include "core_test_util.hpp"
 #include "noise.hpp"
 
-#include <array>
 #include <cstring>
 #include <vector>
 
 namespace {
 
-using Bytes = std::vector<wgx_u8>;
-using Key = std::array<wgx_u8, 32>;
+using wgx::test::all_zero;
+using wgx::test::Bytes;
+using wgx::test::Node;
 
 constexpr wgx_u64 SEC = 1000000000ULL;
 constexpr wgx_u64 T0 = 5000 * SEC;
@@ -26,42 +27,9 @@ constexpr wgx_u32 LOCAL_A = 0x01020304, LOCAL_B = 0x0a0b0c0d;
 const Bytes SRC_A = {192, 0, 2, 1, 0xca, 0x6c};
 const Bytes SRC_OTHER = {192, 0, 2, 2, 0xca, 0x6c};
 
-bool all_zero(const wgx_u8 *p, size_t n)
-{
-    for (size_t i = 0; i < n; ++i)
-        if (p[i])
-            return false;
-    return true;
-}
-
-struct Node {
-    wgx_noise_identity *id = wgx_noise_identity_create(true);
-    wgx_cookie_checker *checker = wgx_cookie_checker_create(true);
-    Key priv{}, pub{};
-    Node()
-    {
-        wgx_platform_curve25519_generate_secret(priv.data());
-        EXPECT_EQ(wgx_noise_identity_set_private_key(id, priv.data()), 0);
-        EXPECT_TRUE(wgx_noise_identity_get_keys(id, pub.data(), nullptr));
-        wgx_cookie_checker_set_identity(checker, id);
-    }
-    ~Node()
-    {
-        wgx_cookie_checker_destroy(checker);
-        wgx_noise_identity_destroy(id);
-    }
-};
-
-struct Pair {
-    Node a, b;
-    wgx_noise_handshake *a_hs = wgx_noise_handshake_create(a.id, b.pub.data(), nullptr, true);
-    wgx_noise_handshake *b_hs = wgx_noise_handshake_create(b.id, a.pub.data(), nullptr, true);
+struct Pair : wgx::test::NodePair {
     wgx_u64 wall = WALL0;
-    ~Pair()
-    {
-        wgx_noise_handshake_destroy(a_hs);
-        wgx_noise_handshake_destroy(b_hs);
-    }
+
     Bytes initiation(wgx_u64 now)
     {
         Bytes m(WGX_MSG_INITIATION_LEN);

@@ -28,6 +28,8 @@
 #include <wgx/core.h>
 #include <wgx/core_test.h>
 
+#include "core_test_util.hpp"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -54,8 +56,8 @@
 
 namespace {
 
-using Bytes = std::vector<wgx_u8>;
-using Key = std::array<wgx_u8, 32>;
+using wgx::test::Bytes;
+using wgx::test::Key;
 
 constexpr const char *OUTER_A = "10.231.0.1";
 constexpr const char *OUTER_B = "10.231.0.2";
@@ -426,25 +428,10 @@ struct Env {
 };
 
 // The core's side: identity, cookie checker and the handshake for wireguard-go.
-struct Core {
-    wgx_noise_identity *id = wgx_noise_identity_create(true);
-    wgx_cookie_checker *checker = wgx_cookie_checker_create(true);
+struct Core : wgx::test::Node {
     wgx_noise_handshake *hs = nullptr;
-    Key priv{}, pub{};
 
-    Core()
-    {
-        wgx_platform_curve25519_generate_secret(priv.data());
-        EXPECT_EQ(wgx_noise_identity_set_private_key(id, priv.data()), 0);
-        EXPECT_TRUE(wgx_noise_identity_get_keys(id, pub.data(), nullptr));
-        wgx_cookie_checker_set_identity(checker, id);
-    }
-    ~Core()
-    {
-        wgx_noise_handshake_destroy(hs);
-        wgx_cookie_checker_destroy(checker);
-        wgx_noise_identity_destroy(id);
-    }
+    ~Core() { wgx_noise_handshake_destroy(hs); }
 };
 
 #define SKIP_UNLESS_ROOT_AND_TUN()                                                                       \

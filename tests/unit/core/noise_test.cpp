@@ -8,6 +8,7 @@
 #include <wgx/core.h>
 #include <wgx/core_test.h>
 
+#include "core_test_util.hpp"
 #include "noise.hpp"
 
 #include <array>
@@ -18,57 +19,18 @@
 
 namespace {
 
-using Bytes = std::vector<wgx_u8>;
-using Key = std::array<wgx_u8, 32>;
+using wgx::test::all_zero;
+using wgx::test::Bytes;
+using wgx::test::Key;
+using wgx::test::Node;
 
 constexpr wgx_u64 SEC = 1000000000ULL;
 constexpr wgx_u64 T0 = 1000 * SEC;                 // monotonic base
 constexpr wgx_u64 WALL0 = 1700000000ULL;           // real time base, seconds
 constexpr wgx_u32 LOCAL_A = 0x11223344, LOCAL_B = 0xa0b0c0d0;
 
-bool all_zero(const void *p, size_t n)
-{
-    auto *b = static_cast<const wgx_u8 *>(p);
-    for (size_t i = 0; i < n; ++i)
-        if (b[i])
-            return false;
-    return true;
-}
-
-struct Node {
-    wgx_noise_identity *id = wgx_noise_identity_create(true);
-    wgx_cookie_checker *checker = wgx_cookie_checker_create(true);
-    Key priv{}, pub{};
-
-    Node()
-    {
-        wgx_platform_curve25519_generate_secret(priv.data());
-        EXPECT_EQ(wgx_noise_identity_set_private_key(id, priv.data()), 0);
-        EXPECT_TRUE(wgx_noise_identity_get_keys(id, pub.data(), nullptr));
-        wgx_cookie_checker_set_identity(checker, id);
-    }
-    ~Node()
-    {
-        wgx_cookie_checker_destroy(checker);
-        wgx_noise_identity_destroy(id);
-    }
-};
-
-struct Pair {
-    Node a, b;
-    wgx_noise_handshake *a_hs = nullptr; // a's state for peer b
-    wgx_noise_handshake *b_hs = nullptr; // b's state for peer a
-
-    explicit Pair(const wgx_u8 *psk_a = nullptr, const wgx_u8 *psk_b = nullptr)
-    {
-        a_hs = wgx_noise_handshake_create(a.id, b.pub.data(), psk_a, true);
-        b_hs = wgx_noise_handshake_create(b.id, a.pub.data(), psk_b, true);
-    }
-    ~Pair()
-    {
-        wgx_noise_handshake_destroy(a_hs);
-        wgx_noise_handshake_destroy(b_hs);
-    }
+struct Pair : wgx::test::NodePair {
+    using NodePair::NodePair;
 
     Bytes initiation(wgx_u64 now = T0, wgx_u64 wall = WALL0)
     {

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// Shared helpers for the kmod/core unit tests: core instances with a fresh
+// static key and a pair of them with a handshake handle each for the other.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <wgx/core.h>
+
+#include <array>
+#include <vector>
+
+namespace wgx::test {
+
+using Bytes = std::vector<wgx_u8>;
+using Key = std::array<wgx_u8, 32>;
+
+// True if the @n bytes at @p are all zero.
+inline bool all_zero(const void *p, size_t n)
+{
+    auto *b = static_cast<const wgx_u8 *>(p);
+    for (size_t i = 0; i < n; ++i)
+        if (b[i])
+            return false;
+    return true;
+}
+
+// One core instance: an identity holding a random static key (@priv, @pub)
+// and a cookie checker for it; both destroyed with the Node.
+struct Node {
+    wgx_noise_identity *id = wgx_noise_identity_create(true);
+    wgx_cookie_checker *checker = wgx_cookie_checker_create(true);
+    Key priv{}, pub{};
+
+    Node()
+    {
+        wgx_platform_curve25519_generate_secret(priv.data());
+        EXPECT_EQ(wgx_noise_identity_set_private_key(id, priv.data()), 0);
+        EXPECT_TRUE(wgx_noise_identity_get_keys(id, pub.data(), nullptr));
+        wgx_cookie_checker_set_identity(checker, id);
+    }
+    ~Node()
+    {
+        wgx_cookie_checker_destroy(checker);
+        wgx_noise_identity_destroy(id);
+    }
+    Node(const Node &) = delete;
+    Node &operator=(const Node &) = delete;
+};
+
+// Two core instances a and b, each with a handshake handle for the other
+// (@psk_a, @psk_b: the preshared key each side uses, nullptr for none); the
+// handles are destroyed with the pair.  The tests derive their Pair from it
+// with the message helpers they need.
+struct NodePair {
+    Node a, b;
+    wgx_noise_handshake *a_hs = nullptr; // a's state for peer b
+    wgx_noise_handshake *b_hs = nullptr; // b's state for peer a
+
+    explicit NodePair(const wgx_u8 *psk_a = nullptr, const wgx_u8 *psk_b = nullptr)
+    {
+        a_hs = wgx_noise_handshake_create(a.id, b.pub.data(), psk_a, true);
+        b_hs = wgx_noise_handshake_create(b.id, a.pub.data(), psk_b, true);
+    }
+    ~NodePair()
+    {
+        wgx_noise_handshake_destroy(a_hs);
+        wgx_noise_handshake_destroy(b_hs);
+    }
+    NodePair(const NodePair &) = delete;
+    NodePair &operator=(const NodePair &) = delete;
+};
+
+} // namespace wgx::test
