@@ -47,6 +47,19 @@ struct Node {
     }
     Node(const Node &) = delete;
     Node &operator=(const Node &) = delete;
+
+    // Takes the static key of @n as a key change does in the glue: the
+    // identity, @hs (this node's handle for its peer) and the cookie checker
+    // follow, and so do @priv and @pub.  Fatal failures: wrap the call in
+    // ASSERT_NO_FATAL_FAILURE.
+    void take_key(const Node &n, wgx_noise_handshake *hs)
+    {
+        ASSERT_EQ(wgx_noise_identity_set_private_key(id, n.priv.data()), 0);
+        EXPECT_TRUE(wgx_noise_handshake_precompute(hs));
+        wgx_cookie_checker_set_identity(checker, id);
+        priv = n.priv;
+        pub = n.pub;
+    }
 };
 
 // Two core instances a and b, each with a handshake handle for the other

@@ -29,6 +29,26 @@ constexpr wgx_u64 T0 = 1000 * SEC;                 // monotonic base
 constexpr wgx_u64 WALL0 = 1700000000ULL;           // real time base, seconds
 constexpr wgx_u32 LOCAL_A = 0x11223344, LOCAL_B = 0xa0b0c0d0;
 
+// b's old key during a rotation with a grace period (docs/rotation.md), as
+// the glue keeps it: a second identity and cookie checker holding the old key
+// (@pub its public half) and a handle for peer a; destroyed at scope exit.
+struct Grace {
+    wgx_noise_identity *id = wgx_noise_identity_create(true);
+    wgx_cookie_checker *checker = wgx_cookie_checker_create(true);
+    wgx_noise_handshake *hs = nullptr;
+    Key pub{};
+
+    Grace() = default;
+    Grace(const Grace &) = delete;
+    Grace &operator=(const Grace &) = delete;
+    ~Grace()
+    {
+        wgx_noise_handshake_destroy(hs);
+        wgx_cookie_checker_destroy(checker);
+        wgx_noise_identity_destroy(id);
+    }
+};
+
 struct Pair : wgx::test::NodePair {
     using NodePair::NodePair;
 
@@ -78,6 +98,21 @@ struct Pair : wgx::test::NodePair {
         ASSERT_EQ(consume_response(resp, now), 0);
         ASSERT_EQ(wgx_noise_begin_session(a_hs, &ka, now), 0);
         ASSERT_EQ(wgx_noise_begin_session(b_hs, &kb, now), 0);
+    }
+
+    // Rotates b's static key to @n's with a grace period, as the glue does:
+    // b's old key goes to @g, whose handle for a takes the replay state of
+    // b's handle, then b's identity, handle and checker take the new key.
+    // Fatal failures: wrap the call in ASSERT_NO_FATAL_FAILURE.
+    void rotate_b(Grace &g, const Node &n)
+    {
+        ASSERT_EQ(wgx_noise_identity_set_private_key(g.id, b.priv.data()), 0);
+        wgx_cookie_checker_set_identity(g.checker, g.id);
+        g.pub = b.pub;
+        g.hs = wgx_noise_handshake_create(g.id, a.pub.data(), nullptr, true);
+        ASSERT_NE(g.hs, nullptr);
+        wgx_noise_handshake_copy_replay_state(g.hs, b_hs);
+        ASSERT_NO_FATAL_FAILURE(b.take_key(n, b_hs));
     }
 };
 
@@ -455,10 +490,7 @@ TEST(Noise, RekeyedPeerHandshakesUnderItsNewKey)
     p.handshake(ka, kb);
     // a rotates its static key; b still expects the old one.
     Node n;
-    ASSERT_EQ(wgx_noise_identity_set_private_key(p.a.id, n.priv.data()), 0);
-    EXPECT_TRUE(wgx_noise_handshake_precompute(p.a_hs));
-    wgx_cookie_checker_set_identity(p.a.checker, p.a.id);
-    p.a.pub = n.pub;
+    ASSERT_NO_FATAL_FAILURE(p.a.take_key(n, p.a_hs));
     EXPECT_EQ(p.consume_initiation(p.initiation(T0 + 1'000'000'000, WALL0 + 1), T0 + 1'000'000'000), -WGX_EINVAL);
     // b re-keys its peer a in place: the next handshake works under the new key.
     EXPECT_TRUE(wgx_noise_handshake_set_remote_static(p.b_hs, n.pub.data()));
@@ -485,56 +517,45 @@ TEST(Noise, PreviousIdentityAnswersWithTheOldKeyAndKeepsReplayState)
     ASSERT_EQ(p.consume_initiation(before, T0), 0);
     wgx_noise_handshake_clear(p.b_hs);
 
-    // b's previous identity: the old key, its checker, a handle for peer a.
-    wgx_noise_identity *prev_id = wgx_noise_identity_create(true);
-    wgx_cookie_checker *prev_checker = wgx_cookie_checker_create(true);
-    ASSERT_EQ(wgx_noise_identity_set_private_key(prev_id, p.b.priv.data()), 0);
-    wgx_cookie_checker_set_identity(prev_checker, prev_id);
-    wgx_noise_handshake *prev_hs = wgx_noise_handshake_create(prev_id, p.a.pub.data(), nullptr, true);
-    ASSERT_NE(prev_hs, nullptr);
-    wgx_noise_handshake_copy_replay_state(prev_hs, p.b_hs);
-    // b takes a new key: its current handle and checker follow it.
+    // b's previous identity keeps the old key, its checker, a handle for
+    // peer a; b takes a new key: its current handle and checker follow it.
+    Grace prev;
     Node n;
-    ASSERT_EQ(wgx_noise_identity_set_private_key(p.b.id, n.priv.data()), 0);
-    EXPECT_TRUE(wgx_noise_handshake_precompute(p.b_hs));
-    wgx_cookie_checker_set_identity(p.b.checker, p.b.id);
+    ASSERT_NO_FATAL_FAILURE(p.rotate_b(prev, n));
 
     // a still knows b's old key: the current checker drops it, the previous accepts.
     const Bytes init = p.initiation(T0 + SEC, WALL0 + 1);
     EXPECT_EQ(wgx_cookie_checker_validate(p.b.checker, init.data(), init.size(), nullptr, 0, false, T0 + SEC),
               WGX_COOKIE_DROP);
-    ASSERT_EQ(wgx_cookie_checker_validate(prev_checker, init.data(), init.size(), nullptr, 0, false, T0 + SEC),
+    ASSERT_EQ(wgx_cookie_checker_validate(prev.checker, init.data(), init.size(), nullptr, 0, false, T0 + SEC),
               WGX_COOKIE_ACCEPT);
     wgx_noise_initiation_scratch s;
     EXPECT_EQ(wgx_noise_consume_initiation_begin(p.b.id, init.data(), init.size(), &s), -WGX_EBADMSG);
     // The initiation made before the rotation is a replay for the previous handle too.
-    ASSERT_EQ(wgx_noise_consume_initiation_begin(prev_id, before.data(), before.size(), &s), 0);
-    EXPECT_EQ(wgx_noise_consume_initiation_finish(prev_hs, &s, T0 + SEC), -WGX_EALREADY);
-    ASSERT_EQ(wgx_noise_consume_initiation_begin(prev_id, init.data(), init.size(), &s), 0);
-    ASSERT_EQ(wgx_noise_consume_initiation_finish(prev_hs, &s, T0 + SEC), 0);
+    ASSERT_EQ(wgx_noise_consume_initiation_begin(prev.id, before.data(), before.size(), &s), 0);
+    EXPECT_EQ(wgx_noise_consume_initiation_finish(prev.hs, &s, T0 + SEC), -WGX_EALREADY);
+    ASSERT_EQ(wgx_noise_consume_initiation_begin(prev.id, init.data(), init.size(), &s), 0);
+    ASSERT_EQ(wgx_noise_consume_initiation_finish(prev.hs, &s, T0 + SEC), 0);
     Bytes resp(WGX_MSG_RESPONSE_LEN);
-    ASSERT_EQ(wgx_noise_create_response(prev_hs, resp.data(), LOCAL_B, T0 + SEC), 0);
+    ASSERT_EQ(wgx_noise_create_response(prev.hs, resp.data(), LOCAL_B, T0 + SEC), 0);
     ASSERT_EQ(p.consume_response(resp, T0 + SEC), 0);
     ASSERT_EQ(wgx_noise_begin_session(p.a_hs, &ka, T0 + SEC), 0);
-    ASSERT_EQ(wgx_noise_begin_session(prev_hs, &kb, T0 + SEC), 0);
+    ASSERT_EQ(wgx_noise_begin_session(prev.hs, &kb, T0 + SEC), 0);
     expect_session(ka, kb);
     expect_transport(ka, kb);
 
     // The grace ends: the previous identity is cleared, nothing is accepted with it.
-    ASSERT_EQ(wgx_noise_identity_set_private_key(prev_id, nullptr), 0);
-    wgx_cookie_checker_set_identity(prev_checker, prev_id);
-    EXPECT_FALSE(wgx_noise_handshake_precompute(prev_hs));
+    ASSERT_EQ(wgx_noise_identity_set_private_key(prev.id, nullptr), 0);
+    wgx_cookie_checker_set_identity(prev.checker, prev.id);
+    EXPECT_FALSE(wgx_noise_handshake_precompute(prev.hs));
     const Bytes late = p.initiation(T0 + 2 * SEC, WALL0 + 2);
-    EXPECT_EQ(wgx_cookie_checker_validate(prev_checker, late.data(), late.size(), nullptr, 0, false, T0 + 2 * SEC),
+    EXPECT_EQ(wgx_cookie_checker_validate(prev.checker, late.data(), late.size(), nullptr, 0, false, T0 + 2 * SEC),
               WGX_COOKIE_DROP);
-    EXPECT_EQ(wgx_noise_consume_initiation_begin(prev_id, late.data(), late.size(), &s), -WGX_ENOKEY);
-    EXPECT_TRUE(all_zero(prev_hs->precomputed_static_static, 32));
+    EXPECT_EQ(wgx_noise_consume_initiation_begin(prev.id, late.data(), late.size(), &s), -WGX_ENOKEY);
+    EXPECT_TRUE(all_zero(prev.hs->precomputed_static_static, 32));
 
     wgx_noise_handshake_copy_replay_state(nullptr, p.b_hs); // ignored
-    wgx_noise_handshake_copy_replay_state(prev_hs, nullptr);
-    wgx_noise_handshake_destroy(prev_hs);
-    wgx_cookie_checker_destroy(prev_checker);
-    wgx_noise_identity_destroy(prev_id);
+    wgx_noise_handshake_copy_replay_state(prev.hs, nullptr);
 }
 
 // The device keeps one replay state per peer across its two handles
@@ -545,15 +566,9 @@ TEST(Noise, PreviousIdentityAnswersWithTheOldKeyAndKeepsReplayState)
 TEST(Noise, ReplayStateFollowsAcrossCurrentAndPreviousHandles)
 {
     Pair p;
-    wgx_noise_identity *prev_id = wgx_noise_identity_create(true);
-    ASSERT_EQ(wgx_noise_identity_set_private_key(prev_id, p.b.priv.data()), 0);
-    wgx_noise_handshake *prev_hs = wgx_noise_handshake_create(prev_id, p.a.pub.data(), nullptr, true);
-    ASSERT_NE(prev_hs, nullptr);
-    wgx_noise_handshake_copy_replay_state(prev_hs, p.b_hs);
+    Grace prev;
     Node n;
-    ASSERT_EQ(wgx_noise_identity_set_private_key(p.b.id, n.priv.data()), 0);
-    EXPECT_TRUE(wgx_noise_handshake_precompute(p.b_hs));
-    wgx_cookie_checker_set_identity(p.b.checker, p.b.id);
+    ASSERT_NO_FATAL_FAILURE(p.rotate_b(prev, n));
 
     // a initiates to the old key at T1; an attacker holds the message.
     const Bytes held = p.initiation(T0, WALL0 + 1);
@@ -561,25 +576,22 @@ TEST(Noise, ReplayStateFollowsAcrossCurrentAndPreviousHandles)
     ASSERT_TRUE(wgx_noise_handshake_set_remote_static(p.a_hs, n.pub.data()));
     const Bytes fresh = p.initiation(T0 + SEC, WALL0 + 2);
     ASSERT_EQ(p.consume_initiation(fresh, T0 + SEC), 0);
-    wgx_noise_handshake_copy_replay_state(prev_hs, p.b_hs);
+    wgx_noise_handshake_copy_replay_state(prev.hs, p.b_hs);
 
     // The held initiation replayed to the old key: T1 is older than T2.
     wgx_noise_initiation_scratch s;
-    ASSERT_EQ(wgx_noise_consume_initiation_begin(prev_id, held.data(), held.size(), &s), 0);
-    EXPECT_EQ(wgx_noise_consume_initiation_finish(prev_hs, &s, T0 + 2 * SEC), -WGX_EALREADY);
+    ASSERT_EQ(wgx_noise_consume_initiation_begin(prev.id, held.data(), held.size(), &s), 0);
+    EXPECT_EQ(wgx_noise_consume_initiation_finish(prev.hs, &s, T0 + 2 * SEC), -WGX_EALREADY);
 
     // And the other way: accepted by the previous handle, refused by the current one.
-    ASSERT_TRUE(wgx_noise_handshake_set_remote_static(p.a_hs, p.b.pub.data()));
+    ASSERT_TRUE(wgx_noise_handshake_set_remote_static(p.a_hs, prev.pub.data()));
     const Bytes old_key = p.initiation(T0 + 3 * SEC, WALL0 + 4);
     ASSERT_TRUE(wgx_noise_handshake_set_remote_static(p.a_hs, n.pub.data()));
     const Bytes held_new = p.initiation(T0 + 3 * SEC, WALL0 + 3);
-    ASSERT_EQ(wgx_noise_consume_initiation_begin(prev_id, old_key.data(), old_key.size(), &s), 0);
-    ASSERT_EQ(wgx_noise_consume_initiation_finish(prev_hs, &s, T0 + 3 * SEC), 0);
-    wgx_noise_handshake_copy_replay_state(p.b_hs, prev_hs);
+    ASSERT_EQ(wgx_noise_consume_initiation_begin(prev.id, old_key.data(), old_key.size(), &s), 0);
+    ASSERT_EQ(wgx_noise_consume_initiation_finish(prev.hs, &s, T0 + 3 * SEC), 0);
+    wgx_noise_handshake_copy_replay_state(p.b_hs, prev.hs);
     EXPECT_EQ(p.consume_initiation(held_new, T0 + 4 * SEC), -WGX_EALREADY);
-
-    wgx_noise_handshake_destroy(prev_hs);
-    wgx_noise_identity_destroy(prev_id);
 }
 
 // A twin handle for an identity holding the same key copies the DH and
@@ -677,8 +689,7 @@ TEST(Noise, NoPrivateKeyNoHandshake)
     EXPECT_EQ(wgx_noise_consume_initiation_begin(p.b.id, init.data(), init.size(), &s), -WGX_ENOKEY);
     // With a new key, b cannot decrypt an initiation made for its old public key.
     Node fresh;
-    ASSERT_EQ(wgx_noise_identity_set_private_key(p.b.id, fresh.priv.data()), 0);
-    EXPECT_TRUE(wgx_noise_handshake_precompute(p.b_hs));
+    ASSERT_NO_FATAL_FAILURE(p.b.take_key(fresh, p.b_hs));
     EXPECT_EQ(wgx_noise_consume_initiation_begin(p.b.id, init.data(), init.size(), &s), -WGX_EBADMSG);
 }
 
