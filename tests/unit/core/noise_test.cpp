@@ -161,6 +161,39 @@ void expect_transport(const wgx_keypair_keys &ka, const wgx_keypair_keys &kb)
     EXPECT_EQ(wgx_transport_decrypt(buf.data(), len, kb.receiving_key, &counter, &plain_len), -WGX_EBADMSG);
 }
 
+// Checks that every copy of the handshake message @good with one byte changed
+// by @flip is refused: below mac2 by @consume (b's or a's full receive path:
+// nonzero), in mac2 by @checker under load, which answers with a cookie.
+template <typename Consume>
+void expect_every_changed_byte_refused(const Bytes &good, wgx_u8 flip, wgx_cookie_checker *checker, Consume consume)
+{
+    for (size_t i = 0; i < good.size(); ++i) {
+        Bytes bad = good;
+        bad[i] ^= flip;
+        // Bytes before mac2 are covered by mac1; mac2 is only checked under load.
+        if (i < good.size() - 16)
+            EXPECT_NE(consume(bad), 0) << "byte " << i << " flip " << unsigned(flip);
+        else
+            EXPECT_EQ(wgx_cookie_checker_validate(checker, bad.data(), bad.size(), nullptr, 0, true, T0),
+                      WGX_COOKIE_SEND_REPLY)
+                << "byte " << i << " flip " << unsigned(flip);
+    }
+}
+
+// Calls @check(bad, i) for each byte i the Noise layer itself authenticates in
+// the handshake message @good (all below the two MACs but the sender index,
+// which only mac1 covers), @bad being @good with byte i changed by @flip.
+template <typename Check> void for_each_noise_byte(const Bytes &good, wgx_u8 flip, Check check)
+{
+    for (size_t i = 0; i < good.size() - 32; ++i) {
+        if (i >= 4 && i < 8)
+            continue;
+        Bytes bad = good;
+        bad[i] ^= flip;
+        check(bad, i);
+    }
+}
+
 TEST(Noise, FullHandshakeWithoutPsk)
 {
     Pair p;
@@ -274,34 +307,20 @@ TEST(Noise, EveryCorruptedInitiationByteIsRejected)
 {
     Pair p;
     const Bytes good = p.initiation();
-    for (size_t i = 0; i < good.size(); ++i) {
-        for (wgx_u8 flip : {0x01, 0x80}) {
-            Bytes bad = good;
-            bad[i] ^= flip;
-            // Bytes before mac2 are covered by mac1; mac2 is only checked under load.
-            if (i < WGX_MSG_INITIATION_LEN - 16) {
-                EXPECT_NE(p.consume_initiation(bad), 0) << "byte " << i;
-            } else {
-                EXPECT_EQ(wgx_cookie_checker_validate(p.b.checker, bad.data(), bad.size(), nullptr, 0, true, T0),
-                          WGX_COOKIE_SEND_REPLY)
-                    << "byte " << i;
-            }
-        }
-    }
+    ASSERT_EQ(good.size(), WGX_MSG_INITIATION_LEN);
+    for (wgx_u8 flip : {0x01, 0x80})
+        expect_every_changed_byte_refused(good, flip, p.b.checker,
+                                          [&](const Bytes &bad) { return p.consume_initiation(bad); });
     // Below the MACs, the Noise layer itself rejects a change of every byte it
     // authenticates (all but the sender index, which only mac1 covers).
-    for (size_t i = 0; i < WGX_MSG_INITIATION_LEN - 32; ++i) {
-        if (i >= 4 && i < 8)
-            continue;
-        Bytes bad = good;
-        bad[i] ^= 0x04;
+    for_each_noise_byte(good, 0x04, [&](const Bytes &bad, size_t i) {
         wgx_noise_initiation_scratch s;
         int ret = wgx_noise_consume_initiation_begin(p.b.id, bad.data(), bad.size(), &s);
         if (ret == 0)
             ret = wgx_noise_consume_initiation_finish(p.b_hs, &s, T0);
         EXPECT_NE(ret, 0) << "byte " << i;
         EXPECT_TRUE(all_zero(&s, sizeof(s))) << "byte " << i;
-    }
+    });
     // Nothing above changed b's state: the genuine message still goes through.
     EXPECT_EQ(wgx_noise_handshake_state(p.b_hs), WGX_HANDSHAKE_ZEROED);
     EXPECT_EQ(p.consume_initiation(good), 0);
@@ -312,24 +331,13 @@ TEST(Noise, EveryCorruptedResponseByteIsRejected)
     Pair p;
     ASSERT_EQ(p.consume_initiation(p.initiation()), 0);
     const Bytes good = p.response();
-    for (size_t i = 0; i < good.size(); ++i) {
-        Bytes bad = good;
-        bad[i] ^= 0x20;
-        if (i < WGX_MSG_RESPONSE_LEN - 16)
-            EXPECT_NE(p.consume_response(bad), 0) << "byte " << i;
-        else
-            EXPECT_EQ(wgx_cookie_checker_validate(p.a.checker, bad.data(), bad.size(), nullptr, 0, true, T0),
-                      WGX_COOKIE_SEND_REPLY)
-                << "byte " << i;
-    }
+    ASSERT_EQ(good.size(), WGX_MSG_RESPONSE_LEN);
+    expect_every_changed_byte_refused(good, 0x20, p.a.checker,
+                                      [&](const Bytes &bad) { return p.consume_response(bad); });
     // The Noise layer alone: everything but the sender index (covered by mac1 only).
-    for (size_t i = 0; i < WGX_MSG_RESPONSE_LEN - 32; ++i) {
-        if (i >= 4 && i < 8)
-            continue;
-        Bytes bad = good;
-        bad[i] ^= 0x02;
+    for_each_noise_byte(good, 0x02, [&](const Bytes &bad, size_t i) {
         EXPECT_NE(wgx_noise_consume_response(p.a_hs, bad.data(), bad.size(), T0), 0) << "byte " << i;
-    }
+    });
     EXPECT_EQ(wgx_noise_handshake_state(p.a_hs), WGX_HANDSHAKE_CREATED_INITIATION);
     EXPECT_EQ(p.consume_response(good), 0);
 }
