@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 //
 // Shared helpers for the kmod/core unit tests: core instances with a fresh
-// static key and a pair of them with a handshake handle each for the other.
+// static key, a pair of them with a handshake handle each for the other, and
+// the output of a python3 one-liner for tests that compare against an
+// independent implementation.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,6 +11,9 @@
 #include <wgx/core.h>
 
 #include <array>
+#include <cstdio>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace wgx::test {
@@ -84,5 +89,26 @@ struct NodePair {
     NodePair(const NodePair &) = delete;
     NodePair &operator=(const NodePair &) = delete;
 };
+
+// The lines `python3 -c @script` prints (stderr discarded), without their
+// line ends; nullopt when python3 cannot be run or exits with an error (the
+// caller skips its test).
+inline std::optional<std::vector<std::string>> python3_lines(const std::string &script)
+{
+    FILE *p = popen(("python3 -c '" + script + "' 2>/dev/null").c_str(), "r");
+    if (!p)
+        return std::nullopt;
+    std::vector<std::string> lines;
+    char buf[128];
+    while (fgets(buf, sizeof(buf), p)) {
+        std::string s(buf);
+        while (!s.empty() && (s.back() == '\n' || s.back() == '\r'))
+            s.pop_back();
+        lines.push_back(s);
+    }
+    if (pclose(p) != 0)
+        return std::nullopt;
+    return lines;
+}
 
 } // namespace wgx::test

@@ -719,26 +719,16 @@ TEST(Noise, Tai64nTimestamps)
 // Python's hmac module (an independent implementation) when available.
 TEST(Noise, HmacAndKdfMatchPython)
 {
-    FILE *p = popen("python3 -c 'import hmac,hashlib\n"
-                    "k=bytes(range(32)); m=bytes(range(100))\n"
-                    "h=lambda k,m: hmac.new(k,m,hashlib.blake2s).digest()\n"
-                    "print(h(k,m).hex())\n"
-                    "t0=h(k,m); t1=h(t0,b\"\\x01\"); t2=h(t0,t1+b\"\\x02\"); t3=h(t0,t2+b\"\\x03\")\n"
-                    "print(t1.hex()); print(t2.hex()); print(t3.hex())\n"
-                    "' 2>/dev/null",
-                    "r");
-    if (!p)
-        GTEST_SKIP() << "cannot run python3";
-    std::vector<std::string> lines;
-    char buf[128];
-    while (fgets(buf, sizeof(buf), p)) {
-        std::string s(buf);
-        if (!s.empty() && s.back() == '\n')
-            s.pop_back();
-        lines.push_back(s);
-    }
-    if (pclose(p) != 0 || lines.size() != 4)
+    const auto py = wgx::test::python3_lines(
+        "import hmac,hashlib\n"
+        "k=bytes(range(32)); m=bytes(range(100))\n"
+        "h=lambda k,m: hmac.new(k,m,hashlib.blake2s).digest()\n"
+        "print(h(k,m).hex())\n"
+        "t0=h(k,m); t1=h(t0,b\"\\x01\"); t2=h(t0,t1+b\"\\x02\"); t3=h(t0,t2+b\"\\x03\")\n"
+        "print(t1.hex()); print(t2.hex()); print(t3.hex())\n");
+    if (!py || py->size() != 4)
         GTEST_SKIP() << "python3 with hmac/hashlib is not available";
+    const std::vector<std::string> &lines = *py;
     auto hexstr = [](const wgx_u8 *b) {
         std::string s;
         char t[3];

@@ -18,6 +18,7 @@
 #include <wgx/platform.h>
 
 #include "../../kunit/vectors.h"
+#include "core_test_util.hpp"
 
 #include <array>
 #include <cstdio>
@@ -245,25 +246,15 @@ TEST(Platform, Blake2sPiecesHashAsConcatenation)
 // against wireguard-go checks the 16-byte MACs on the wire as well.
 TEST(Platform, Blake2sKeyedShortOutputsMatchPythonHashlib)
 {
-    FILE *p = popen("python3 -c 'import hashlib\n"
-                    "for n in (1,16,20,28,31,32):\n"
-                    "  for klen in (1,16,32):\n"
-                    "    for mlen in (0,3,64,65,255):\n"
-                    "      print(hashlib.blake2s(bytes(range(mlen)), key=bytes(range(1,klen+1)), digest_size=n).hexdigest())\n"
-                    "' 2>/dev/null",
-                    "r");
-    if (!p)
-        GTEST_SKIP() << "cannot run python3";
-    std::vector<std::string> lines;
-    char buf[128];
-    while (fgets(buf, sizeof(buf), p)) {
-        std::string s(buf);
-        while (!s.empty() && (s.back() == '\n' || s.back() == '\r'))
-            s.pop_back();
-        lines.push_back(s);
-    }
-    if (pclose(p) != 0 || lines.empty())
+    const auto py = wgx::test::python3_lines(
+        "import hashlib\n"
+        "for n in (1,16,20,28,31,32):\n"
+        "  for klen in (1,16,32):\n"
+        "    for mlen in (0,3,64,65,255):\n"
+        "      print(hashlib.blake2s(bytes(range(mlen)), key=bytes(range(1,klen+1)), digest_size=n).hexdigest())\n");
+    if (!py || py->empty())
         GTEST_SKIP() << "python3 with hashlib is not available";
+    const std::vector<std::string> &lines = *py;
     ASSERT_EQ(lines.size(), 6u * 3u * 5u);
     size_t i = 0;
     for (size_t n : {1, 16, 20, 28, 31, 32})
