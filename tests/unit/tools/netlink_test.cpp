@@ -309,6 +309,25 @@ void put_ips(NlMessage &m, unsigned peer, unsigned from, unsigned to)
     m.nest_end(ips);
 }
 
+// Opens peer @peer's entry in a WGX_DEVICE_A_PEERS nest with its public key
+// (numbered_key(@peer)); the caller adds attributes and closes the nest.
+nlattr *peer_start(NlMessage &m, unsigned peer)
+{
+    nlattr *p = m.nest_start(0);
+    Key k = numbered_key(peer);
+    m.put(WGX_PEER_A_PUBLIC_KEY, k.data(), 32);
+    return p;
+}
+
+// A peer entry with only the public key of @peer and its allowed IPs @from to
+// @to - 1: how the kernel continues a peer split across dump messages.
+void put_peer_ips(NlMessage &m, unsigned peer, unsigned from, unsigned to)
+{
+    nlattr *p = peer_start(m, peer);
+    put_ips(m, peer, from, to);
+    m.nest_end(p);
+}
+
 TEST(ToolNetlink, DumpSplitAcrossMessagesIsCoalesced)
 {
     Key psk = key(test::kPsk);
@@ -316,9 +335,7 @@ TEST(ToolNetlink, DumpSplitAcrossMessagesIsCoalesced)
     NlMessage m1 = reply_start(true);
     nlattr *peers = m1.nest_start(WGX_DEVICE_A_PEERS);
     {
-        nlattr *p = m1.nest_start(0);
-        Key k = numbered_key(1);
-        m1.put(WGX_PEER_A_PUBLIC_KEY, k.data(), 32);
+        nlattr *p = peer_start(m1, 1);
         Key zero{};
         m1.put(WGX_PEER_A_PRESHARED_KEY, zero.data(), 32);  // all zero: no PSK
         Endpoint ep = test::endpoint("192.0.2.1", 51820);
@@ -337,9 +354,7 @@ TEST(ToolNetlink, DumpSplitAcrossMessagesIsCoalesced)
         m1.nest_end(p);
     }
     {
-        nlattr *p = m1.nest_start(0);
-        Key k = numbered_key(2);
-        m1.put(WGX_PEER_A_PUBLIC_KEY, k.data(), 32);
+        nlattr *p = peer_start(m1, 2);
         m1.put(WGX_PEER_A_PRESHARED_KEY, psk.data(), 32);
         Endpoint ep = test::endpoint("2001:db8::1", 51821);
         m1.put(WGX_PEER_A_ENDPOINT, &ep.addr6, sizeof(sockaddr_in6));
@@ -352,29 +367,13 @@ TEST(ToolNetlink, DumpSplitAcrossMessagesIsCoalesced)
     // Message 2: the rest of peer 2 (key + allowed IPs only), then peer 3 partially.
     NlMessage m2 = reply_start(false);
     peers = m2.nest_start(WGX_DEVICE_A_PEERS);
-    {
-        nlattr *p = m2.nest_start(0);
-        Key k = numbered_key(2);
-        m2.put(WGX_PEER_A_PUBLIC_KEY, k.data(), 32);
-        put_ips(m2, 2, 3, 7);
-        m2.nest_end(p);
-        p = m2.nest_start(0);
-        k = numbered_key(3);
-        m2.put(WGX_PEER_A_PUBLIC_KEY, k.data(), 32);
-        put_ips(m2, 3, 0, 1);
-        m2.nest_end(p);
-    }
+    put_peer_ips(m2, 2, 3, 7);
+    put_peer_ips(m2, 3, 0, 1);
     m2.nest_end(peers);
     // Message 3: peer 3 continued.
     NlMessage m3 = reply_start(false);
     peers = m3.nest_start(WGX_DEVICE_A_PEERS);
-    {
-        nlattr *p = m3.nest_start(0);
-        Key k = numbered_key(3);
-        m3.put(WGX_PEER_A_PUBLIC_KEY, k.data(), 32);
-        put_ips(m3, 3, 1, 2);
-        m3.nest_end(p);
-    }
+    put_peer_ips(m3, 3, 1, 2);
     m3.nest_end(peers);
 
     Device d;
@@ -432,9 +431,7 @@ TEST(ToolNetlink, MalformedDumpContentIsRejected)
 
     NlMessage m2 = reply_start(false);
     peers = m2.nest_start(WGX_DEVICE_A_PEERS);
-    p = m2.nest_start(0);
-    Key k = numbered_key(1);
-    m2.put(WGX_PEER_A_PUBLIC_KEY, k.data(), 32);
+    p = peer_start(m2, 1);
     nlattr *ips = m2.nest_start(WGX_PEER_A_ALLOWEDIPS);
     nlattr *e = m2.nest_start(0);
     m2.put_u16(WGX_ALLOWEDIP_A_FAMILY, AF_INET);
