@@ -52,6 +52,8 @@ test_random_udp_payloads() {
 	i0=$(dev_stat a rx_drop_unknown_index)
 	q0=$(dev_stat a rx_drop_handshake_queue)
 	# Traffic through the tunnel while the listen port is pelted, over IPv4 and IPv6.
+	# b's and a's own handshake messages during the storm, if any (see below).
+	capture_start a /tmp/adv-hs -n -i va "udp and port $TUN_PORT_B and udp[8] != 4"
 	n b ping -c 30 -i 0.2 -W 2 10.0.0.1 >/tmp/adv-ping 2>&1 &
 	local ping_pid=$!
 	out=$(n b "$ADVERSARY" garbage --to 192.0.2.1:$TUN_PORT_A --to "[2001:db8::1]:$TUN_PORT_A" \
@@ -68,20 +70,30 @@ test_random_udp_payloads() {
 	malformed=$(echo "$out" | sed -n 's/.*malformed \([0-9]*\).*/\1/p')
 	mac1=$(echo "$out" | sed -n 's/.*initiation-shaped \([0-9]*\), response-shaped \([0-9]*\).*/\1 + \2/p')
 	unknown=$(echo "$out" | sed -n 's/.*cookie-shaped \([0-9]*\), transport-shaped \([0-9]*\).*/\1 + \2/p')
+	unknown=$((unknown))
 	local m1 h1 i1 q1
 	m1=$(dev_stat a rx_drop_malformed)
 	h1=$(dev_stat a rx_drop_mac1)
 	i1=$(dev_stat a rx_drop_unknown_index)
 	q1=$(dev_stat a rx_drop_handshake_queue)
+	capture_stop
 	echo "device counters: malformed $m0 -> $m1, mac1 $h0 -> $h1, unknown index $i0 -> $i1, queue drops $q0 -> $q1 (seed $seed)"
 	expect_eq "rx_drop_malformed increase (seed $seed)" "$malformed" "$((m1 - m0))"
 	expect_eq "rx_drop_mac1 increase + queue drops (seed $seed)" "$((mac1))" "$((h1 - h0 + q1 - q0))"
-	# Every garbage packet naming an index is counted; on the slow debug
-	# kernel a few of b's own packets can be too (CI 2026-12-02: 3 more,
-	# the session b used being replaced meanwhile): at most 5 more pass.
-	local di=$((i1 - i0))
-	[ "$di" -ge "$unknown" ] && [ "$di" -le $((unknown + 5)) ] ||
-		fail "rx_drop_unknown_index increase (seed $seed): expected $unknown (at most 5 more), got $di"
+	# Every garbage packet naming an index is counted, and nothing else
+	# unless a and b exchanged handshake messages meanwhile: a response to
+	# a superseded initiation, or b's data under a session being replaced,
+	# names an index a no longer has (CI 2026-12-02 on the debug kernel: 3
+	# more); then at most 5 more pass.
+	local di=$((i1 - i0)) hs
+	hs=$(grep -c 'UDP' /tmp/adv-hs || true)
+	if [ "$hs" = 0 ]; then
+		expect_eq "rx_drop_unknown_index increase (seed $seed)" "$unknown" "$di"
+	else
+		echo "$hs handshake messages between a and b during the storm"
+		[ "$di" -ge "$unknown" ] && [ "$di" -le $((unknown + 5)) ] ||
+			fail "rx_drop_unknown_index increase (seed $seed): expected $unknown (at most 5 more: $hs handshake messages), got $di"
+	fi
 	adv_traffic_ok
 	expect_eq "peers of a" "$KB_pub" "$(n a "$WGX_TOOL" show wgt0 peers)"
 }

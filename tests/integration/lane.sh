@@ -14,23 +14,18 @@ outer_tos() {
 
 test_dscp_copy_clear_and_handshakes() {
 	tunnel_setup wgx
-	local dump
-	n b timeout 8 tcpdump -l -n -v -i vb "udp and src host 192.0.2.1" >/tmp/lane-clear 2>/dev/null &
-	dump=$!
-	sleep 1
+	capture_start b /tmp/lane-clear -n -v -i vb "udp and src host 192.0.2.1"
 	ping_ok a 10.0.0.2
 	n a ping -c 3 -i 0.2 -Q 0xb8 10.0.0.2 >/dev/null || fail "ping -Q 0xb8 failed"
-	wait "$dump" || true
+	capture_stop
 	expect_eq "dscp default" '"clear"' "$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].dscp')"
 	n a "$WGX_TOOL" set wgt0 dscp copy
-	n b timeout 6 tcpdump -l -n -v -i vb "udp and src host 192.0.2.1" >/tmp/lane-copy 2>/dev/null &
-	dump=$!
-	sleep 1
+	capture_start b /tmp/lane-copy -n -v -i vb "udp and src host 192.0.2.1"
 	n a ping -c 3 -i 0.2 -Q 0xb8 10.0.0.2 >/dev/null || fail "ping -Q 0xb8 failed (copy)"
 	n a ping -c 2 -i 0.2 -Q 0x28 10.0.0.2 >/dev/null || fail "ping -Q 0x28 failed (copy)"
 	# ECN stays WireGuard's: ECT(0) of the inner packet shows on the outer one.
 	n a ping -c 2 -i 0.2 -Q 0xba 10.0.0.2 >/dev/null || fail "ping -Q 0xba failed (copy)"
-	wait "$dump" || true
+	capture_stop
 	echo "clear:"; outer_tos b /tmp/lane-clear | sort | uniq -c
 	echo "copy:"; outer_tos b /tmp/lane-copy | sort | uniq -c
 	# The initiation (a is the initiator: its ping came first) carries AF41.
@@ -46,14 +41,11 @@ test_dscp_copy_clear_and_handshakes() {
 	outer_tos b /tmp/lane-copy | grep -qx '0xba 128' || fail "no data packet with tos 0xba under copy"
 	# b's response (b is wgx too) carries AF41 as well: a forgets its
 	# session, so its next packet starts a handshake.
-	n a timeout 8 tcpdump -l -n -v -i va -c 1 "udp and src host 192.0.2.2 and udp[8] = 2" \
-		>/tmp/lane-resp 2>/dev/null &
-	dump=$!
-	sleep 0.5
+	capture_start a /tmp/lane-resp -n -v -i va -c 1 "udp and src host 192.0.2.2 and udp[8] = 2"
 	n a "$WGX_TOOL" set wgt0 peer "$KB_pub" remove
 	n a "$WGX_TOOL" set wgt0 peer "$KB_pub" endpoint 192.0.2.2:$TUN_PORT_B allowed-ips 10.0.0.2/32
 	ping_ok a 10.0.0.2
-	wait "$dump" || true
+	capture_stop
 	outer_tos a /tmp/lane-resp
 	expect_eq "response tos" "0x88 92" "$(outer_tos a /tmp/lane-resp)"
 }

@@ -37,6 +37,41 @@ n() {
 	ip netns exec "$ns" "$@"
 }
 
+# capture_start NS FILE TCPDUMP-ARG... — run `tcpdump -l TCPDUMP-ARG...' in
+# NS, its output to FILE, and return once it is listening (at most 20 s):
+# a capture window that starts and ends with the traffic, not a fixed
+# timeout that a slow guest outruns.  Its pid is in CAPTURE_PID;
+# capture_stop ends it.
+capture_start() {
+	local ns=$1 file=$2 i
+	shift 2
+	# Not through n(): `func &' forks a shell whose pid $! would be, and
+	# a signal to that shell never reaches tcpdump.  ip netns exec execs.
+	ip netns exec "$ns" tcpdump -l "$@" >"$file" 2>"$file.err" &
+	CAPTURE_PID=$!
+	for ((i = 0; i < 200; i++)); do
+		grep -q "listening on" "$file.err" 2>/dev/null && return 0
+		kill -0 "$CAPTURE_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	fail "tcpdump $* did not start: $(cat "$file.err")"
+}
+
+# capture_stop — end the capture capture_start began, after 0.5 s for the
+# packets still on their way; FILE is complete when it returns (SIGINT, so
+# tcpdump flushes; SIGKILL after 5 s, so a case can never hang here).
+capture_stop() {
+	local i
+	sleep 0.5
+	kill -INT "$CAPTURE_PID" 2>/dev/null || true
+	for ((i = 0; i < 50; i++)); do
+		kill -0 "$CAPTURE_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$CAPTURE_PID" 2>/dev/null || true
+	wait "$CAPTURE_PID" 2>/dev/null || true
+}
+
 # netns_pair A B — two namespaces joined by a veth pair vA (in A) <-> vB (in B)
 # with 192.0.2.1/24, 2001:db8::1/64 in A and .2/::2 in B (documentation ranges).
 # The topology of the integration suites and of the benchmark; a few `ip`

@@ -30,10 +30,9 @@ test_wgx_wgx_four_ports() {
 	expect_eq "ports bound in b" "51821 51822 51823 51824" "$(udp_ports b)"
 	expect_eq "json listen_ports" 4 "$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].listen_ports')"
 	n a "$WGX_TOOL" showconf wgt0 | grep -qx 'ListenPorts = 4' || fail "showconf lacks ListenPorts = 4"
-	n b tcpdump -n -i vb -c 400 "udp and src host 192.0.2.1" >/tmp/a-ports 2>/dev/null &
-	sleep 0.5
+	capture_start b /tmp/a-ports -n -i vb -c 400 "udp and src host 192.0.2.1"
 	both_ways
-	wait
+	capture_stop
 	# 8 flows over 4 ports: a sends from more than one of its ports.
 	local used
 	used=$(sed -n 's/.* 192\.0\.2\.1\.\([0-9]*\) > .*/\1/p' /tmp/a-ports | sort -u | tr '\n' ' ')

@@ -79,10 +79,9 @@ test_reply_from_contacted_address() {
 	# a has two addresses; b contacts the second one; a's replies come from it.
 	n a ip addr add 192.0.2.10/24 dev va
 	n b wg set wgt0 peer "$KA_pub" endpoint 192.0.2.10:$TUN_PORT_A
-	n b timeout 6 tcpdump -n -i vb -c 3 "udp and src port $TUN_PORT_A" >/tmp/replies 2>/dev/null &
-	sleep 0.5
+	capture_start b /tmp/replies -n -i vb -c 3 "udp and src port $TUN_PORT_A"
 	ping_ok b 10.0.0.1
-	wait
+	capture_stop
 	cat /tmp/replies
 	[ "$(grep -c '192.0.2.10' /tmp/replies)" -ge 1 ] || fail "no reply from 192.0.2.10"
 	if grep -q '192.0.2.1\.' /tmp/replies; then fail "reply left from 192.0.2.1"; fi
@@ -139,10 +138,9 @@ test_padding_within_mtu() {
 	tunnel_setup wgx 4 0
 	n a ip link set wgt0 mtu 1413
 	n b ip link set wgt0 mtu 1413
-	n b timeout 6 tcpdump -n -i vb -c 4 "udp and src host 192.0.2.1 and greater 1400" >/tmp/big 2>/dev/null &
-	sleep 0.5
+	capture_start b /tmp/big -n -i vb -c 4 "udp and src host 192.0.2.1 and greater 1400"
 	n a ping -c 4 -i 0.2 -W 3 -M do -s $((1413 - 28)) 10.0.0.2 >/dev/null
-	wait
+	capture_stop
 	cat /tmp/big
 	# UDP payload = 16 header + padded plaintext + 16 tag; padded must stay <= 1413.
 	local len
