@@ -395,7 +395,7 @@ def print_rotation(rot_bed, params):
             bed += "; a's peer on the new key: %s" % ("yes" if b["a_peer_keys_new"] and all(b["a_peer_keys_new"])
                                                      else "NO")
         print(bed)
-        if b["path"] == "wgx":
+        if b["path"] == "wgx" and "b_public_key_is_new" in b:
             print("    wgx: b on the new key %s, b's previous key %s at the end; sessions after: a %s, b %s"
                   % ("yes" if b.get("b_public_key_is_new") else "NO",
                      "still held (grace)" if b.get("b_previous_public_key") else "gone",
