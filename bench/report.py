@@ -296,6 +296,21 @@ def _stat_sums(dev):
     return out
 
 
+def _snmp_udp(text):
+    """/proc/net/snmp -> the Udp: line as {name: value}."""
+    rows = [l.split() for l in text.splitlines() if l.startswith("Udp:")]
+    return dict(zip(rows[0][1:], (int(x) for x in rows[1][1:]))) if len(rows) >= 2 else {}
+
+
+def _dev_rx_packets(text, dev):
+    """/proc/net/dev -> DEV's received packets (None if absent)."""
+    for line in text.splitlines():
+        name, _, rest = line.partition(":")
+        if name.strip() == dev and rest.split():
+            return int(rest.split()[1])
+    return None
+
+
 def rot_sample(work, metrics, rot_bed, path, s, err):
     """One rotation run (bench/run-guest.sh rot_kind): the figures (longest
     gap, lost packets, largest one-way delay) and the bed check (what the
@@ -319,6 +334,7 @@ def rot_sample(work, metrics, rot_bed, path, s, err):
     t0 = snd["first_epoch"]
     bed = {"path": path, "sent": snd["sent"], "delivered": rcv["delivered"],
            "lost": snd["sent"] - rcv["delivered"], "duplicates": rcv["duplicates"],
+           "socket_drops": rcv.get("socket_drops"), "rcvbuf": rcv.get("rcvbuf"),
            "reordered": rcv["reordered"], "gap_ms": rcv["gap_ms"],
            "inter_p50_ms": rcv["inter_p50_ms"], "inter_p99_ms": rcv["inter_p99_ms"],
            "delay_p50_ms": rcv["delay_p50_ms"], "delay_p99_ms": rcv["delay_p99_ms"],
@@ -329,6 +345,17 @@ def rot_sample(work, metrics, rot_bed, path, s, err):
            "step2_s": s["t_step2"] - t0, "step2_took_s": s["t_step2_done"] - s["t_step2"],
            "rc_step1": s.get("rc_step1"), "rc_step2": s.get("rc_step2"),
            "gaps": [dict(g, from_s=g["from_epoch"] - t0, to_s=g["to_epoch"] - t0) for g in rcv["gaps"]]}
+    try:
+        with open(base + ".snmp0.txt") as f0, open(base + ".snmp1.txt") as f1:
+            u0, u1 = _snmp_udp(f0.read()), _snmp_udp(f1.read())
+        bed["udp_b"] = {k: u1[k] - u0.get(k, 0) for k in ("InDatagrams", "RcvbufErrors", "InErrors", "NoPorts")
+                        if k in u1}
+        with open(base + ".dev0.txt") as f0, open(base + ".dev1.txt") as f1:
+            r0, r1 = _dev_rx_packets(f0.read(), s.get("dev")), _dev_rx_packets(f1.read(), s.get("dev"))
+        if r0 is not None and r1 is not None:
+            bed["dev_rx_packets_b"] = r1 - r0
+    except OSError:
+        pass
     if s.get("kind") == "wgx":
         a0, a1 = _wgx_show(base + ".a0.json"), _wgx_show(base + ".a1.json")
         b0, b1 = _wgx_show(base + ".b0.json"), _wgx_show(base + ".b1.json")
@@ -391,6 +418,12 @@ def print_rotation(rot_bed, params):
                   " (%s)" % b["send_first_error"] if b.get("send_first_error") else "", b["sender_seconds"],
                   b["step1_s"], b["step1_took_s"], b.get("rc_step1"), b["step2_s"], b["step2_took_s"],
                   b.get("rc_step2"), b["duplicates"], b["reordered"]))
+        if b.get("socket_drops") is not None:
+            bed += "; receiver socket drops %d (buffer %d bytes)" % (b["socket_drops"], b.get("rcvbuf") or 0)
+        if "dev_rx_packets_b" in b:
+            bed += "; b's tunnel device received %d packets" % b["dev_rx_packets_b"]
+        if "udp_b" in b:
+            bed += "; b's UDP: %s" % ", ".join("%s +%d" % kv for kv in b["udp_b"].items())
         if "a_peer_keys_new" in b:
             bed += "; a's peer on the new key: %s" % ("yes" if b["a_peer_keys_new"] and all(b["a_peer_keys_new"])
                                                      else "NO")

@@ -538,6 +538,10 @@ rot_kind() {
 		"$tool" show "$dev" --json >"$WORK/$base.a0.json" 2>&1
 		n b "$tool" show "$dev" --json >"$WORK/$base.b0.json" 2>&1
 	fi
+	# b's UDP counters and devices (through its anchor): where a packet
+	# decrypted but not delivered went (RcvbufErrors, InErrors).
+	cat "/proc/$ANCHOR_b/net/snmp" >"$WORK/$base.snmp0.txt"
+	cat "/proc/$ANCHOR_b/net/dev" >"$WORK/$base.dev0.txt"
 	t0=$EPOCHREALTIME
 	python3 "$here/probes/rotgap.py" send "$ab" "$ROT_PORT" "$ROT_RATE" "$ROT_SECONDS" \
 		"$WORK/$base.send.json" 2>"$WORK/$base.send.err" &
@@ -568,6 +572,8 @@ rot_kind() {
 	wait "$sp"
 	rc_s=$?
 	wait "$rp"
+	cat "/proc/$ANCHOR_b/net/snmp" >"$WORK/$base.snmp1.txt"
+	cat "/proc/$ANCHOR_b/net/dev" >"$WORK/$base.dev1.txt"
 	if [ "$kind" = wgx ]; then
 		"$tool" show "$dev" --json >"$WORK/$base.a1.json" 2>&1
 		n b "$tool" show "$dev" --json >"$WORK/$base.b1.json" 2>&1
@@ -575,7 +581,7 @@ rot_kind() {
 		"$tool" show "$dev" dump >"$WORK/$base.a1.txt" 2>&1
 		n b "$tool" show "$dev" dump >"$WORK/$base.b1.txt" 2>&1
 	fi
-	record type=rot path="$path" file="$base" kind="$kind" rc_send=$rc_s rc_step1=$rc_1 rc_step2=$rc_2 \
+	record type=rot path="$path" file="$base" kind="$kind" dev="$dev" rc_send=$rc_s rc_step1=$rc_1 rc_step2=$rc_2 \
 		t_start="$t0" t_step1="$t1" t_step1_done="$t1e" t_step2="$t2" t_step2_done="$t2e" \
 		new_pub="$(<"$k/rot-$kind-b2.pub")" old_pub="$(<"$k/rot-$kind-b.pub")"
 	# Down: quiet for what follows (b keeps a grace timer running).

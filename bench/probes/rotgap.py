@@ -4,9 +4,14 @@ data-path gap during a key rotation (`make bench`'s rotation workload,
 bench/run-guest.sh rot_kind).
 
   rotgap.py recv PORT OUT READY DONE MAXSECONDS
-      Bind 0.0.0.0:PORT, create READY once bound, then timestamp every
-      datagram (CLOCK_REALTIME, the clock of bash's $EPOCHREALTIME) until
-      DONE exists and 2 s more have passed, or MAXSECONDS in all.  Writes
+      Bind 0.0.0.0:PORT, create READY once bound, then read every datagram
+      with the kernel's receive timestamp (SO_TIMESTAMPNS, CLOCK_REALTIME,
+      the clock of bash's $EPOCHREALTIME, taken when the datagram reached
+      the socket: a receiver that lags behind does not move it) until DONE
+      exists and no datagram came for 1 s, or MAXSECONDS in all.  The
+      socket's buffer is forced to 64 MiB (SO_RCVBUFFORCE) so that a slow
+      reader (Python under TCG) does not drop; what the socket dropped
+      anyway is counted (SO_RXQ_OVFL: socket_drops).  Writes
       OUT (JSON): delivered (distinct sequence numbers), duplicates,
       reordered, the longest interval between two consecutive deliveries
       (gap_ms, with the epoch times it began and ended and the sequence
@@ -34,6 +39,10 @@ import sys
 import time
 
 FMT = "!Qd"
+# asm-generic/socket.h (x86 too); SCM_TIMESTAMPNS is SO_TIMESTAMPNS.
+SO_RCVBUFFORCE = 33
+SO_TIMESTAMPNS = 35
+SO_RXQ_OVFL = 40
 SIZE = 64
 
 
@@ -47,12 +56,19 @@ def pct(vals, q):
 
 def recv(port, out, ready, done, max_seconds):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+    try:
+        s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 64 << 20)
+    except OSError:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 20)
+    s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+    s.setsockopt(socket.SOL_SOCKET, SO_RXQ_OVFL, 1)
     s.bind(("0.0.0.0", port))
     s.settimeout(0.2)
     open(ready, "w").close()
     t_start = time.time()
     done_at = None
+    last_rx = t_start
+    ovfl = 0
     arrivals = []  # (arrival time, seq, send time)
     while True:
         now = time.time()
@@ -60,16 +76,28 @@ def recv(port, out, ready, done, max_seconds):
             break
         if done_at is None and os.path.exists(done):
             done_at = now
-        if done_at is not None and now - done_at > 2.0:
+        if done_at is not None and now - done_at > 1.0 and now - last_rx > 1.0:
             break
         try:
-            data = s.recv(2048)
+            data, anc, _, _ = s.recvmsg(2048, 256)
         except socket.timeout:
             continue
-        t = time.time()
+        last_rx = time.time()
+        t = None
+        for level, typ, d in anc:
+            if level != socket.SOL_SOCKET:
+                continue
+            if typ == SO_TIMESTAMPNS and len(d) >= 16:
+                sec, nsec = struct.unpack_from("qq", d)
+                t = sec + nsec * 1e-9
+            elif typ == SO_RXQ_OVFL and len(d) >= 4:
+                ovfl = struct.unpack_from("I", d)[0]
+        if t is None:
+            t = last_rx
         if len(data) >= struct.calcsize(FMT):
             seq, sent = struct.unpack_from(FMT, data)
             arrivals.append((t, seq, sent))
+    arrivals.sort()
     seen = set()
     dup = reordered = 0
     highest = -1
@@ -92,6 +120,8 @@ def recv(port, out, ready, done, max_seconds):
         "delivered": len(seen),
         "received": len(arrivals),
         "duplicates": dup,
+        "socket_drops": ovfl,
+        "rcvbuf": s.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF),
         "reordered": reordered,
         "highest_seq": highest,
         "first_epoch": arrivals[0][0] if arrivals else None,
