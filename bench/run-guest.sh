@@ -491,6 +491,110 @@ if [ "$TELEMETRY" = 1 ] && [ "${TELEM_ROUNDS:-0}" -gt 0 ]; then
 	fi
 fi
 
+# ---- the data-path gap during a key rotation (issue #16) ------------------------
+# rot_kind PATH — a ROT_RATE packets/s UDP flow (bench/probes/rotgap.py, 64
+# bytes) from a to b through a tunnel of PATH's kind made for it alone
+# (rot_dev: wgkr0 / wgxr0, 10.7/10.8.0.1 -> .2, so the traffic paths keep
+# their keys), while b, the receiving node, rotates its static key:
+# ROT_BEFORE s into the flow b sets its new private key (wgx: `key-grace
+# ROT_GRACE` with it, docs/rotation.md "A grace period"), ROT_STEP s later a
+# is told (wgx: `peer OLD public-key NEW`, the entry re-keyed in place;
+# wireguard.ko: the new peer added with the same endpoint and allowed IPs
+# and the old one removed, one `wg set`).  The flow runs ROT_SECONDS in all.
+# The receiver (in b) timestamps each packet by sequence number; the
+# sender reports its own longest stall.  Bed check: the devices' state
+# before and after (`wgx show --json` / `wg show dump`, both ends) and the
+# epoch times of the two steps, to place the longest gap.
+rot_kind() {
+	local path=$1 kind tool dev pa pb aa ab k=$WORK/keys base err t0 t1 t1e t2 t2e sp rp rc_s rc_1 rc_2 i
+	kind=$(path_kind "$path")
+	tool=$(path_tool "$path")
+	if [ "$kind" = wgx ]; then dev=wgxr0 pa=51892 pb=51893 aa=10.8.0.1 ab=10.8.0.2
+	else dev=wgkr0 pa=51890 pb=51891 aa=10.7.0.1 ab=10.7.0.2; fi
+	base=raw/rot-$path
+	blog "rotation: $path, ${ROT_RATE} pkt/s for ${ROT_SECONDS} s, b rotates at ${ROT_BEFORE} s, a told ${ROT_STEP} s later"
+	if ! err=$({ ip link add "$dev" type "$kind" && ip -n b link add "$dev" type "$kind" &&
+		"$tool" set "$dev" private-key "$k/rot-$kind-a.key" listen-port "$pa" \
+			peer "$(<"$k/rot-$kind-b.pub")" endpoint "192.0.2.2:$pb" allowed-ips "$ab/32" &&
+		n b "$tool" set "$dev" private-key "$k/rot-$kind-b.key" listen-port "$pb" \
+			peer "$(<"$k/rot-$kind-a.pub")" endpoint "192.0.2.1:$pa" allowed-ips "$aa/32" &&
+		printf '%s\n' "addr add $aa/24 dev $dev" "link set $dev mtu $TUNNEL_MTU up" | ip -batch - &&
+		printf '%s\n' "addr add $ab/24 dev $dev" "link set $dev mtu $TUNNEL_MTU up" | ip -n b -batch - &&
+		ping -c 3 -i 0.2 -W 3 "$ab" >/dev/null; } 2>&1); then
+		record type=rot path="$path" error="rotation setup failed: ${err:-ping through $dev failed}"
+		ip link del "$dev" 2>/dev/null
+		ip -n b link del "$dev" 2>/dev/null
+		return
+	fi
+	rm -f "$WORK/$base".*
+	ip netns exec b python3 "$here/probes/rotgap.py" recv "$ROT_PORT" "$WORK/$base.recv.json" \
+		"$WORK/$base.ready" "$WORK/$base.send.json" $((ROT_SECONDS + 60)) 2>"$WORK/$base.recv.err" &
+	rp=$!
+	for ((i = 0; i < 200; i++)); do
+		[ -e "$WORK/$base.ready" ] && break
+		read -r -t 0.1 _ <> <(:)
+	done
+	if [ "$kind" = wgx ]; then
+		"$tool" show "$dev" --json >"$WORK/$base.a0.json" 2>&1
+		n b "$tool" show "$dev" --json >"$WORK/$base.b0.json" 2>&1
+	fi
+	# b's UDP counters and devices (through its anchor): where a packet
+	# decrypted but not delivered went (RcvbufErrors, InErrors).
+	cat "/proc/$ANCHOR_b/net/snmp" >"$WORK/$base.snmp0.txt"
+	cat "/proc/$ANCHOR_b/net/dev" >"$WORK/$base.dev0.txt"
+	t0=$EPOCHREALTIME
+	python3 "$here/probes/rotgap.py" send "$ab" "$ROT_PORT" "$ROT_RATE" "$ROT_SECONDS" \
+		"$WORK/$base.send.json" 2>"$WORK/$base.send.err" &
+	sp=$!
+	sleep "$ROT_BEFORE"
+	# Step 1, on b (the receiving node): its new private key.
+	t1=$EPOCHREALTIME
+	if [ "$kind" = wgx ]; then
+		err=$(n b "$tool" set "$dev" private-key "$k/rot-$kind-b2.key" key-grace "$ROT_GRACE" 2>&1)
+	else
+		err=$(n b "$tool" set "$dev" private-key "$k/rot-$kind-b2.key" 2>&1)
+	fi
+	rc_1=$?
+	t1e=$EPOCHREALTIME
+	[ $rc_1 -ne 0 ] && blog "rotation: $path: step 1 failed: $err"
+	sleep "$ROT_STEP"
+	# Step 2, on a (the peer): told the new key.
+	t2=$EPOCHREALTIME
+	if [ "$kind" = wgx ]; then
+		err=$("$tool" set "$dev" peer "$(<"$k/rot-$kind-b.pub")" public-key "$(<"$k/rot-$kind-b2.pub")" 2>&1)
+	else
+		err=$("$tool" set "$dev" peer "$(<"$k/rot-$kind-b2.pub")" endpoint "192.0.2.2:$pb" \
+			allowed-ips "$ab/32" peer "$(<"$k/rot-$kind-b.pub")" remove 2>&1)
+	fi
+	rc_2=$?
+	t2e=$EPOCHREALTIME
+	[ $rc_2 -ne 0 ] && blog "rotation: $path: step 2 failed: $err"
+	wait "$sp"
+	rc_s=$?
+	wait "$rp"
+	cat "/proc/$ANCHOR_b/net/snmp" >"$WORK/$base.snmp1.txt"
+	cat "/proc/$ANCHOR_b/net/dev" >"$WORK/$base.dev1.txt"
+	if [ "$kind" = wgx ]; then
+		"$tool" show "$dev" --json >"$WORK/$base.a1.json" 2>&1
+		n b "$tool" show "$dev" --json >"$WORK/$base.b1.json" 2>&1
+	else
+		"$tool" show "$dev" dump >"$WORK/$base.a1.txt" 2>&1
+		n b "$tool" show "$dev" dump >"$WORK/$base.b1.txt" 2>&1
+	fi
+	record type=rot path="$path" file="$base" kind="$kind" dev="$dev" rc_send=$rc_s rc_step1=$rc_1 rc_step2=$rc_2 \
+		t_start="$t0" t_step1="$t1" t_step1_done="$t1e" t_step2="$t2" t_step2_done="$t2e" \
+		new_pub="$(<"$k/rot-$kind-b2.pub")" old_pub="$(<"$k/rot-$kind-b.pub")"
+	# Down: quiet for what follows (b keeps a grace timer running).
+	ip link set "$dev" down
+	ip -n b link set "$dev" down
+}
+
+if [ "${ROT_SECONDS:-0}" -gt 0 ]; then
+	for p in $PATHS; do
+		case $p in wireguard | wgx) rot_kind "$p" ;; esac
+	done
+fi
+
 # ---- handshakes per second --------------------------------------------------------
 # HS_PEERS initiator devices here in a (hki<n> for wireguard, hxi<n> for wgx;
 # keys made by the host, one peer each: the responder, with persistent
