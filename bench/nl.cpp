@@ -114,8 +114,7 @@ struct Family {
     {
         Device dev;
         NlMessage req = build_get_device_request(id, ifname);
-        Status st = sock.request(
-            req, [&](const nlmsghdr *nlh) { return parse_get_device_message(nlh, dev); });
+        Status st = sock.request(req, [&](const nlmsghdr *nlh) { return parse_get_device_message(nlh, dev); });
         if (!st.is_ok())
             fail("cannot read device %s: %s", ifname.c_str(), st.text().c_str());
         coalesce_peers(dev);
@@ -152,7 +151,7 @@ int cmd_wait(Family &f, char **argv)
         poll_ms = parse_long(env, 1, 999, "WGX_BENCH_POLL_MS");
 
     std::vector<Waited> peers;
-    std::map<Key, std::size_t> by_key; // a linear search per peer and poll costs ms under TCG
+    std::map<Key, std::size_t> by_key;  // a linear search per peer and poll costs ms under TCG
     const std::vector<Peer> before = f.dump(ifname);
     const std::size_t listed = before.size();
     if (listed < static_cast<std::size_t>(want))
@@ -225,8 +224,8 @@ int cmd_wait(Family &f, char **argv)
     printf("{\"peers\":%ld,\"listed\":%zu,\"completed\":%zu,\"seconds\":%.4f,"
            "\"p50_seconds\":%.4f,\"polls\":%zu,\"poll_ms\":%ld,\"dump_seconds\":%.4f,"
            "\"cmd_seconds\":%.4f,\"cmd_exit\":%d}\n",
-           want, listed, times.size(), times.size() >= static_cast<std::size_t>(want) ? last : t,
-           p50, polls, poll_ms, dump_s, cmd_s, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+           want, listed, times.size(), times.size() >= static_cast<std::size_t>(want) ? last : t, p50, polls, poll_ms,
+           dump_s, cmd_s, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
     return 0;
 }
 
@@ -263,12 +262,10 @@ int cmd_setup(Family &f, char **argv)
         Endpoint ep;
         ep.addr4.sin_family = AF_INET;
         std::string allowed;
-        if (!(fields >> ifname >> priv_hex >> pub_hex >> ip >> port >> keepalive) ||
-            !hex_key(priv_hex, priv) || !hex_key(pub_hex, peer.public_key) ||
-            inet_pton(AF_INET, ip.c_str(), &ep.addr4.sin_addr) != 1 || port < 1 || port > 65535 ||
-            keepalive < 0 || keepalive > 65535)
-            fail("%s:%zu: expected IFNAME PRIVKEY_HEX PUBKEY_HEX IPV4 PORT KEEPALIVE [ALLOWED_IPV4]",
-                 argv[0], lineno);
+        if (!(fields >> ifname >> priv_hex >> pub_hex >> ip >> port >> keepalive) || !hex_key(priv_hex, priv) ||
+            !hex_key(pub_hex, peer.public_key) || inet_pton(AF_INET, ip.c_str(), &ep.addr4.sin_addr) != 1 || port < 1 ||
+            port > 65535 || keepalive < 0 || keepalive > 65535)
+            fail("%s:%zu: expected IFNAME PRIVKEY_HEX PUBKEY_HEX IPV4 PORT KEEPALIVE [ALLOWED_IPV4]", argv[0], lineno);
         if (fields >> allowed) {
             AllowedIp a;
             a.family = AF_INET;

@@ -36,19 +36,19 @@
 namespace wgx::aip {
 
 struct Node {
-    Node *child[2];   // published with release stores
-    void *peer;       // published with release stores; nullptr = branch point
-    Node *parent;     // writer only
-    Node *peer_prev;  // writer only: list of the peer's nodes, insertion order
-    Node *peer_next;  // writer only
-    u8 bits[16];      // prefix, masked to cidr; immutable after publication
-    u8 cidr;          // immutable
-    u8 fam;           // immutable: 0 = IPv4, 1 = IPv6
-    wgx_rcu_head rcu; // for wgx_platform_free_deferred()
+    Node *child[2];    // published with release stores
+    void *peer;        // published with release stores; nullptr = branch point
+    Node *parent;      // writer only
+    Node *peer_prev;   // writer only: list of the peer's nodes, insertion order
+    Node *peer_next;   // writer only
+    u8 bits[16];       // prefix, masked to cidr; immutable after publication
+    u8 cidr;           // immutable
+    u8 fam;            // immutable: 0 = IPv4, 1 = IPv6
+    wgx_rcu_head rcu;  // for wgx_platform_free_deferred()
 };
 
 struct PeerSlot {
-    void *peer; // nullptr = empty slot
+    void *peer;  // nullptr = empty slot
     Node *head;
     Node *tail;
     usize count;
@@ -56,11 +56,20 @@ struct PeerSlot {
 
 constexpr usize MIN_SLOTS = 16;
 
-template <typename T> inline T load_acquire(const T *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
-template <typename T> inline void store_release(T *p, T v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+template <typename T> inline T load_acquire(const T *p)
+{
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+template <typename T> inline void store_release(T *p, T v)
+{
+    __atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
 
 /// Bit @i of a big-endian bit string (bit 0 = most significant bit of byte 0).
-inline unsigned bit_at(const u8 *a, unsigned i) { return (a[i >> 3] >> (7 - (i & 7))) & 1; }
+inline unsigned bit_at(const u8 *a, unsigned i)
+{
+    return (a[i >> 3] >> (7 - (i & 7))) & 1;
+}
 
 /// True when the first @cidr bits of @prefix and @key agree.
 inline bool prefix_matches(const u8 *prefix, const u8 *key, unsigned cidr)
@@ -120,12 +129,12 @@ inline bool family_info(int family, unsigned &fam, usize &len)
     return len != 0;
 }
 
-} // namespace wgx::aip
+}  // namespace wgx::aip
 
 struct wgx_allowedips {
-    wgx::aip::Node *root[2]; // IPv4, IPv6; published with release stores
+    wgx::aip::Node *root[2];  // IPv4, IPv6; published with release stores
     wgx::aip::PeerSlot *slots;
-    wgx::usize slot_cap; // 0 or a power of two
+    wgx::usize slot_cap;  // 0 or a power of two
     wgx::usize slot_used;
     wgx::usize total;
     wgx::u64 seq;
@@ -173,7 +182,7 @@ bool reserve_slot(wgx_allowedips *t, bool may_sleep)
         if (old.peer)
             *place_slot(slots, cap, old.peer) = old;
     }
-    wgx_platform_free(t->slots); // writer-only memory: readers never see it
+    wgx_platform_free(t->slots);  // writer-only memory: readers never see it
     t->slots = slots;
     t->slot_cap = cap;
     return true;
@@ -253,7 +262,7 @@ void prune(wgx_allowedips *t, Node *n)
             only->parent = parent;
         wgx_platform_free_deferred(n, &n->rcu);
         if (only)
-            return; // the parent keeps as many children as before
+            return;  // the parent keeps as many children as before
         n = parent;
     }
 }
@@ -310,8 +319,8 @@ const Node *walk_list(const Node *n, usize &i, wgx_allowedips_walk_fn fn, void *
     return nullptr;
 }
 
-} // namespace
-} // namespace wgx::aip
+}  // namespace
+}  // namespace wgx::aip
 
 using namespace wgx;
 using namespace wgx::aip;
@@ -377,7 +386,7 @@ int wgx_allowedips_insert(struct wgx_allowedips *t, int family, const wgx_u8 *ad
         list_append(get_slot(t, peer), n);
         store_release(&n->peer, peer);
         if (old && !old->count)
-            drop_slot(t, old); // last: dropping may shift other slots
+            drop_slot(t, old);  // last: dropping may shift other slots
         ++t->seq;
         return 0;
     }
@@ -429,8 +438,7 @@ int wgx_allowedips_insert(struct wgx_allowedips *t, int family, const wgx_u8 *ad
     return 0;
 }
 
-int wgx_allowedips_remove(struct wgx_allowedips *t, int family, const wgx_u8 *addr, wgx_u8 cidr,
-                          const void *peer)
+int wgx_allowedips_remove(struct wgx_allowedips *t, int family, const wgx_u8 *addr, wgx_u8 cidr, const void *peer)
 {
     unsigned fam;
     usize len;
@@ -466,7 +474,7 @@ wgx_size wgx_allowedips_remove_by_peer(struct wgx_allowedips *t, const void *pee
         Node *next = n->peer_next;
         n->peer_prev = n->peer_next = nullptr;
         store_release(&n->peer, static_cast<void *>(nullptr));
-        prune(t, n); // frees only branch points, never a later node of this list
+        prune(t, n);  // frees only branch points, never a later node of this list
         n = next;
     }
     t->total -= count;
@@ -549,4 +557,4 @@ wgx_u64 wgx_allowedips_seq(const struct wgx_allowedips *t)
     return t ? t->seq : 0;
 }
 
-} // extern "C"
+}  // extern "C"

@@ -17,6 +17,9 @@ constexpr usize family_addr_len(int family)
 {
     return family == WGX_AF_INET ? 4 : family == WGX_AF_INET6 ? 16 : 0;
 }
-constexpr unsigned family_addr_bits(int family) { return unsigned(family_addr_len(family)) * 8; }
+constexpr unsigned family_addr_bits(int family)
+{
+    return unsigned(family_addr_len(family)) * 8;
+}
 
-} // namespace wgx
+}  // namespace wgx

@@ -18,13 +18,28 @@ using s64 = wgx_s64;
 using usize = wgx_size;
 
 /// Number of elements of a C array, at compile time.
-template <typename T, usize N> constexpr usize array_size(const T (&)[N]) { return N; }
+template <typename T, usize N> constexpr usize array_size(const T (&)[N])
+{
+    return N;
+}
 
-inline void copy_bytes(void *dst, const void *src, usize len) { __builtin_memcpy(dst, src, len); }
-inline void move_bytes(void *dst, const void *src, usize len) { __builtin_memmove(dst, src, len); }
-inline void zero_bytes(void *dst, usize len) { __builtin_memset(dst, 0, len); }
+inline void copy_bytes(void *dst, const void *src, usize len)
+{
+    __builtin_memcpy(dst, src, len);
+}
+inline void move_bytes(void *dst, const void *src, usize len)
+{
+    __builtin_memmove(dst, src, len);
+}
+inline void zero_bytes(void *dst, usize len)
+{
+    __builtin_memset(dst, 0, len);
+}
 /// Non-constant-time equality; use wgx_platform_memneq() for anything secret.
-inline bool bytes_equal(const void *a, const void *b, usize len) { return __builtin_memcmp(a, b, len) == 0; }
+inline bool bytes_equal(const void *a, const void *b, usize len)
+{
+    return __builtin_memcmp(a, b, len) == 0;
+}
 
 /// True when all @len bytes at @p are zero (not constant time).
 inline bool all_zero(const void *p, usize len)
@@ -36,10 +51,22 @@ inline bool all_zero(const void *p, usize len)
     return acc == 0;
 }
 
-inline u32 load_le32(const u8 *p) { return u32(p[0]) | u32(p[1]) << 8 | u32(p[2]) << 16 | u32(p[3]) << 24; }
-inline u64 load_le64(const u8 *p) { return u64(load_le32(p)) | u64(load_le32(p + 4)) << 32; }
-inline u32 load_be32(const u8 *p) { return u32(p[3]) | u32(p[2]) << 8 | u32(p[1]) << 16 | u32(p[0]) << 24; }
-inline u64 load_be64(const u8 *p) { return u64(load_be32(p)) << 32 | u64(load_be32(p + 4)); }
+inline u32 load_le32(const u8 *p)
+{
+    return u32(p[0]) | u32(p[1]) << 8 | u32(p[2]) << 16 | u32(p[3]) << 24;
+}
+inline u64 load_le64(const u8 *p)
+{
+    return u64(load_le32(p)) | u64(load_le32(p + 4)) << 32;
+}
+inline u32 load_be32(const u8 *p)
+{
+    return u32(p[3]) | u32(p[2]) << 8 | u32(p[1]) << 16 | u32(p[0]) << 24;
+}
+inline u64 load_be64(const u8 *p)
+{
+    return u64(load_be32(p)) << 32 | u64(load_be32(p + 4));
+}
 
 inline void store_le32(u8 *p, u32 v)
 {
@@ -66,4 +93,4 @@ inline void store_be64(u8 *p, u64 v)
 constexpr u64 NSEC_PER_SEC = 1000000000ULL;
 constexpr u64 NSEC_PER_MSEC = 1000000ULL;
 
-} // namespace wgx
+}  // namespace wgx

@@ -20,9 +20,15 @@ namespace {
 
 using noise::Secret;
 
-void wipe(void *p, usize len) { wgx_platform_memzero_explicit(p, len); }
+void wipe(void *p, usize len)
+{
+    wgx_platform_memzero_explicit(p, len);
+}
 
-bool source_ok(const u8 *src, usize src_len) { return src_len <= WGX_COOKIE_SOURCE_MAX_LEN && (src || !src_len); }
+bool source_ok(const u8 *src, usize src_len)
+{
+    return src_len <= WGX_COOKIE_SOURCE_MAX_LEN && (src || !src_len);
+}
 
 /// The cookie of source @src: MAC(secret, src), renewing the secret when it is
 /// missing or older than 120 s (5.4.7).
@@ -36,9 +42,9 @@ void make_cookie(wgx_cookie_checker *c, u8 *out, const u8 *src, usize src_len, u
     noise::mac(out, c->secret, sizeof(c->secret), src, src_len);
 }
 
-} // namespace
+}  // namespace
 
-} // namespace wgx::cookie
+}  // namespace wgx::cookie
 
 using namespace wgx;
 using namespace wgx::cookie;
@@ -111,9 +117,8 @@ int wgx_cookie_checker_create_reply(wgx_cookie_checker *c, u8 *out, const u8 *m,
     copy_bytes(out + off::RECEIVER, m + msg::HANDSHAKE_SENDER, 4);
     wgx_platform_get_random_bytes(out + off::NONCE, msg::COOKIE_NONCE_LEN);
     make_cookie(c, cookie.b, src, src_len, now_ns);
-    wgx_platform_xchacha20poly1305_encrypt(out + off::COOKIE, cookie.b, msg::COOKIE_LEN,
-                                           m + len - msg::MACS_TAIL, msg::MAC_LEN, out + off::NONCE,
-                                           c->encryption_key);
+    wgx_platform_xchacha20poly1305_encrypt(out + off::COOKIE, cookie.b, msg::COOKIE_LEN, m + len - msg::MACS_TAIL,
+                                           msg::MAC_LEN, out + off::NONCE, c->encryption_key);
     return 0;
 }
 
@@ -128,8 +133,7 @@ int wgx_cookie_consume_reply(wgx_noise_handshake *hs, const u8 *m, usize len, u6
 
     Secret<msg::COOKIE_LEN> cookie;
     if (!wgx_platform_xchacha20poly1305_decrypt(cookie.b, m + off::COOKIE, msg::COOKIE_LEN + msg::TAG_LEN,
-                                                pc.last_mac1_sent, msg::MAC_LEN, m + off::NONCE,
-                                                pc.decryption_key))
+                                                pc.last_mac1_sent, msg::MAC_LEN, m + off::NONCE, pc.decryption_key))
         return -WGX_EBADMSG;
     copy_bytes(pc.cookie, cookie.b, msg::COOKIE_LEN);
     pc.cookie_birth_ns = now_ns;

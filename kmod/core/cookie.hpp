@@ -13,8 +13,8 @@
 
 namespace wgx::cookie {
 
-constexpr char LABEL_MAC1[] = "mac1----";   // whitepaper 5.4.4, without the NUL
-constexpr char LABEL_COOKIE[] = "cookie--"; // whitepaper 5.4.7, without the NUL
+constexpr char LABEL_MAC1[] = "mac1----";    // whitepaper 5.4.4, without the NUL
+constexpr char LABEL_COOKIE[] = "cookie--";  // whitepaper 5.4.7, without the NUL
 constexpr usize LABEL_LEN = 8;
 static_assert(sizeof(LABEL_MAC1) - 1 == LABEL_LEN && sizeof(LABEL_COOKIE) - 1 == LABEL_LEN);
 
@@ -23,12 +23,12 @@ constexpr u64 SECRET_LATENCY_NS = u64(WGX_COOKIE_SECRET_LATENCY_S) * NSEC_PER_SE
 
 /// Cookie state of one peer, kept inside its handshake (same lock).
 struct PeerCookie {
-    u8 mac1_key[msg::KEY_LEN];       // HASH(LABEL_MAC1 || peer's static public key)
-    u8 decryption_key[msg::KEY_LEN]; // HASH(LABEL_COOKIE || peer's static public key)
-    u8 cookie[msg::COOKIE_LEN];      // last cookie the peer sent us
+    u8 mac1_key[msg::KEY_LEN];        // HASH(LABEL_MAC1 || peer's static public key)
+    u8 decryption_key[msg::KEY_LEN];  // HASH(LABEL_COOKIE || peer's static public key)
+    u8 cookie[msg::COOKIE_LEN];       // last cookie the peer sent us
     u64 cookie_birth_ns;
     bool cookie_valid;
-    u8 last_mac1_sent[msg::MAC_LEN]; // AD of the cookie reply we may receive
+    u8 last_mac1_sent[msg::MAC_LEN];  // AD of the cookie reply we may receive
     bool have_sent_mac1;
 };
 
@@ -45,13 +45,13 @@ void add_macs(PeerCookie &pc, u8 *m, usize len, u64 now_ns);
 /// Wipe everything secret in @pc.
 void peer_wipe(PeerCookie &pc);
 
-} // namespace wgx::cookie
+}  // namespace wgx::cookie
 
 /// The device's cookie checker (opaque in C).
 struct wgx_cookie_checker {
-    wgx::u8 mac1_key[32];       // HASH(LABEL_MAC1 || our static public key)
-    wgx::u8 encryption_key[32]; // HASH(LABEL_COOKIE || our static public key)
-    wgx::u8 secret[32];         // random, rotated every 120 s
+    wgx::u8 mac1_key[32];        // HASH(LABEL_MAC1 || our static public key)
+    wgx::u8 encryption_key[32];  // HASH(LABEL_COOKIE || our static public key)
+    wgx::u8 secret[32];          // random, rotated every 120 s
     wgx::u64 secret_birth_ns;
     bool have_secret;
     bool have_identity;

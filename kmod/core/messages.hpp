@@ -43,9 +43,9 @@ constexpr usize STATIC = __builtin_offsetof(wgx_msg_initiation, encrypted_static
 constexpr usize TIMESTAMP = __builtin_offsetof(wgx_msg_initiation, encrypted_timestamp);
 constexpr usize MAC1 = __builtin_offsetof(wgx_msg_initiation, macs.mac1);
 constexpr usize MAC2 = __builtin_offsetof(wgx_msg_initiation, macs.mac2);
-static_assert(SENDER == 4 && EPHEMERAL == 8 && STATIC == 40 && TIMESTAMP == 88 && MAC1 == 116 &&
-              MAC2 == 132 && sizeof(wgx_msg_initiation) == 148);
-} // namespace initiation
+static_assert(SENDER == 4 && EPHEMERAL == 8 && STATIC == 40 && TIMESTAMP == 88 && MAC1 == 116 && MAC2 == 132 &&
+              sizeof(wgx_msg_initiation) == 148);
+}  // namespace initiation
 
 namespace response {
 constexpr usize SENDER = __builtin_offsetof(wgx_msg_response, sender_index);
@@ -54,23 +54,23 @@ constexpr usize EPHEMERAL = __builtin_offsetof(wgx_msg_response, unencrypted_eph
 constexpr usize EMPTY = __builtin_offsetof(wgx_msg_response, encrypted_nothing);
 constexpr usize MAC1 = __builtin_offsetof(wgx_msg_response, macs.mac1);
 constexpr usize MAC2 = __builtin_offsetof(wgx_msg_response, macs.mac2);
-static_assert(SENDER == 4 && RECEIVER == 8 && EPHEMERAL == 12 && EMPTY == 44 && MAC1 == 60 &&
-              MAC2 == 76 && sizeof(wgx_msg_response) == 92);
-} // namespace response
+static_assert(SENDER == 4 && RECEIVER == 8 && EPHEMERAL == 12 && EMPTY == 44 && MAC1 == 60 && MAC2 == 76 &&
+              sizeof(wgx_msg_response) == 92);
+}  // namespace response
 
 namespace cookie_reply {
 constexpr usize RECEIVER = __builtin_offsetof(wgx_msg_cookie_reply, receiver_index);
 constexpr usize NONCE = __builtin_offsetof(wgx_msg_cookie_reply, nonce);
 constexpr usize COOKIE = __builtin_offsetof(wgx_msg_cookie_reply, encrypted_cookie);
 static_assert(RECEIVER == 4 && NONCE == 8 && COOKIE == 32 && sizeof(wgx_msg_cookie_reply) == 64);
-} // namespace cookie_reply
+}  // namespace cookie_reply
 
 namespace transport {
 constexpr usize RECEIVER = __builtin_offsetof(wgx_msg_transport, receiver_index);
 constexpr usize COUNTER = __builtin_offsetof(wgx_msg_transport, counter);
 constexpr usize DATA = sizeof(wgx_msg_transport);
 static_assert(RECEIVER == 4 && COUNTER == 8 && DATA == 16);
-} // namespace transport
+}  // namespace transport
 
 // Both handshake messages end in mac1 || mac2; the sender index sits at offset 4.
 constexpr usize MACS_TAIL = 2 * MAC_LEN;
@@ -112,4 +112,4 @@ inline bool is_handshake(const u8 *data, usize len)
     return t == TYPE_INITIATION || t == TYPE_RESPONSE;
 }
 
-} // namespace wgx::msg
+}  // namespace wgx::msg

@@ -130,9 +130,15 @@ void encrypt_and_hash(u8 *dst, const u8 *src, usize len, const u8 *key, u8 *h)
     return wgx_platform_curve25519_generate_public(pub, priv);
 }
 
-bool identity_usable(const wgx_noise_identity *id) { return id && id->has_key; }
+bool identity_usable(const wgx_noise_identity *id)
+{
+    return id && id->has_key;
+}
 
-void wipe(void *p, usize len) { wgx_platform_memzero_explicit(p, len); }
+void wipe(void *p, usize len)
+{
+    wgx_platform_memzero_explicit(p, len);
+}
 
 void clear_in_progress(wgx_noise_handshake *hs)
 {
@@ -182,8 +188,8 @@ int consume_initiation_finish(wgx_noise_handshake *hs, const wgx_noise_initiatio
     return 0;
 }
 
-} // namespace
-} // namespace wgx::noise
+}  // namespace
+}  // namespace wgx::noise
 
 // ---- the sending side of the cookie mechanism (declared in cookie.hpp) ----
 // Defined here, next to the handshake messages it signs, so that each core
@@ -198,7 +204,10 @@ void peer_init(PeerCookie &pc, const u8 *remote_static)
     noise::hash(pc.decryption_key, LABEL_COOKIE, LABEL_LEN, remote_static, msg::KEY_LEN);
 }
 
-void peer_wipe(PeerCookie &pc) { wgx_platform_memzero_explicit(&pc, sizeof(pc)); }
+void peer_wipe(PeerCookie &pc)
+{
+    wgx_platform_memzero_explicit(&pc, sizeof(pc));
+}
 
 void add_macs(PeerCookie &pc, u8 *m, usize len, u64 now_ns)
 {
@@ -214,7 +223,7 @@ void add_macs(PeerCookie &pc, u8 *m, usize len, u64 now_ns)
         zero_bytes(m + mac2, msg::MAC_LEN);
 }
 
-} // namespace wgx::cookie
+}  // namespace wgx::cookie
 
 using namespace wgx;
 using namespace wgx::noise;
@@ -240,7 +249,7 @@ int wgx_noise_identity_set_private_key(wgx_noise_identity *id, const u8 *private
         return -WGX_EINVAL;
     Secret<KEY_LEN> priv;
     if (private_key)
-        copy_bytes(priv.b, private_key, KEY_LEN); // may alias id->static_private
+        copy_bytes(priv.b, private_key, KEY_LEN);  // may alias id->static_private
 
     wipe(id->static_private, KEY_LEN);
     wipe(id->static_public, KEY_LEN);
@@ -296,7 +305,7 @@ wgx_noise_handshake *handshake_alloc(const wgx_noise_identity *id, const u8 *rem
     return hs;
 }
 
-} // namespace
+}  // namespace
 
 wgx_noise_handshake *wgx_noise_handshake_create(const wgx_noise_identity *id, const u8 *remote_static,
                                                 const u8 *preshared_key, bool may_sleep)
@@ -327,8 +336,7 @@ bool wgx_noise_handshake_precompute(wgx_noise_handshake *hs)
     wipe(hs->precomputed_static_static, KEY_LEN);
     if (!identity_usable(hs->identity))
         return false;
-    if (!wgx_platform_curve25519(hs->precomputed_static_static, hs->identity->static_private,
-                                 hs->remote_static) ||
+    if (!wgx_platform_curve25519(hs->precomputed_static_static, hs->identity->static_private, hs->remote_static) ||
         !wgx_platform_memneq(hs->precomputed_static_static, ZERO_KEY, KEY_LEN)) {
         wipe(hs->precomputed_static_static, KEY_LEN);
         return false;
@@ -556,8 +564,7 @@ int wgx_noise_create_response(wgx_noise_handshake *hs, u8 *m, u32 local_index, u
     kdf(ck.b, nullptr, nullptr, ck.b, e_pub, KEY_LEN);
 
     // ee, then se.
-    if (!mix_dh(ck.b, nullptr, e_priv.b, hs->remote_ephemeral) ||
-        !mix_dh(ck.b, nullptr, e_priv.b, hs->remote_static)) {
+    if (!mix_dh(ck.b, nullptr, e_priv.b, hs->remote_ephemeral) || !mix_dh(ck.b, nullptr, e_priv.b, hs->remote_static)) {
         zero_bytes(m, msg::RESPONSE_LEN);
         return -WGX_EKEYREJECTED;
     }

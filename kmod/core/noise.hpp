@@ -15,8 +15,8 @@
 
 namespace wgx::noise {
 
-constexpr char CONSTRUCTION[] = "Noise_IKpsk2_25519_ChaChaPoly_BLAKE2s"; // 5.4, without the NUL
-constexpr char IDENTIFIER[] = "WireGuard v1 zx2c4 Jason@zx2c4.com";     // 5.4, without the NUL
+constexpr char CONSTRUCTION[] = "Noise_IKpsk2_25519_ChaChaPoly_BLAKE2s";  // 5.4, without the NUL
+constexpr char IDENTIFIER[] = "WireGuard v1 zx2c4 Jason@zx2c4.com";       // 5.4, without the NUL
 
 constexpr usize KEY_LEN = 32;
 constexpr usize HASH_LEN = 32;
@@ -78,11 +78,11 @@ void kdf(u8 *t1, u8 *t2, u8 *t3, const u8 *ck, const u8 *input, usize input_len)
 /// TAI64N timestamp (12 bytes) of a wall-clock time.
 void tai64n(u8 *out, u64 wall_sec, u32 wall_nsec);
 
-} // namespace wgx::noise
+}  // namespace wgx::noise
 
 /// The device's static identity (opaque in C).
 struct wgx_noise_identity {
-    wgx::u8 static_private[32]; // clamped
+    wgx::u8 static_private[32];  // clamped
     wgx::u8 static_public[32];
     bool has_key;
 };
@@ -92,7 +92,7 @@ struct wgx_noise_handshake {
     const wgx_noise_identity *identity;
     wgx::u8 remote_static[32];
     wgx::u8 preshared_key[32];
-    wgx::u8 precomputed_static_static[32]; // DH(our static private, remote static)
+    wgx::u8 precomputed_static_static[32];  // DH(our static private, remote static)
     bool static_static_ok;
 
     // The handshake in progress.

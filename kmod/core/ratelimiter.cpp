@@ -27,24 +27,24 @@
 namespace wgx::rl {
 
 struct Entry {
-    u64 ip;      // key: the address left-aligned in 64 bits (IPv4 in the top 32, IPv6's
-                 // first 64), masked to the prefix length of @level
-    u64 cookie;  // caller's key (namespace / device)
-    u64 last_ns; // time of the last packet
-    u64 tokens;  // ns of credit, <= RATELIMIT_TOKEN_MAX_NS
-    u32 next;    // next entry in the chain or free list, as index + 1; 0 = end
-    u8 family;   // WGX_AF_INET / WGX_AF_INET6 (u8 fits both values)
+    u64 ip;       // key: the address left-aligned in 64 bits (IPv4 in the top 32, IPv6's
+                  // first 64), masked to the prefix length of @level
+    u64 cookie;   // caller's key (namespace / device)
+    u64 last_ns;  // time of the last packet
+    u64 tokens;   // ns of credit, <= RATELIMIT_TOKEN_MAX_NS
+    u32 next;     // next entry in the chain or free list, as index + 1; 0 = end
+    u8 family;    // WGX_AF_INET / WGX_AF_INET6 (u8 fits both values)
     RlLevel level;
 };
 static_assert(sizeof(Entry) == 40, "documented in <wgx/ratelimiter.h>");
 
-} // namespace wgx::rl
+}  // namespace wgx::rl
 
 struct wgx_ratelimiter {
-    wgx::rl::Entry *entries; // capacity entries
-    wgx::u32 *buckets;       // nbuckets chain heads (index + 1; 0 = empty)
+    wgx::rl::Entry *entries;  // capacity entries
+    wgx::u32 *buckets;        // nbuckets chain heads (index + 1; 0 = empty)
     wgx::u32 nbuckets_mask;
-    wgx::u32 free_head; // free list (index + 1; 0 = pool exhausted)
+    wgx::u32 free_head;  // free list (index + 1; 0 = pool exhausted)
     wgx::usize capacity;
     wgx::usize count;
     wgx::u8 hash_key[16];
@@ -92,11 +92,9 @@ bool charge(Entry &e, u64 now_ns)
 /// its block), raised by the table's fill.
 RlLevel new_level(const wgx_ratelimiter *rl, usize in_prefix, usize in_block)
 {
-    if (in_block >= WGX_RATELIMIT_ENTRIES_PER_BLOCK ||
-        rl->count * RATELIMIT_BLOCK_PRESSURE_DIVISOR >= rl->capacity)
+    if (in_block >= WGX_RATELIMIT_ENTRIES_PER_BLOCK || rl->count * RATELIMIT_BLOCK_PRESSURE_DIVISOR >= rl->capacity)
         return RlLevel::block;
-    if (in_prefix >= WGX_RATELIMIT_SOURCES_PER_PREFIX ||
-        rl->count * RATELIMIT_PREFIX_PRESSURE_DIVISOR >= rl->capacity)
+    if (in_prefix >= WGX_RATELIMIT_SOURCES_PER_PREFIX || rl->count * RATELIMIT_PREFIX_PRESSURE_DIVISOR >= rl->capacity)
         return RlLevel::prefix;
     return RlLevel::source;
 }
@@ -125,7 +123,7 @@ template <typename Pred> usize remove_if(wgx_ratelimiter *rl, Pred pred)
     return removed;
 }
 
-} // namespace
+}  // namespace
 
 extern "C" {
 
@@ -161,8 +159,7 @@ void wgx_ratelimiter_destroy(struct wgx_ratelimiter *rl)
     wgx_platform_free(rl);
 }
 
-bool wgx_ratelimiter_allow(struct wgx_ratelimiter *rl, int family, const wgx_u8 *addr, wgx_u64 cookie,
-                           wgx_u64 now_ns)
+bool wgx_ratelimiter_allow(struct wgx_ratelimiter *rl, int family, const wgx_u8 *addr, wgx_u64 cookie, wgx_u64 now_ns)
 {
     if (!rl || !addr)
         return false;
@@ -170,7 +167,7 @@ bool wgx_ratelimiter_allow(struct wgx_ratelimiter *rl, int family, const wgx_u8 
     if (family == WGX_AF_INET)
         key = u64(load_be32(addr)) << 32;
     else if (family == WGX_AF_INET6)
-        key = load_be64(addr); // the /64 the source can freely vary within is one key
+        key = load_be64(addr);  // the /64 the source can freely vary within is one key
     else
         return false;
     const u8 fam = u8(family);
@@ -208,7 +205,7 @@ bool wgx_ratelimiter_allow(struct wgx_ratelimiter *rl, int family, const wgx_u8 
         return charge(*block_bucket, now_ns);
 
     if (!rl->free_head)
-        return false; // table full: refuse new sources
+        return false;  // table full: refuse new sources
     const RlLevel level = new_level(rl, in_prefix, in_block);
     const u32 idx = rl->free_head;
     Entry &e = rl->entries[idx - 1];
@@ -232,7 +229,8 @@ wgx_size wgx_ratelimiter_gc(struct wgx_ratelimiter *rl, wgx_u64 now_ns)
     // scan reads all 4,096 chain heads.
     if (!rl || !rl->count)
         return 0;
-    return remove_if(rl, [now_ns](const Entry &e) { return now_ns > e.last_ns && now_ns - e.last_ns > RATELIMIT_IDLE_NS; });
+    return remove_if(rl,
+                     [now_ns](const Entry &e) { return now_ns > e.last_ns && now_ns - e.last_ns > RATELIMIT_IDLE_NS; });
 }
 
 wgx_size wgx_ratelimiter_forget_cookie(struct wgx_ratelimiter *rl, wgx_u64 cookie)
@@ -247,4 +245,4 @@ wgx_size wgx_ratelimiter_count(const struct wgx_ratelimiter *rl)
     return rl ? rl->count : 0;
 }
 
-} // extern "C"
+}  // extern "C"

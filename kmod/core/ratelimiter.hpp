@@ -21,9 +21,9 @@ constexpr u64 RATELIMIT_IDLE_NS = WGX_RATELIMIT_IDLE_SEC * NSEC_PER_SEC;
 
 /// What a bucket is keyed by, finest first.
 enum class RlLevel : u8 {
-    source = 0, ///< IPv4 /32, IPv6 /64: one sender
-    prefix = 1, ///< IPv4 /24, IPv6 /48: one site
-    block = 2,  ///< IPv4 /16, IPv6 /32: one network operator
+    source = 0,  ///< IPv4 /32, IPv6 /64: one sender
+    prefix = 1,  ///< IPv4 /24, IPv6 /48: one site
+    block = 2,   ///< IPv4 /16, IPv6 /32: one network operator
 };
 
 /// Prefix length of @level for @family (WGX_AF_INET or WGX_AF_INET6), in bits
@@ -35,7 +35,7 @@ constexpr unsigned ratelimit_level_bits(int family, RlLevel level)
 
 /// From this fill (count >= capacity / N) new buckets are keyed by at least
 /// their prefix, and from the second one by their block.
-constexpr usize RATELIMIT_PREFIX_PRESSURE_DIVISOR = 4; // a quarter full
-constexpr usize RATELIMIT_BLOCK_PRESSURE_DIVISOR = 2;  // half full
+constexpr usize RATELIMIT_PREFIX_PRESSURE_DIVISOR = 4;  // a quarter full
+constexpr usize RATELIMIT_BLOCK_PRESSURE_DIVISOR = 2;   // half full
 
-} // namespace wgx
+}  // namespace wgx

@@ -23,7 +23,7 @@ namespace wgx {
 
 namespace {
 constexpr u64 WORDS = WGX_REPLAY_WORDS;
-constexpr u64 WORD_SHIFT = 6; // log2(64)
+constexpr u64 WORD_SHIFT = 6;  // log2(64)
 static_assert(u64(1) << WORD_SHIFT == WGX_REPLAY_WORD_BITS);
 
 // Portable population count (no libgcc call in the freestanding core).
@@ -58,7 +58,7 @@ u64 window_low(u64 top)
 {
     return top > REPLAY_WINDOW + 1 ? top - REPLAY_WINDOW : 1;
 }
-} // namespace
+}  // namespace
 
 bool replay_check(wgx_replay &r, u64 counter, wgx_replay_loss &loss)
 {
@@ -67,16 +67,16 @@ bool replay_check(wgx_replay &r, u64 counter, wgx_replay_loss &loss)
     // No overflow: counter + 1 + REPLAY_WINDOW < 2^64 because counter < transport::REJECT_AFTER_MESSAGES.
     const u64 n = counter + 1;
     if (n + REPLAY_WINDOW < r.top)
-        return false; // too far behind the greatest accepted counter
+        return false;  // too far behind the greatest accepted counter
 
     const u64 word = n >> WORD_SHIFT;
     const u64 bit = u64(1) << (n & (WGX_REPLAY_WORD_BITS - 1));
     u64 &w = r.bitmap[word & (WORDS - 1)];
     if (n <= r.top) {
         if (w & bit)
-            return false; // already accepted once
+            return false;  // already accepted once
         w |= bit;
-        ++loss.reordered; // n == top is always set, so n < top here
+        ++loss.reordered;  // n == top is always set, so n < top here
         return true;
     }
 
@@ -99,7 +99,7 @@ bool replay_check(wgx_replay &r, u64 counter, wgx_replay_loss &loss)
             r.bitmap[(cur + i) & (WORDS - 1)] = 0;
         r.top = n;
     }
-    w |= bit; // a word just cleared, or one above the old top: the bit was clear
+    w |= bit;  // a word just cleared, or one above the old top: the bit was clear
     return true;
 }
 
@@ -109,7 +109,7 @@ u64 replay_flush(const wgx_replay &r)
     return r.top ? count_clear(r, window_low(r.top), r.top) : 0;
 }
 
-} // namespace wgx
+}  // namespace wgx
 
 extern "C" {
 
@@ -135,4 +135,4 @@ wgx_u64 wgx_replay_flush(const struct wgx_replay *r)
     return wgx::replay_flush(*r);
 }
 
-} // extern "C"
+}  // extern "C"

@@ -28,4 +28,4 @@ bool replay_check(wgx_replay &r, u64 counter, wgx_replay_loss &loss);
 /// See wgx_replay_flush() in <wgx/replay.h>.
 u64 replay_flush(const wgx_replay &r);
 
-} // namespace wgx
+}  // namespace wgx

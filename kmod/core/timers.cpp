@@ -14,7 +14,10 @@ using namespace wgx;
 
 namespace {
 
-constexpr u32 bit(wgx_timer_id id) { return u32(1) << id; }
+constexpr u32 bit(wgx_timer_id id)
+{
+    return u32(1) << id;
+}
 
 /// Set timer @id to @deadline (0 = disarm); returns its bit when that changed it.
 u32 set_deadline(wgx_timers *t, wgx_timer_id id, u64 deadline)
@@ -30,7 +33,7 @@ u32 arm(wgx_timers *t, wgx_timer_id id, u64 now, u64 delay)
 {
     u64 d = now + delay;
     if (d < now)
-        d = ~u64(0); // saturate instead of wrapping
+        d = ~u64(0);  // saturate instead of wrapping
     return set_deadline(t, id, d ? d : 1);
 }
 
@@ -40,9 +43,12 @@ u64 jitter(const wgx_timers *t, u64 jitter_ns)
     return max ? jitter_ns % max : 0;
 }
 
-u64 age(u64 birth_ns, u64 now_ns) { return now_ns > birth_ns ? now_ns - birth_ns : 0; }
+u64 age(u64 birth_ns, u64 now_ns)
+{
+    return now_ns > birth_ns ? now_ns - birth_ns : 0;
+}
 
-} // namespace
+}  // namespace
 
 extern "C" {
 
@@ -148,9 +154,9 @@ wgx_u32 wgx_timers_core_expire(struct wgx_timers *t, enum wgx_timer_id id, wgx_u
 {
     *changed = 0;
     if (unsigned(id) >= WGX_TIMER_COUNT || !t->deadline[id])
-        return 0; // unknown id or stale callback of a disarmed timer
+        return 0;  // unknown id or stale callback of a disarmed timer
     if (now_ns < t->deadline[id]) {
-        *changed = bit(id); // fired early: the glue re-arms it at the same deadline
+        *changed = bit(id);  // fired early: the glue re-arms it at the same deadline
         return 0;
     }
     u32 ch = set_deadline(t, id, 0);
@@ -220,14 +226,13 @@ void wgx_timers_core_initiation_forget(struct wgx_timers *t)
 }
 
 bool wgx_timers_core_want_rekey_on_send(const struct wgx_timers *t, wgx_u64 birth_ns, wgx_u64 counter,
-                                   bool i_am_initiator, wgx_u64 now_ns)
+                                        bool i_am_initiator, wgx_u64 now_ns)
 {
     return counter >= t->params.rekey_after_messages ||
            (i_am_initiator && age(birth_ns, now_ns) >= t->params.rekey_after_time_ns);
 }
 
-bool wgx_timers_core_want_rekey_on_receive(struct wgx_timers *t, wgx_u64 birth_ns, bool i_am_initiator,
-                                      wgx_u64 now_ns)
+bool wgx_timers_core_want_rekey_on_receive(struct wgx_timers *t, wgx_u64 birth_ns, bool i_am_initiator, wgx_u64 now_ns)
 {
     if (!i_am_initiator)
         return false;
@@ -243,4 +248,4 @@ bool wgx_timers_core_keypair_usable(const struct wgx_timers *t, wgx_u64 birth_ns
     return age(birth_ns, now_ns) < t->params.reject_after_time_ns && counter < WGX_TRANSPORT_REJECT_AFTER_MESSAGES;
 }
 
-} // extern "C"
+}  // extern "C"

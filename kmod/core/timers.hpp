@@ -29,4 +29,4 @@ static_assert(WGX_MAX_TIMER_HANDSHAKES == 18);
 static_assert(sizeof(wgx_timer_params) == 9 * 8);
 static_assert(sizeof(wgx_timers) == sizeof(wgx_timer_params) + WGX_TIMER_COUNT * 8 + 3 * 8 + 16);
 
-} // namespace wgx
+}  // namespace wgx

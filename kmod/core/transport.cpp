@@ -11,7 +11,10 @@
 
 using namespace wgx;
 
-int wgx_msg_classify(const u8 *data, usize len) { return msg::classify(data, len); }
+int wgx_msg_classify(const u8 *data, usize len)
+{
+    return msg::classify(data, len);
+}
 
 bool wgx_msg_receiver_index(const u8 *data, usize len, u32 *index)
 {
@@ -35,7 +38,10 @@ bool wgx_msg_receiver_index(const u8 *data, usize len, u32 *index)
     return true;
 }
 
-usize wgx_transport_padded_len(usize len, u32 mtu) { return transport::padded_len(len, mtu); }
+usize wgx_transport_padded_len(usize len, u32 mtu)
+{
+    return transport::padded_len(len, mtu);
+}
 
 int wgx_transport_write_header(u8 *hdr, u32 receiver_index, u64 counter)
 {

@@ -32,4 +32,4 @@ constexpr usize padded_len(usize len, u32 mtu)
     return len + (padded - last);
 }
 
-} // namespace wgx::transport
+}  // namespace wgx::transport

@@ -221,9 +221,8 @@ int cmd_garbage(const Args &args)
     int fd4 = udp_socket(AF_INET), fd6 = udp_socket(AF_INET6);
 
     // Sizes: every exact message size, its neighbours, small, MTU-sized and fragmented.
-    const std::size_t sizes[] = {0,   1,   2,   3,   4,   5,   15,  16,  17,   31,   32,   33,   48,
-                                 63,  64,  65,  91,  92,  93,  147, 148, 149,  1420, 1452, 1472, 1473,
-                                 1500, 2000, 4096, 8192, 65507};
+    const std::size_t sizes[] = {0,  1,  2,  3,   4,   5,   15,   16,   17,   31,   32,   33,   48,   63,   64,   65,
+                                 91, 92, 93, 147, 148, 149, 1420, 1452, 1472, 1473, 1500, 2000, 4096, 8192, 65507};
     const std::uint8_t types[] = {1, 2, 3, 4, 0, 5, 6, 0x80, 0xff};
     std::vector<std::uint8_t> buf(65536);
     std::uint64_t malformed = 0, by_type[5] = {};
@@ -231,9 +230,15 @@ int cmd_garbage(const Args &args)
         std::size_t len;
         switch (rng() % 4) {
         case 0:
-        case 1: len = sizes[rng() % std::size(sizes)]; break;
-        case 2: len = rng() % 200; break;
-        default: len = rng() % 1473; break;
+        case 1:
+            len = sizes[rng() % std::size(sizes)];
+            break;
+        case 2:
+            len = rng() % 200;
+            break;
+        default:
+            len = rng() % 1473;
+            break;
         }
         for (std::size_t j = 0; j < len; j += 8) {
             std::uint64_t r = rng();
@@ -256,8 +261,8 @@ int cmd_garbage(const Args &args)
     std::printf("garbage: sent %llu, malformed %llu, initiation-shaped %llu, response-shaped %llu, "
                 "cookie-shaped %llu, transport-shaped %llu (seed %llu)\n",
                 (unsigned long long)count, (unsigned long long)malformed, (unsigned long long)by_type[1],
-                (unsigned long long)by_type[2], (unsigned long long)by_type[3],
-                (unsigned long long)by_type[4], (unsigned long long)seed);
+                (unsigned long long)by_type[2], (unsigned long long)by_type[3], (unsigned long long)by_type[4],
+                (unsigned long long)seed);
     return 0;
 }
 
@@ -270,7 +275,10 @@ struct PoolEntry {
     std::uint32_t index = 0;
 };
 
-void random_bytes(void *p, std::size_t n) { wgx_platform_get_random_bytes(p, n); }
+void random_bytes(void *p, std::size_t n)
+{
+    wgx_platform_get_random_bytes(p, n);
+}
 
 int cmd_flood(const Args &args)
 {
@@ -398,8 +406,8 @@ int cmd_flood(const Args &args)
         for (std::uint64_t b = 0; b < burst; b += gso) {
             const Source &s = src[(sent / gso) % src.size()];
             for (std::uint64_t k = 0; k < gso; ++k)
-                std::memcpy(&batch[k * WGX_MSG_INITIATION_LEN],
-                            pool[(sent + k) % pool.size()].msg, WGX_MSG_INITIATION_LEN);
+                std::memcpy(&batch[k * WGX_MSG_INITIATION_LEN], pool[(sent + k) % pool.size()].msg,
+                            WGX_MSG_INITIATION_LEN);
             if (!send_to(s.fd, batch.data(), gso * WGX_MSG_INITIATION_LEN, s.v6 ? to6 : to4))
                 ++send_errors;
             sent += gso;
@@ -411,9 +419,8 @@ int cmd_flood(const Args &args)
     }
     std::printf("flood: sent %llu initiations from %zu sources in %llu s (%llu send errors); "
                 "received %llu cookie replies, %llu decrypted as valid cookies, %llu other packets\n",
-                (unsigned long long)sent, src.size(), (unsigned long long)seconds,
-                (unsigned long long)send_errors, (unsigned long long)replies,
-                (unsigned long long)cookies, (unsigned long long)other);
+                (unsigned long long)sent, src.size(), (unsigned long long)seconds, (unsigned long long)send_errors,
+                (unsigned long long)replies, (unsigned long long)cookies, (unsigned long long)other);
     for (auto &p : pool) {
         wgx_noise_handshake_destroy(p.hs);
         wgx_noise_identity_destroy(p.id);
@@ -428,7 +435,10 @@ int cmd_flood(const Args &args)
 std::string config_text(const wgx::Device &d)
 {
     std::string s;
-    auto key = [&](const std::optional<wgx::Key> &k) { s += k ? wgx::key_to_base64(*k) : "-"; s += ' '; };
+    auto key = [&](const std::optional<wgx::Key> &k) {
+        s += k ? wgx::key_to_base64(*k) : "-";
+        s += ' ';
+    };
     key(d.private_key);
     s += "port " + std::to_string(d.listen_port.value_or(0)) + " fwmark " + std::to_string(d.fwmark.value_or(0)) + "\n";
     for (const auto &p : d.peers) {
@@ -536,10 +546,7 @@ struct Fuzzer {
         return msgs[0].bytes();
     }
 
-    std::vector<std::uint8_t> valid_get()
-    {
-        return wgx::build_get_device_request(family, dev).bytes();
-    }
+    std::vector<std::uint8_t> valid_get() { return wgx::build_get_device_request(family, dev).bytes(); }
 
     // Offsets of every attribute, nested ones included (NLA_F_NESTED).
     void attrs(const std::vector<std::uint8_t> &m, std::size_t off, std::size_t end, int depth,
@@ -586,41 +593,56 @@ struct Fuzzer {
             std::vector<std::size_t> at;
             attrs(m, hdr, m.size(), 0, at);
             switch (r(8)) {
-            case 0: // flip bits anywhere after the netlink header
+            case 0:  // flip bits anywhere after the netlink header
                 for (std::uint64_t k = 1 + r(8); k > 0 && m.size() > NLMSG_HDRLEN; --k)
                     m[NLMSG_HDRLEN + r(m.size() - NLMSG_HDRLEN)] ^= std::uint8_t(1u << r(8));
                 break;
-            case 1: // an attribute's length
+            case 1:  // an attribute's length
                 if (!at.empty()) {
                     std::size_t o = at[r(at.size())];
                     std::uint16_t len;
                     std::memcpy(&len, &m[o], 2);
-                    const std::uint16_t choices[] = {0, 1, 3, 4, 5, std::uint16_t(len - 1), std::uint16_t(len + 1),
-                                                     std::uint16_t(len + 4), std::uint16_t(len - 4),
+                    const std::uint16_t choices[] = {0,
+                                                     1,
+                                                     3,
+                                                     4,
+                                                     5,
+                                                     std::uint16_t(len - 1),
+                                                     std::uint16_t(len + 1),
+                                                     std::uint16_t(len + 4),
+                                                     std::uint16_t(len - 4),
                                                      std::uint16_t(rng())};
                     len = choices[r(std::size(choices))];
                     std::memcpy(&m[o], &len, 2);
                 }
                 break;
-            case 2: // an attribute's type and flags
+            case 2:  // an attribute's type and flags
                 if (!at.empty()) {
                     std::size_t o = at[r(at.size())];
                     std::uint16_t type;
                     std::memcpy(&type, &m[o + 2], 2);
                     switch (r(4)) {
-                    case 0: type ^= NLA_F_NESTED; break;
-                    case 1: type ^= NLA_F_NET_BYTEORDER; break;
-                    case 2: type = std::uint16_t((type & ~NLA_TYPE_MASK) | r(14)); break;
-                    default: type = std::uint16_t(rng()); break;
+                    case 0:
+                        type ^= NLA_F_NESTED;
+                        break;
+                    case 1:
+                        type ^= NLA_F_NET_BYTEORDER;
+                        break;
+                    case 2:
+                        type = std::uint16_t((type & ~NLA_TYPE_MASK) | r(14));
+                        break;
+                    default:
+                        type = std::uint16_t(rng());
+                        break;
                     }
                     std::memcpy(&m[o + 2], &type, 2);
                 }
                 break;
-            case 3: // truncate
+            case 3:  // truncate
                 if (m.size() > NLMSG_HDRLEN)
                     m.resize(NLMSG_HDRLEN + r(m.size() - NLMSG_HDRLEN));
                 break;
-            case 4: // duplicate an attribute at the top level
+            case 4:  // duplicate an attribute at the top level
                 if (!at.empty()) {
                     std::size_t o = at[r(at.size())];
                     std::uint16_t len;
@@ -630,10 +652,10 @@ struct Fuzzer {
                     m.insert(m.end(), copy.begin(), copy.end());
                 }
                 break;
-            case 5: // a random attribute tree at the top level
+            case 5:  // a random attribute tree at the top level
                 tree(m, 3);
                 break;
-            case 6: // a random tree inside a nest, the nest's length fixed up
+            case 6:  // a random tree inside a nest, the nest's length fixed up
                 if (!at.empty()) {
                     std::size_t o = at[r(at.size())];
                     nlattr a;
@@ -649,7 +671,8 @@ struct Fuzzer {
                             for (std::size_t p : at) {
                                 nlattr pa;
                                 std::memcpy(&pa, &m[p], sizeof(pa));
-                                if (p < o && p + pa.nla_len >= o + a.nla_len - t.size() && (pa.nla_type & NLA_F_NESTED)) {
+                                if (p < o && p + pa.nla_len >= o + a.nla_len - t.size() &&
+                                    (pa.nla_type & NLA_F_NESTED)) {
                                     pa.nla_len = std::uint16_t(pa.nla_len + t.size());
                                     std::memcpy(&m[p], &pa, sizeof(pa));
                                 }
@@ -658,7 +681,7 @@ struct Fuzzer {
                     }
                 }
                 break;
-            default: // command and version of the generic netlink header
+            default:  // command and version of the generic netlink header
                 if (m.size() >= hdr) {
                     m[NLMSG_HDRLEN] = std::uint8_t(r(4));
                     m[NLMSG_HDRLEN + 1] = std::uint8_t(r(3));
@@ -688,7 +711,7 @@ struct Fuzzer {
             int left = int(n);
             for (; mnl_nlmsg_ok(h, left); h = mnl_nlmsg_next(h, &left)) {
                 if (h->nlmsg_seq != seq)
-                    continue; // a late part of an earlier answer
+                    continue;  // a late part of an earlier answer
                 if (h->nlmsg_type == NLMSG_ERROR || h->nlmsg_type == NLMSG_DONE) {
                     int e = 0;
                     if (h->nlmsg_len >= NLMSG_HDRLEN + sizeof(int))
@@ -756,7 +779,8 @@ int cmd_nlfuzz(const Args &args)
         // A refused request, or any GET, must leave the device as it was.
         if ((err != 0 || get) && after != before) {
             if (++violations <= 3) {
-                std::printf("nlfuzz: a %s request refused with %s (or a GET) changed the device\n--- before\n%s--- after\n%s--- request bytes:",
+                std::printf("nlfuzz: a %s request refused with %s (or a GET) changed the device\n--- before\n%s--- "
+                            "after\n%s--- request bytes:",
                             get ? "GET" : "SET", std::strerror(err), before.c_str(), after.c_str());
                 for (std::uint8_t b : sent_copy)
                     std::printf(" %02x", b);
@@ -774,7 +798,7 @@ int cmd_nlfuzz(const Args &args)
     return violations || silent ? 1 : 0;
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char **argv)
 {

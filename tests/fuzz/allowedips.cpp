@@ -49,7 +49,10 @@ struct Reader {
     }
 };
 
-size_t len_of(int fam) { return fam == WGX_AF_INET ? 4 : 16; }
+size_t len_of(int fam)
+{
+    return fam == WGX_AF_INET ? 4 : 16;
+}
 
 Addr mask(const Addr &a, int fam, unsigned cidr)
 {
@@ -98,7 +101,10 @@ struct Model {
     abort();
 }
 
-void *peer_of(uint8_t b) { return reinterpret_cast<void *>(uintptr_t(0x1000 + 16 * (b % 24))); }
+void *peer_of(uint8_t b)
+{
+    return reinterpret_cast<void *>(uintptr_t(0x1000 + 16 * (b % 24)));
+}
 
 const Addr BASES[4] = {
     {10, 0, 0, 0},
@@ -179,7 +185,7 @@ void check_walk(wgx_allowedips *t, const Model &m, void *peer)
         fail("cursor end");
 }
 
-} // namespace
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -205,7 +211,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const unsigned max_bits = unsigned(len_of(fam) * 8);
         switch (op % 6) {
         case 0:
-        case 1: { // insert
+        case 1: {  // insert
             const uint8_t cb = in.byte();
             const unsigned cidr = cb % (max_bits + 1);
             void *p = peer_of(in.byte());
@@ -221,7 +227,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             break;
         }
-        case 2: { // remove, with an arbitrary (possibly wrong) peer
+        case 2: {  // remove, with an arbitrary (possibly wrong) peer
             const unsigned cidr = in.byte() % (max_bits + 1);
             void *p = peer_of(in.byte());
             const Key k{fam, mask(a, fam, cidr), cidr};
@@ -235,7 +241,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             break;
         }
-        case 3: { // remove_by_peer
+        case 3: {  // remove_by_peer
             void *p = peer_of(in.byte());
             auto li = m.lists.find(p);
             size_t n = 0;
@@ -249,7 +255,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 fail("remove_by_peer");
             break;
         }
-        case 5: { // advance the long-lived cursor (restarted for another peer)
+        case 5: {  // advance the long-lived cursor (restarted for another peer)
             void *p = peer_of(in.byte());
             if (p != cur_peer) {
                 cur = wgx_allowedips_cursor{};
@@ -258,7 +264,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             check_cursor_step(t, m, p, cur, in.byte() % 8);
             break;
         }
-        default: // out-of-range arguments must be refused without side effects
+        default:  // out-of-range arguments must be refused without side effects
             if (wgx_allowedips_insert(t, fam, a.data(), uint8_t(max_bits + 1 + in.byte() % 100), peer_of(1), false) !=
                 -WGX_EINVAL)
                 fail("bad cidr accepted");

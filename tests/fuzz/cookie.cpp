@@ -18,7 +18,7 @@ namespace {
 struct State {
     wgx_noise_identity *a = nullptr, *b = nullptr;
     wgx_cookie_checker *checker_b = nullptr;
-    wgx_noise_handshake *ha = nullptr; // a's handshake towards b
+    wgx_noise_handshake *ha = nullptr;  // a's handshake towards b
     wgx_u8 a_pub[32], b_pub[32];
     wgx_u8 init[WGX_MSG_INITIATION_LEN];
     wgx_u8 reply[WGX_MSG_COOKIE_REPLY_LEN];
@@ -45,7 +45,7 @@ wgx_noise_identity *identity(wgx_u8 seed, wgx_u8 *pub)
 
 const wgx_u8 SRC[6] = {192, 0, 2, 1, 0xca, 0x6c};
 
-} // namespace
+}  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***)
 {
@@ -67,21 +67,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     const uint8_t mode = data[0] % 4, arg = data[1];
     data += 2, size -= 2;
-    const wgx_u64 now = 1 + wgx_u64(arg) * 1000000000ULL; // 0..255 s: crosses the 120 s secret rotation
+    const wgx_u64 now = 1 + wgx_u64(arg) * 1000000000ULL;  // 0..255 s: crosses the 120 s secret rotation
 
     switch (mode) {
-    case 0: { // validate arbitrary bytes, source = a prefix of the input
+    case 0: {  // validate arbitrary bytes, source = a prefix of the input
         const size_t src_len = arg % 40;
         const wgx_u8 *src = size >= src_len ? data : SRC;
-        const wgx_cookie_verdict v =
-            wgx_cookie_checker_validate(st->checker_b, data, size, src, src_len, arg & 1, now);
+        const wgx_cookie_verdict v = wgx_cookie_checker_validate(st->checker_b, data, size, src, src_len, arg & 1, now);
         if (v != WGX_COOKIE_DROP && !(size == WGX_MSG_INITIATION_LEN || size == WGX_MSG_RESPONSE_LEN))
             fail("a message of the wrong size passed the MAC check");
         wgx_u8 out[WGX_MSG_COOKIE_REPLY_LEN];
         wgx_cookie_checker_create_reply(st->checker_b, out, data, size, src, src_len, now);
         break;
     }
-    case 1: { // the genuine initiation with the input XORed in
+    case 1: {  // the genuine initiation with the input XORed in
         wgx_u8 m[WGX_MSG_INITIATION_LEN];
         std::memcpy(m, st->init, sizeof(m));
         bool changed = false;
@@ -89,20 +88,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             m[i] ^= data[i];
             changed |= data[i] != 0;
         }
-        const wgx_cookie_verdict v = wgx_cookie_checker_validate(st->checker_b, m, sizeof(m), SRC, sizeof(SRC),
-                                                                 false, now);
+        const wgx_cookie_verdict v =
+            wgx_cookie_checker_validate(st->checker_b, m, sizeof(m), SRC, sizeof(SRC), false, now);
         if (changed && v != WGX_COOKIE_DROP)
             fail("a modified initiation passed mac1");
         if (!changed && v != WGX_COOKIE_ACCEPT)
             fail("the genuine initiation failed mac1");
         break;
     }
-    default: { // cookie reply consumption, raw (2) or XORed into the genuine reply (3)
+    default: {  // cookie reply consumption, raw (2) or XORed into the genuine reply (3)
         std::vector<wgx_u8> m;
         if (mode == 3) {
             m.assign(st->reply, st->reply + sizeof(st->reply));
             for (size_t i = 0; i < size && i < m.size(); ++i)
-                m[i] ^= (i >= 4 && i < 8) ? 0 : data[i]; // keep the receiver index (the glue's lookup)
+                m[i] ^= (i >= 4 && i < 8) ? 0 : data[i];  // keep the receiver index (the glue's lookup)
         } else {
             m.assign(data, data + size);
         }

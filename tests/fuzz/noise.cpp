@@ -22,8 +22,8 @@ namespace {
 struct State {
     wgx_noise_identity *a = nullptr, *b = nullptr;
     wgx_u8 a_pub[32], b_pub[32];
-    wgx_u8 init[WGX_MSG_INITIATION_LEN]; // a genuine initiation a -> b
-    wgx_u8 resp[WGX_MSG_RESPONSE_LEN];   // a genuine response b -> a (for another handshake)
+    wgx_u8 init[WGX_MSG_INITIATION_LEN];  // a genuine initiation a -> b
+    wgx_u8 resp[WGX_MSG_RESPONSE_LEN];    // a genuine response b -> a (for another handshake)
 };
 
 State *st;
@@ -54,7 +54,7 @@ bool all_zero(const void *p, size_t n)
     return true;
 }
 
-} // namespace
+}  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***)
 {
@@ -79,7 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     const uint8_t mode = data[0] % 4;
     ++data, --size;
-    const bool overlay = mode & 1; // XOR the input into a genuine message
+    const bool overlay = mode & 1;  // XOR the input into a genuine message
 
     if (mode < 2) {
         // Initiation, consumed by b.

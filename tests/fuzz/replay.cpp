@@ -32,7 +32,7 @@ struct Reader {
 constexpr uint64_t W = WGX_REPLAY_WINDOW;
 constexpr uint64_t REJECT = WGX_TRANSPORT_REJECT_AFTER_MESSAGES;
 
-} // namespace
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -46,18 +46,32 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const unsigned op = unsigned(in.take(1));
         uint64_t c;
         switch (op % 8) {
-        case 0: c = max + 1 + in.take(1); break;
-        case 1: c = max + in.take(2); break;
-        case 2: { // behind the maximum, around the window edge
+        case 0:
+            c = max + 1 + in.take(1);
+            break;
+        case 1:
+            c = max + in.take(2);
+            break;
+        case 2: {  // behind the maximum, around the window edge
             const uint64_t back = in.take(2) % (W + 300);
             c = back > max ? 0 : max - back;
             break;
         }
-        case 3: c = max - W - 2 + in.take(1) % 5; break; // exactly at the edge (wraps when max < W)
-        case 4: c = in.take(8); break;                    // absolute
-        case 5: c = REJECT - 1 - in.take(2) % 20000 + in.take(1) % 4; break; // near the limit
-        case 6: c = max - in.take(1); break;
-        default: c = max + in.take(4); break;
+        case 3:
+            c = max - W - 2 + in.take(1) % 5;
+            break;  // exactly at the edge (wraps when max < W)
+        case 4:
+            c = in.take(8);
+            break;  // absolute
+        case 5:
+            c = REJECT - 1 - in.take(2) % 20000 + in.take(1) % 4;
+            break;  // near the limit
+        case 6:
+            c = max - in.take(1);
+            break;
+        default:
+            c = max + in.take(4);
+            break;
         }
         bool want = c < REJECT && !(any && c + W < max) && !seen.count(c);
         if (want) {

@@ -69,7 +69,7 @@ const unsigned char *nonnull(const wgx_u8 *p)
     return p ? p : empty;
 }
 
-} // namespace
+}  // namespace
 
 extern "C" {
 
@@ -79,8 +79,8 @@ void wgx_platform_chacha20poly1305_encrypt(wgx_u8 *dst, const wgx_u8 *src, wgx_s
     ensure_sodium();
     unsigned char n[12];
     wg_nonce(n, nonce);
-    crypto_aead_chacha20poly1305_ietf_encrypt(dst, nullptr, nonnull(src), src_len, nonnull(ad), ad_len, nullptr,
-                                              n, key);
+    crypto_aead_chacha20poly1305_ietf_encrypt(dst, nullptr, nonnull(src), src_len, nonnull(ad), ad_len, nullptr, n,
+                                              key);
 }
 
 bool wgx_platform_chacha20poly1305_decrypt(wgx_u8 *dst, const wgx_u8 *src, wgx_size src_len, const wgx_u8 *ad,
@@ -102,8 +102,8 @@ void wgx_platform_xchacha20poly1305_encrypt(wgx_u8 *dst, const wgx_u8 *src, wgx_
 {
     ensure_sodium();
     static_assert(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES == WGX_XNONCE_LEN);
-    crypto_aead_xchacha20poly1305_ietf_encrypt(dst, nullptr, nonnull(src), src_len, nonnull(ad), ad_len, nullptr,
-                                               nonce, key);
+    crypto_aead_xchacha20poly1305_ietf_encrypt(dst, nullptr, nonnull(src), src_len, nonnull(ad), ad_len, nullptr, nonce,
+                                               key);
 }
 
 bool wgx_platform_xchacha20poly1305_decrypt(wgx_u8 *dst, const wgx_u8 *src, wgx_size src_len, const wgx_u8 *ad,
@@ -152,8 +152,8 @@ void wgx_platform_curve25519_generate_secret(wgx_u8 secret[WGX_KEY_LEN])
     secret[31] = static_cast<wgx_u8>((secret[31] & 127) | 64);
 }
 
-void wgx_platform_blake2s(wgx_u8 *out, wgx_size out_len, const wgx_u8 *key, wgx_size key_len,
-                          const struct wgx_iov *iov, wgx_size n)
+void wgx_platform_blake2s(wgx_u8 *out, wgx_size out_len, const wgx_u8 *key, wgx_size key_len, const struct wgx_iov *iov,
+                          wgx_size n)
 {
     if (!out || out_len < 1 || out_len > WGX_BLAKE2S_HASH_LEN || key_len > WGX_KEY_LEN || (!key && key_len) ||
         (!iov && n))
@@ -211,7 +211,10 @@ void *wgx_platform_zalloc(wgx_size size, bool may_sleep)
     return std::calloc(1, size ? size : 1);
 }
 
-void wgx_platform_free(void *p) { std::free(p); }
+void wgx_platform_free(void *p)
+{
+    std::free(p);
+}
 
 void wgx_platform_free_deferred(void *p, struct wgx_rcu_head *head)
 {
@@ -219,4 +222,4 @@ void wgx_platform_free_deferred(void *p, struct wgx_rcu_head *head)
     std::free(p);
 }
 
-} // extern "C"
+}  // extern "C"

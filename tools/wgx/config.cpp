@@ -13,15 +13,14 @@
 namespace wgx {
 namespace {
 
-constexpr const char *kWgQuickKeys[] = {"Address", "DNS",	  "Table",   "PreUp",
+constexpr const char *kWgQuickKeys[] = {"Address", "DNS",     "Table",    "PreUp",
                                         "PostUp",  "PreDown", "PostDown", "SaveConfig"};
 
 std::string wg_quick_message(std::string_view key)
 {
-    return quoted(key) +
-           " is a wg-quick(8) key, not a wg/wgx one: set addresses, DNS, routing tables and hooks "
-           "with wg-quick or ip(8), or remove the line (`wg-quick strip' prints the file "
-           "without them)";
+    return quoted(key) + " is a wg-quick(8) key, not a wg/wgx one: set addresses, DNS, routing tables and hooks "
+                         "with wg-quick or ip(8), or remove the line (`wg-quick strip' prints the file "
+                         "without them)";
 }
 
 const char *canonical_wg_quick_key(std::string_view key)
@@ -33,9 +32,8 @@ const char *canonical_wg_quick_key(std::string_view key)
 }
 
 class ConfigParser {
-  public:
-    ConfigParser(std::string_view filename, const ParseOptions &opts)
-        : filename_(filename), opts_(opts)
+public:
+    ConfigParser(std::string_view filename, const ParseOptions &opts) : filename_(filename), opts_(opts)
     {
         if (!opts.append) {
             r_.device.replace_peers = true;
@@ -96,19 +94,17 @@ class ConfigParser {
                 error("[Peer] section without a PublicKey: expected PublicKey = <base64 key>");
             }
         }
-        std::stable_sort(errs_.begin(), errs_.end(),
-                         [](const auto &a, const auto &b) { return a.first < b.first; });
+        std::stable_sort(errs_.begin(), errs_.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
         for (auto &e : errs_)
             r_.errors.push_back(std::move(e.second));
         return std::move(r_);
     }
 
-  private:
+private:
     enum class Section { None, Interface, Peer };
     void error(const std::string &msg)
     {
-        errs_.emplace_back(lineno_,
-                           std::string(filename_) + ":" + std::to_string(lineno_) + ": " + msg);
+        errs_.emplace_back(lineno_, std::string(filename_) + ":" + std::to_string(lineno_) + ": " + msg);
     }
 
     void invalid(const char *key, std::string_view value, const std::string &expected)
@@ -247,13 +243,11 @@ class ConfigParser {
                 p.persistent_keepalive = k;
             else
                 invalid("PersistentKeepalive", value, expected);
-        } else if (iequals(key, "PrivateKey") || iequals(key, "ListenPort") ||
-                   iequals(key, "ListenPorts") || iequals(key, "RxSpread") ||
-                   iequals(key, "DSCP") || iequals(key, "PriorityDSCP") ||
-                   iequals(key, "HandshakeBudget") || iequals(key, "KeyGrace") ||
-                   iequals(key, "FwMark") || iequals(key, "MTU")) {
-            error("unknown key " + quoted(key) +
-                  " in [Peer]: it belongs in the [Interface] section; [Peer] accepts " +
+        } else if (iequals(key, "PrivateKey") || iequals(key, "ListenPort") || iequals(key, "ListenPorts") ||
+                   iequals(key, "RxSpread") || iequals(key, "DSCP") || iequals(key, "PriorityDSCP") ||
+                   iequals(key, "HandshakeBudget") || iequals(key, "KeyGrace") || iequals(key, "FwMark") ||
+                   iequals(key, "MTU")) {
+            error("unknown key " + quoted(key) + " in [Peer]: it belongs in the [Interface] section; [Peer] accepts " +
                   peer_keys_list());
         } else {
             error("unknown key " + quoted(key) + " in [Peer]: expected " + peer_keys_list());
@@ -267,8 +261,7 @@ class ConfigParser {
         std::size_t start = 0;
         for (;;) {
             std::size_t comma = value.find(',', start);
-            std::string entry =
-                value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+            std::string entry = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
             AllowedIp ip;
             char sign;
             bool host_bits;
@@ -280,8 +273,7 @@ class ConfigParser {
                 if (sign)
                     peer_incremental_[idx] = true;
                 if (host_bits)
-                    r_.warnings.push_back(std::string(filename_) + ":" +
-                                          std::to_string(lineno_) +
+                    r_.warnings.push_back(std::string(filename_) + ":" + std::to_string(lineno_) +
                                           ": warning: AllowedIPs entry " + quoted(entry) +
                                           " has host bits set beyond its prefix");
                 p.allowed_ips.push_back(ip);
@@ -334,8 +326,7 @@ ParseResult parse_config(std::string_view text, std::string_view filename, const
     std::size_t pos = 0;
     while (pos < text.size()) {
         std::size_t nl = text.find('\n', pos);
-        std::string_view l =
-            text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+        std::string_view l = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
         p.line(l, ++lineno);
         if (nl == std::string_view::npos)
             break;

@@ -32,8 +32,7 @@ namespace wgx {
  * replace all peers and to reset private key, listen port and fwmark to
  * "none/0" when the file does not set them (setconf semantics).
  */
-ParseResult parse_config(std::string_view text, std::string_view filename,
-                         const ParseOptions &opts = {});
+ParseResult parse_config(std::string_view text, std::string_view filename, const ParseOptions &opts = {});
 
 /**
  * sync_config - turn the parsed file @file (setconf semantics) into the

@@ -80,8 +80,7 @@ bool key_from_base64(Key &out, std::string_view text)
         int a = decode6(text[i]), b = decode6(text[i + 1]);
         int c = decode6(text[i + 2]), d = decode6(text[i + 3]);
         bad |= a | b | c | d;
-        unsigned v = (unsigned)(a & 63) << 18 | (unsigned)(b & 63) << 12 |
-                     (unsigned)(c & 63) << 6 | (unsigned)(d & 63);
+        unsigned v = (unsigned)(a & 63) << 18 | (unsigned)(b & 63) << 12 | (unsigned)(c & 63) << 6 | (unsigned)(d & 63);
         out[o++] = static_cast<std::uint8_t>(v >> 16);
         out[o++] = static_cast<std::uint8_t>(v >> 8);
         out[o++] = static_cast<std::uint8_t>(v);

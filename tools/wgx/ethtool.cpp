@@ -18,8 +18,7 @@ NlMessage build_features_get_request(std::uint16_t family, const std::string &if
     return m;
 }
 
-NlMessage build_features_set_request(std::uint16_t family, const std::string &ifname,
-                                     const FeatureRequest &req)
+NlMessage build_features_set_request(std::uint16_t family, const std::string &ifname, const FeatureRequest &req)
 {
     NlMessage m(family, NLM_F_REQUEST | NLM_F_ACK, 4096);
     m.put_genl_header(ETHTOOL_MSG_FEATURES_SET, ETHTOOL_GENL_VERSION);
@@ -61,8 +60,7 @@ void parse_bitset(const nlattr *set, FeatureMap &out, bool FeatureState::*field)
             std::string name;
             bool value = nomask;
             for_each_nested(bit, [&](const nlattr *b) {
-                if (mnl_attr_get_type(b) == ETHTOOL_A_BITSET_BIT_NAME &&
-                    mnl_attr_validate(b, MNL_TYPE_STRING) == 0)
+                if (mnl_attr_get_type(b) == ETHTOOL_A_BITSET_BIT_NAME && mnl_attr_validate(b, MNL_TYPE_STRING) == 0)
                     name = mnl_attr_get_str(b);
                 else if (mnl_attr_get_type(b) == ETHTOOL_A_BITSET_BIT_VALUE)
                     value = true;
@@ -103,8 +101,8 @@ Status parse_features_reply(const nlmsghdr *nlh, FeatureMap &out)
     return Status::ok();
 }
 
-Status map_offloads(const std::vector<OffloadSetting> &offloads, const FeatureMap &features,
-                    const std::string &ifname, FeatureRequest &out)
+Status map_offloads(const std::vector<OffloadSetting> &offloads, const FeatureMap &features, const std::string &ifname,
+                    FeatureRequest &out)
 {
     out.clear();
     auto state = [&](const std::string &f) -> const FeatureState * {
@@ -126,8 +124,8 @@ Status map_offloads(const std::vector<OffloadSetting> &offloads, const FeatureMa
             else
                 names = {"tx-checksum-ipv4", "tx-checksum-ipv6"};
         } else {
-            return Status::error(EINVAL, "unknown offload `" + o.name +
-                                             "': expected gso, gro, tx-checksum or rx-checksum");
+            return Status::error(EINVAL,
+                                 "unknown offload `" + o.name + "': expected gso, gro, tx-checksum or rx-checksum");
         }
         bool any_known = false;
         for (const std::string &n : names) {
@@ -138,14 +136,13 @@ Status map_offloads(const std::vector<OffloadSetting> &offloads, const FeatureMa
             if (s->active == o.on && !s->hw)
                 continue;  // fixed, but already as requested
             if (!s->hw || s->nochange)
-                return Status::error(EOPNOTSUPP, "offload " + o.name + " cannot be turned " +
-                                                     (o.on ? "on" : "off") + " on " + ifname +
-                                                     ": feature " + n + " is fixed by the driver");
+                return Status::error(EOPNOTSUPP, "offload " + o.name + " cannot be turned " + (o.on ? "on" : "off") +
+                                                     " on " + ifname + ": feature " + n + " is fixed by the driver");
             out.emplace_back(n, o.on);
         }
         if (!any_known && o.on)
-            return Status::error(EOPNOTSUPP, "offload " + o.name + " is not supported by " +
-                                                 ifname + " (no feature " + names[0] + ")");
+            return Status::error(EOPNOTSUPP, "offload " + o.name + " is not supported by " + ifname + " (no feature " +
+                                                 names[0] + ")");
     }
     return Status::ok();
 }
@@ -163,8 +160,7 @@ Status open_ethtool(NlSocket &sock, std::uint16_t &family)
     return st;
 }
 
-Status get_features(NlSocket &sock, std::uint16_t family, const std::string &ifname,
-                    FeatureMap &out)
+Status get_features(NlSocket &sock, std::uint16_t family, const std::string &ifname, FeatureMap &out)
 {
     out.clear();
     NlMessage req = build_features_get_request(family, ifname);
@@ -222,9 +218,8 @@ Status ethtool_apply_offloads(const std::string &ifname, const std::vector<Offlo
         auto it = features.find(name);
         bool active = it != features.end() && it->second.active;
         if (active != on)
-            return Status::error(EOPNOTSUPP, "the kernel left feature " + name + " " +
-                                                 (active ? "on" : "off") + " on " + ifname +
-                                                 " (it depends on another feature)");
+            return Status::error(EOPNOTSUPP, "the kernel left feature " + name + " " + (active ? "on" : "off") +
+                                                 " on " + ifname + " (it depends on another feature)");
     }
     return Status::ok();
 }

@@ -24,7 +24,7 @@ namespace wgx {
 
 /** State of one netdev feature as ethtool reports it. */
 struct FeatureState {
-    bool hw = false;	    // user-changeable
+    bool hw = false;        // user-changeable
     bool wanted = false;    // requested by the user
     bool active = false;    // currently on
     bool nochange = false;  // fixed by the driver
@@ -34,8 +34,7 @@ using FeatureRequest = std::vector<std::pair<std::string, bool>>;  // feature na
 
 NlMessage build_features_get_request(std::uint16_t family, const std::string &ifname);
 /** FEATURES_SET changing exactly the features in @req (the bitset's mask is the listed bits). */
-NlMessage build_features_set_request(std::uint16_t family, const std::string &ifname,
-                                     const FeatureRequest &req);
+NlMessage build_features_set_request(std::uint16_t family, const std::string &ifname, const FeatureRequest &req);
 /** Decode a FEATURES_GET reply (verbose bitsets, list or value/mask form) into @out. */
 Status parse_features_reply(const nlmsghdr *nlh, FeatureMap &out);
 
@@ -45,8 +44,8 @@ Status parse_features_reply(const nlmsghdr *nlh, FeatureMap &out);
  * offload, the feature and the device @ifname) when a feature is missing or
  * not changeable and not already in the requested state.
  */
-Status map_offloads(const std::vector<OffloadSetting> &offloads, const FeatureMap &features,
-                    const std::string &ifname, FeatureRequest &out);
+Status map_offloads(const std::vector<OffloadSetting> &offloads, const FeatureMap &features, const std::string &ifname,
+                    FeatureRequest &out);
 
 /** Reads @ifname's features over ethtool netlink. */
 Status ethtool_get_features(const std::string &ifname, FeatureMap &out);

@@ -92,12 +92,10 @@ struct ExporterContext {
     std::vector<std::string> ifaces;
 };
 
-MHD_Result reply(MHD_Connection *conn, unsigned code, const std::string &body, bool head,
-                 const char *content_type)
+MHD_Result reply(MHD_Connection *conn, unsigned code, const std::string &body, bool head, const char *content_type)
 {
-    MHD_Response *r = MHD_create_response_from_buffer(head ? 0 : body.size(),
-                                                      const_cast<char *>(body.data()),
-                                                      MHD_RESPMEM_MUST_COPY);
+    MHD_Response *r =
+        MHD_create_response_from_buffer(head ? 0 : body.size(), const_cast<char *>(body.data()), MHD_RESPMEM_MUST_COPY);
     if (!r)
         return MHD_NO;
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
@@ -108,14 +106,13 @@ MHD_Result reply(MHD_Connection *conn, unsigned code, const std::string &body, b
     return ret;
 }
 
-MHD_Result handle(void *cls, MHD_Connection *conn, const char *url, const char *method,
-                  const char *, const char *, size_t *upload_size, void **)
+MHD_Result handle(void *cls, MHD_Connection *conn, const char *url, const char *method, const char *, const char *,
+                  size_t *upload_size, void **)
 {
     const ExporterContext &ctx = *static_cast<const ExporterContext *>(cls);
     bool head = !strcmp(method, MHD_HTTP_METHOD_HEAD);
     if (strcmp(method, MHD_HTTP_METHOD_GET) && !head)
-        return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n", false,
-                     "text/plain; charset=utf-8");
+        return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n", false, "text/plain; charset=utf-8");
     if (*upload_size)
         return MHD_NO;  // a GET with a body: drop the connection
     if (!strcmp(url, "/"))
@@ -131,8 +128,7 @@ MHD_Result handle(void *cls, MHD_Connection *conn, const char *url, const char *
     if (!st.is_ok()) {
         // A failed scrape, not an empty one: Prometheus then marks the target down.
         fprintf(stderr, "%s exporter: %s\n", prog_name, st.text().c_str());
-        return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, st.text() + "\n", head,
-                     "text/plain; charset=utf-8");
+        return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, st.text() + "\n", head, "text/plain; charset=utf-8");
     }
     return reply(conn, MHD_HTTP_OK, format_prometheus(devs), head, kContentType);
 }
@@ -174,8 +170,7 @@ int exporter_main(int argc, const char *argv[])
     Endpoint addr;
     std::string error;
     if (!parse_listen_address(listen_text, addr, error)) {
-        fprintf(stderr, "%s exporter: invalid --listen `%s': %s\n", prog_name,
-                listen_text.c_str(), error.c_str());
+        fprintf(stderr, "%s exporter: invalid --listen `%s': %s\n", prog_name, listen_text.c_str(), error.c_str());
         return 1;
     }
 
@@ -183,8 +178,8 @@ int exporter_main(int argc, const char *argv[])
     int one = 1;
     if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
         bind(fd, &addr.addr, static_cast<socklen_t>(addr.size())) || ::listen(fd, 64)) {
-        fprintf(stderr, "%s exporter: cannot listen on %s: %s\n", prog_name,
-                format_endpoint(addr).c_str(), strerror(errno));
+        fprintf(stderr, "%s exporter: cannot listen on %s: %s\n", prog_name, format_endpoint(addr).c_str(),
+                strerror(errno));
         if (fd >= 0)
             close(fd);
         return 1;
@@ -198,18 +193,16 @@ int exporter_main(int argc, const char *argv[])
     pthread_sigmask(SIG_BLOCK, &stop, nullptr);
     signal(SIGPIPE, SIG_IGN);
 
-    MHD_Daemon *d = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, nullptr, nullptr, handle, &ctx,
-        MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_TIMEOUT, 30u,
-        MHD_OPTION_CONNECTION_LIMIT, 64u, MHD_OPTION_END);
+    MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, nullptr, nullptr, handle,
+                                     &ctx, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_TIMEOUT, 30u,
+                                     MHD_OPTION_CONNECTION_LIMIT, 64u, MHD_OPTION_END);
     if (!d) {
         fprintf(stderr, "%s exporter: unable to start the HTTP server on %s\n", prog_name,
                 format_endpoint(addr).c_str());
         close(fd);
         return 1;
     }
-    fprintf(stderr, "%s exporter: serving http://%s/metrics\n", prog_name,
-            format_endpoint(addr).c_str());
+    fprintf(stderr, "%s exporter: serving http://%s/metrics\n", prog_name, format_endpoint(addr).c_str());
     int sig = 0;
     sigwait(&stop, &sig);
     MHD_stop_daemon(d);

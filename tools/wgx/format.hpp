@@ -18,7 +18,7 @@ namespace wgx {
 
 struct ShowOptions {
     std::time_t now = 0;    // wall-clock seconds, for "N seconds ago"
-    bool color = false;	    // ANSI colours as wg uses on a terminal
+    bool color = false;     // ANSI colours as wg uses on a terminal
     bool hide_keys = true;  // private/preshared keys print as "(hidden)" (WG_HIDE_KEYS)
 };
 
@@ -65,8 +65,7 @@ std::string format_dump(const Device &dev, bool with_interface);
  * fwmark, peers, preshared-keys, endpoints, allowed-ips, latest-handshakes,
  * persistent-keepalive, transfer, dump.  nullopt for an unknown field.
  */
-std::optional<std::string> format_show_field(const Device &dev, std::string_view field,
-                                             bool with_interface);
+std::optional<std::string> format_show_field(const Device &dev, std::string_view field, bool with_interface);
 
 /** The field names format_show_field() accepts, in wg's usage order. */
 const std::vector<std::string> &show_fields();

@@ -22,10 +22,9 @@ Status link_of_kind(const std::string &name, LinkInfo &link, Kind &kind)
     }
     kind = kind_from_string(link.kind);
     if (kind == Kind::Unknown)
-        return Status::error(EOPNOTSUPP, "`" + name + "' is not a wgx or wireguard interface (" +
-                                             (link.kind.empty() ? std::string("no link kind")
-                                                                : "link kind `" + link.kind + "'") +
-                                             ")");
+        return Status::error(
+            EOPNOTSUPP, "`" + name + "' is not a wgx or wireguard interface (" +
+                            (link.kind.empty() ? std::string("no link kind") : "link kind `" + link.kind + "'") + ")");
     return Status::ok();
 }
 
@@ -69,8 +68,7 @@ Status get_device(const std::string &name, Device &out)
         NlMessage req = build_get_device_request(family, name);
         bool interrupted = false;
         st = sock.request(
-            req, [&](const nlmsghdr *nlh) { return parse_get_device_message(nlh, dev); },
-            &interrupted);
+            req, [&](const nlmsghdr *nlh) { return parse_get_device_message(nlh, dev); }, &interrupted);
         if (!st.is_ok())
             return st;
         if (interrupted && attempt < 100)
@@ -99,47 +97,50 @@ Status set_device(const Device &requested)
         // A wgx extension; WireGuard listens on one port, which is what 1 asks for.
         if (*dev.listen_ports != 1)
             return Status::error(EOPNOTSUPP, "listen-ports " + std::to_string(*dev.listen_ports) +
-                                                 ": several listen ports are a wgx extension; `" +
-                                                 dev.name + "' is a WireGuard device");
+                                                 ": several listen ports are a wgx extension; `" + dev.name +
+                                                 "' is a WireGuard device");
         dev.listen_ports.reset();
     }
     if (kind != Kind::Wgx && dev.rx_spread) {
         if (*dev.rx_spread)
-            return Status::error(EOPNOTSUPP, "rx-spread on: receive spreading is a wgx extension; `" +
-                                                 dev.name + "' is a WireGuard device");
+            return Status::error(EOPNOTSUPP, "rx-spread on: receive spreading is a wgx extension; `" + dev.name +
+                                                 "' is a WireGuard device");
         dev.rx_spread.reset();
     }
     if (kind != Kind::Wgx && dev.dscp_copy) {
         if (*dev.dscp_copy)
-            return Status::error(EOPNOTSUPP, "dscp copy: copying the inner DSCP is a wgx extension; `" +
-                                                 dev.name + "' is a WireGuard device");
+            return Status::error(EOPNOTSUPP, "dscp copy: copying the inner DSCP is a wgx extension; `" + dev.name +
+                                                 "' is a WireGuard device");
         dev.dscp_copy.reset();
     }
     if (kind != Kind::Wgx && dev.priority_dscp) {
         // setconf's default; WireGuard has no priority lane to configure.
         if (*dev.priority_dscp != WGX_PRIORITY_DSCP_DEFAULT)
-            return Status::error(EOPNOTSUPP, "priority-dscp: the priority lane is a wgx extension; `" +
-                                                 dev.name + "' is a WireGuard device");
+            return Status::error(EOPNOTSUPP, "priority-dscp: the priority lane is a wgx extension; `" + dev.name +
+                                                 "' is a WireGuard device");
         dev.priority_dscp.reset();
     }
     if (kind != Kind::Wgx && dev.handshake_budget) {
         // setconf's default (automatic); WireGuard has no handshake budget.
         if (*dev.handshake_budget)
             return Status::error(EOPNOTSUPP, "handshake-budget: pacing handshake initiations is a wgx "
-                                             "extension; `" + dev.name + "' is a WireGuard device");
+                                             "extension; `" +
+                                                 dev.name + "' is a WireGuard device");
         dev.handshake_budget.reset();
     }
     if (kind != Kind::Wgx && dev.key_grace) {
         if (*dev.key_grace)
             return Status::error(EOPNOTSUPP, "key-grace: keeping the previous private key is a wgx "
-                                             "extension; `" + dev.name + "' is a WireGuard device");
+                                             "extension; `" +
+                                                 dev.name + "' is a WireGuard device");
         dev.key_grace.reset();
     }
     if (kind != Kind::Wgx) {
         for (const Peer &p : dev.peers)
             if (p.new_public_key)
-                return Status::error(EOPNOTSUPP, "public-key: re-keying a peer in place is a wgx extension; `" +
-                                                     dev.name + "' is a WireGuard device (remove the peer and add it with the new key)");
+                return Status::error(EOPNOTSUPP,
+                                     "public-key: re-keying a peer in place is a wgx extension; `" + dev.name +
+                                         "' is a WireGuard device (remove the peer and add it with the new key)");
     }
     if (!dev.offloads.empty() && !(st = ethtool_check_offloads(dev.name, dev.offloads)).is_ok())
         return st;
@@ -151,14 +152,12 @@ Status set_device(const Device &requested)
     if (genl) {
         if (!(st = open_family(sock, kind, family)).is_ok())
             return st;
-        if (!(st = build_set_device_messages(dev, family, default_set_message_size(), msgs))
-                 .is_ok())
+        if (!(st = build_set_device_messages(dev, family, default_set_message_size(), msgs)).is_ok())
             return st;
     }
     if (dev.mtu && *dev.mtu != link.mtu) {
         if (!(st = rtnl_set_mtu(link.ifindex, *dev.mtu)).is_ok()) {
-            st.msg = "unable to set MTU " + std::to_string(*dev.mtu) +
-                     (st.msg.empty() ? std::string() : ": " + st.msg);
+            st.msg = "unable to set MTU " + std::to_string(*dev.mtu) + (st.msg.empty() ? std::string() : ": " + st.msg);
             return st;
         }
     }

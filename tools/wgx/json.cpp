@@ -15,11 +15,21 @@ std::string json_quote(std::string_view s)
     std::string o = "\"";
     for (unsigned char c : s) {
         switch (c) {
-        case '"': o += "\\\""; break;
-        case '\\': o += "\\\\"; break;
-        case '\n': o += "\\n"; break;
-        case '\r': o += "\\r"; break;
-        case '\t': o += "\\t"; break;
+        case '"':
+            o += "\\\"";
+            break;
+        case '\\':
+            o += "\\\\";
+            break;
+        case '\n':
+            o += "\\n";
+            break;
+        case '\r':
+            o += "\\r";
+            break;
+        case '\t':
+            o += "\\t";
+            break;
         default:
             if (c < 0x20) {
                 char buf[8];
@@ -36,7 +46,7 @@ std::string json_quote(std::string_view s)
 namespace {
 
 class Writer {
-  public:
+public:
     // An object member: "key": value, with commas and indentation handled here.
     void key(const char *k)
     {
@@ -78,7 +88,7 @@ class Writer {
     }
     std::string take() { return std::move(s_) + "\n"; }
 
-  private:
+private:
     void sep()
     {
         if (depth_ == 0)

@@ -58,11 +58,9 @@ bool Endpoint::operator==(const Endpoint &o) const
     if (family() != o.family())
         return false;
     if (family() == AF_INET)
-        return addr4.sin_port == o.addr4.sin_port &&
-               addr4.sin_addr.s_addr == o.addr4.sin_addr.s_addr;
+        return addr4.sin_port == o.addr4.sin_port && addr4.sin_addr.s_addr == o.addr4.sin_addr.s_addr;
     if (family() == AF_INET6)
-        return addr6.sin6_port == o.addr6.sin6_port &&
-               std::memcmp(&addr6.sin6_addr, &o.addr6.sin6_addr, 16) == 0 &&
+        return addr6.sin6_port == o.addr6.sin6_port && std::memcmp(&addr6.sin6_addr, &o.addr6.sin6_addr, 16) == 0 &&
                addr6.sin6_scope_id == o.addr6.sin6_scope_id;
     return true;
 }
@@ -91,8 +89,7 @@ const std::vector<StatInfo> kPeerStats = {
      "Packets to the peer dropped: staged queue (waiting for a keypair) full"},
     {WGX_PEER_STATS_A_TX_DROP_NO_ENDPOINT, "tx_drop_no_endpoint", K::Counter,
      "Packets to the peer dropped: the peer has no endpoint"},
-    {WGX_PEER_STATS_A_TX_DROP_ERROR, "tx_drop_error", K::Counter,
-     "Packets to the peer dropped by the UDP send path"},
+    {WGX_PEER_STATS_A_TX_DROP_ERROR, "tx_drop_error", K::Counter, "Packets to the peer dropped by the UDP send path"},
     {WGX_PEER_STATS_A_HANDSHAKE_INITIATIONS_TX, "handshake_initiations_tx", K::Counter,
      "Handshake initiations sent to the peer"},
     {WGX_PEER_STATS_A_HANDSHAKE_INITIATIONS_RX, "handshake_initiations_rx", K::Counter,
@@ -110,8 +107,7 @@ const std::vector<StatInfo> kPeerStats = {
     {WGX_PEER_STATS_A_HANDSHAKE_DROP_INVALID, "handshake_drop_invalid", K::Counter,
      "Handshake messages naming the peer that failed to decrypt or were replayed"},
     {WGX_PEER_STATS_A_KEEPALIVES_TX, "keepalives_tx", K::Counter, "Keepalive packets sent to the peer"},
-    {WGX_PEER_STATS_A_KEEPALIVES_RX, "keepalives_rx", K::Counter,
-     "Keepalive packets received from the peer"},
+    {WGX_PEER_STATS_A_KEEPALIVES_RX, "keepalives_rx", K::Counter, "Keepalive packets received from the peer"},
     {WGX_PEER_STATS_A_HANDSHAKE_RTT_LAST_US, "handshake_rtt_last_us", K::GaugeUsec,
      "Latest handshake round-trip time sample"},
     {WGX_PEER_STATS_A_HANDSHAKE_RTT_MIN_US, "handshake_rtt_min_us", K::GaugeUsec,
@@ -149,8 +145,7 @@ const std::vector<StatInfo> kDeviceStats = {
      "Handshake messages (initiation, response, cookie reply) received"},
     {WGX_DEVICE_STATS_A_RX_DROP_MALFORMED, "rx_drop_malformed", K::Counter,
      "UDP payloads dropped: unknown message type or wrong size"},
-    {WGX_DEVICE_STATS_A_RX_DROP_MAC1, "rx_drop_mac1", K::Counter,
-     "Handshake messages dropped: invalid MAC1"},
+    {WGX_DEVICE_STATS_A_RX_DROP_MAC1, "rx_drop_mac1", K::Counter, "Handshake messages dropped: invalid MAC1"},
     {WGX_DEVICE_STATS_A_RX_DROP_MAC2, "rx_drop_mac2", K::Counter,
      "Handshake messages dropped under load without a valid MAC2 (answered by a cookie reply)"},
     {WGX_DEVICE_STATS_A_RX_DROP_UNKNOWN_PEER, "rx_drop_unknown_peer", K::Counter,
@@ -161,8 +156,7 @@ const std::vector<StatInfo> kDeviceStats = {
      "Handshake messages dropped by the per-source rate limiter"},
     {WGX_DEVICE_STATS_A_RX_DROP_HANDSHAKE_QUEUE, "rx_drop_handshake_queue", K::Counter,
      "Handshake messages dropped: handshake queue full"},
-    {WGX_DEVICE_STATS_A_COOKIE_REPLIES_TX, "cookie_replies_tx", K::Counter,
-     "Cookie replies sent (under load)"},
+    {WGX_DEVICE_STATS_A_COOKIE_REPLIES_TX, "cookie_replies_tx", K::Counter, "Cookie replies sent (under load)"},
     {WGX_DEVICE_STATS_A_TX_DROP_NO_PEER, "tx_drop_no_peer", K::Counter,
      "Outgoing packets dropped: destination matches no peer's allowed IPs"},
     {WGX_DEVICE_STATS_A_UNDER_LOAD_ENTERED, "under_load_entered", K::Counter,

@@ -19,9 +19,9 @@
 
 namespace wgx {
 
-inline constexpr std::size_t kKeyLen = 32;	    // bytes, Curve25519 / preshared key
-inline constexpr std::size_t kKeyBase64Len = 44;    // characters, without NUL
-inline constexpr std::size_t kIfNameMax = 15;	    // IFNAMSIZ - 1
+inline constexpr std::size_t kKeyLen = 32;        // bytes, Curve25519 / preshared key
+inline constexpr std::size_t kKeyBase64Len = 44;  // characters, without NUL
+inline constexpr std::size_t kIfNameMax = 15;     // IFNAMSIZ - 1
 
 using Key = std::array<std::uint8_t, kKeyLen>;
 
@@ -40,8 +40,8 @@ const char *kind_family(Kind k);
 struct AllowedIp {
     int family = AF_UNSPEC;  // AF_INET or AF_INET6
     std::array<std::uint8_t, 16> addr{};
-    std::uint8_t cidr = 0;   // 0..32 / 0..128
-    bool remove = false;     // SET only: WGX_ALLOWEDIP_F_REMOVE_ME
+    std::uint8_t cidr = 0;  // 0..32 / 0..128
+    bool remove = false;    // SET only: WGX_ALLOWEDIP_F_REMOVE_ME
 
     bool operator==(const AllowedIp &) const = default;
 };
@@ -69,16 +69,16 @@ using Counters = std::vector<std::pair<std::uint16_t, std::uint64_t>>;
 
 /** How a statistic's value reads (include/uapi/linux/wgx.h, "Per-peer statistics"). */
 enum class StatKind {
-    Counter,	// monotonically increasing count of events
-    GaugeUsec,	// current value in microseconds (an RTT figure)
+    Counter,    // monotonically increasing count of events
+    GaugeUsec,  // current value in microseconds (an RTT figure)
 };
 
 /** One statistic of WGX_PEER_A_STATS or WGX_DEVICE_A_STATS that the tool knows. */
 struct StatInfo {
-    std::uint16_t attr;	 // WGX_PEER_STATS_A_* / WGX_DEVICE_STATS_A_*
-    const char *name;	 // stable name: JSON key, dump column, Prometheus metric stem
+    std::uint16_t attr;  // WGX_PEER_STATS_A_* / WGX_DEVICE_STATS_A_*
+    const char *name;    // stable name: JSON key, dump column, Prometheus metric stem
     StatKind kind;
-    const char *help;	 // one line: what it counts, for Prometheus HELP and docs
+    const char *help;  // one line: what it counts, for Prometheus HELP and docs
 };
 
 /**
@@ -104,24 +104,24 @@ std::optional<std::uint64_t> stat_value(const std::optional<Counters> &c, std::u
 
 struct Peer {
     Key public_key{};
-    std::optional<Key> preshared_key;	       // GET: present if non-zero; SET: zero removes
+    std::optional<Key> preshared_key;  // GET: present if non-zero; SET: zero removes
     std::optional<Endpoint> endpoint;
     std::optional<std::uint16_t> persistent_keepalive;  // seconds, 0 = off
     std::vector<AllowedIp> allowed_ips;
 
     // SET-only flags.
-    bool remove = false;		// WGX_PEER_F_REMOVE_ME
-    bool replace_allowed_ips = false;	// WGX_PEER_F_REPLACE_ALLOWEDIPS
-    bool update_only = false;		// WGX_PEER_F_UPDATE_ONLY
-    std::optional<Key> new_public_key;	// WGX_PEER_A_NEW_PUBLIC_KEY: re-key in place (wgx only)
+    bool remove = false;                // WGX_PEER_F_REMOVE_ME
+    bool replace_allowed_ips = false;   // WGX_PEER_F_REPLACE_ALLOWEDIPS
+    bool update_only = false;           // WGX_PEER_F_UPDATE_ONLY
+    std::optional<Key> new_public_key;  // WGX_PEER_A_NEW_PUBLIC_KEY: re-key in place (wgx only)
 
     // GET-only (read-only) values.
     std::int64_t last_handshake_sec = 0;  // CLOCK_REALTIME seconds, 0 = never
     std::int64_t last_handshake_nsec = 0;
     std::uint64_t rx_bytes = 0;
     std::uint64_t tx_bytes = 0;
-    std::uint32_t protocol_version = 0;   // 0 = not reported
-    std::optional<Counters> stats;	  // wgx only
+    std::uint32_t protocol_version = 0;         // 0 = not reported
+    std::optional<Counters> stats;              // wgx only
     std::optional<std::uint32_t> session_keys;  // wgx only: WGX_SESSION_F_* of the current session
 };
 
@@ -137,24 +137,24 @@ struct Device {
     std::uint32_t ifindex = 0;
     Kind kind = Kind::Unknown;
 
-    std::optional<Key> private_key;	    // GET: present if set; SET: zero removes
-    std::optional<Key> public_key;	    // GET only
+    std::optional<Key> private_key;  // GET: present if set; SET: zero removes
+    std::optional<Key> public_key;   // GET only
     std::optional<std::uint16_t> listen_port;
-    std::optional<std::uint16_t> listen_ports;  // wgx only: consecutive ports (1 = WireGuard)
-    std::optional<bool> rx_spread;		 // wgx only: decrypt on every CPU, deliver in order
-    std::optional<bool> dscp_copy;		 // wgx only: outer DSCP = inner (false = 0, WireGuard's)
-    std::optional<std::uint64_t> priority_dscp;  // wgx only: priority lane DSCP set, bit n = DSCP n
+    std::optional<std::uint16_t> listen_ports;      // wgx only: consecutive ports (1 = WireGuard)
+    std::optional<bool> rx_spread;                  // wgx only: decrypt on every CPU, deliver in order
+    std::optional<bool> dscp_copy;                  // wgx only: outer DSCP = inner (false = 0, WireGuard's)
+    std::optional<std::uint64_t> priority_dscp;     // wgx only: priority lane DSCP set, bit n = DSCP n
     std::optional<std::uint32_t> handshake_budget;  // wgx only: initiations/s, 0 = automatic
-    std::optional<std::uint32_t> key_grace;	    // wgx only: seconds the previous private key stays valid
-    std::optional<Key> previous_public_key;	    // GET, wgx only: during a key change's grace period
+    std::optional<std::uint32_t> key_grace;         // wgx only: seconds the previous private key stays valid
+    std::optional<Key> previous_public_key;         // GET, wgx only: during a key change's grace period
     std::optional<std::uint32_t> fwmark;
-    bool replace_peers = false;		    // SET only: WGX_DEVICE_F_REPLACE_PEERS
+    bool replace_peers = false;  // SET only: WGX_DEVICE_F_REPLACE_PEERS
     std::vector<Peer> peers;
-    std::optional<Counters> stats;	    // GET, wgx only
+    std::optional<Counters> stats;  // GET, wgx only
 
     // Link-level settings (rtnetlink / ethtool), not part of genetlink.
-    std::optional<std::uint32_t> mtu;	    // bytes
-    std::vector<OffloadSetting> offloads;   // SET only
+    std::optional<std::uint32_t> mtu;      // bytes
+    std::vector<OffloadSetting> offloads;  // SET only
 };
 
 /** Find the peer with @key in @dev, or nullptr. */

@@ -87,8 +87,7 @@ Status parse_nlmsg_error(const nlmsghdr *nlh)
         error = e->error;
         tlv_off = sizeof(nlmsgerr);
         if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-            tlv_off += e->msg.nlmsg_len >= sizeof(nlmsghdr) ? e->msg.nlmsg_len - sizeof(nlmsghdr)
-                                                             : 0;
+            tlv_off += e->msg.nlmsg_len >= sizeof(nlmsghdr) ? e->msg.nlmsg_len - sizeof(nlmsghdr) : 0;
     } else {
         if (plen < sizeof(int))
             return Status::ok();
@@ -221,8 +220,7 @@ Status genl_family_id(NlSocket &sock, const std::string &name, std::uint16_t &id
     bool found = false;
     Status st = sock.request(msg, [&](const nlmsghdr *nlh) {
         for_each_attr(nlh, sizeof(genlmsghdr), [&](const nlattr *a) {
-            if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID &&
-                mnl_attr_validate(a, MNL_TYPE_U16) == 0) {
+            if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID && mnl_attr_validate(a, MNL_TYPE_U16) == 0) {
                 id = mnl_attr_get_u16(a);
                 found = true;
             }

@@ -31,7 +31,7 @@ struct Status {
 
 /** A netlink message under construction in its own buffer (libmnl layout). */
 class NlMessage {
-  public:
+public:
     /** A message of @type/@flags with room for @capacity bytes in total. */
     NlMessage(std::uint16_t type, std::uint16_t flags, std::size_t capacity = 8192);
     NlMessage(NlMessage &&) = default;
@@ -63,13 +63,13 @@ class NlMessage {
     /** Removes the nest and everything added after it. */
     void nest_cancel(nlattr *nest);
 
-  private:
+private:
     std::vector<std::uint8_t> buf_;
 };
 
 /** A netlink socket of one bus (NETLINK_GENERIC, NETLINK_ROUTE). */
 class NlSocket {
-  public:
+public:
     NlSocket() = default;
     ~NlSocket();
     NlSocket(const NlSocket &) = delete;
@@ -89,15 +89,14 @@ class NlSocket {
      */
     Status request(NlMessage &msg, const Callback &cb, bool *dump_interrupted = nullptr);
 
-  private:
+private:
     mnl_socket *nl_ = nullptr;
     std::uint32_t portid_ = 0;
     std::uint32_t seq_ = 0;
 };
 
 /** Calls @f(const nlattr *) for each attribute after the @offset-byte fixed header of @nlh. */
-template <class F>
-void for_each_attr(const nlmsghdr *nlh, std::size_t offset, F &&f)
+template <class F> void for_each_attr(const nlmsghdr *nlh, std::size_t offset, F &&f)
 {
     const char *tail = static_cast<const char *>(mnl_nlmsg_get_payload_tail(nlh));
     const auto *a = static_cast<const nlattr *>(mnl_nlmsg_get_payload_offset(nlh, offset));
@@ -108,8 +107,7 @@ void for_each_attr(const nlmsghdr *nlh, std::size_t offset, F &&f)
 }
 
 /** Calls @f(const nlattr *) for each attribute nested in @nest. */
-template <class F>
-void for_each_nested(const nlattr *nest, F &&f)
+template <class F> void for_each_nested(const nlattr *nest, F &&f)
 {
     const auto *a = static_cast<const nlattr *>(mnl_attr_get_payload(nest));
     const char *tail = reinterpret_cast<const char *>(a) + mnl_attr_get_payload_len(nest);

@@ -29,10 +29,9 @@ Status read_devices(const std::vector<std::string> &names, std::vector<Device> &
             Device d;
             st = get_device(l.name, d);
             if (st.err == ENODEV)
-                continue;  // gone since the listing
+                continue;       // gone since the listing
             if (!st.is_ok()) {  // e.g. EPERM: an empty answer would hide it
-                st.msg = "unable to access interface " + l.name +
-                         (st.msg.empty() ? "" : ": " + st.msg);
+                st.msg = "unable to access interface " + l.name + (st.msg.empty() ? "" : ": " + st.msg);
                 return st;
             }
             out.push_back(std::move(d));
@@ -119,7 +118,7 @@ std::string usec_as_seconds(std::uint64_t us)
 
 // One metric family under construction: header once, then its samples.
 class Family {
-  public:
+public:
     Family(std::string name, const char *type, std::string help)
         : name_(std::move(name)), type_(type), help_(std::move(help))
     {
@@ -139,7 +138,7 @@ class Family {
         out += body_;
     }
 
-  private:
+private:
     std::string name_;
     const char *type_;
     std::string help_;
@@ -183,10 +182,8 @@ std::string format_prometheus(const std::vector<Device> &devs)
 
     std::vector<Family> peer_families, device_families;
     for (const StatInfo &s : peer_stats())
-        peer_families.emplace_back(prometheus_peer_metric(s),
-                                   s.kind == StatKind::Counter ? "counter" : "gauge",
-                                   std::string(s.help) +
-                                       (s.kind == StatKind::GaugeUsec ? ", in seconds" : ""));
+        peer_families.emplace_back(prometheus_peer_metric(s), s.kind == StatKind::Counter ? "counter" : "gauge",
+                                   std::string(s.help) + (s.kind == StatKind::GaugeUsec ? ", in seconds" : ""));
     for (const StatInfo &s : device_stats())
         device_families.emplace_back(prometheus_device_metric(s), "counter", s.help);
     // Statistics of a newer kernel, by number, in order of first appearance.
@@ -195,9 +192,8 @@ std::string format_prometheus(const std::vector<Device> &devs)
         for (auto &[n, f] : unknown)
             if (n == name)
                 return f;
-        unknown.emplace_back(name, Family(name, "untyped",
-                                          "Statistic " + what +
-                                              " not known to this wgx tool (see the kernel's uapi)"));
+        unknown.emplace_back(
+            name, Family(name, "untyped", "Statistic " + what + " not known to this wgx tool (see the kernel's uapi)"));
         return unknown.back().second;
     };
 
@@ -209,8 +205,7 @@ std::string format_prometheus(const std::vector<Device> &devs)
                 if (attr >= 1 && attr <= device_families.size())
                     device_families[attr - 1].sample(iface, std::to_string(v));
                 else
-                    unknown_family("wgx_device_stat_" + std::to_string(attr),
-                                   "per-device " + std::to_string(attr))
+                    unknown_family("wgx_device_stat_" + std::to_string(attr), "per-device " + std::to_string(attr))
                         .sample(iface, std::to_string(v));
             }
         }
@@ -227,8 +222,7 @@ std::string format_prometheus(const std::vector<Device> &devs)
                 if (attr >= 1 && attr <= peer_families.size())
                     peer_families[attr - 1].sample(peer, stat_text(&peer_stats()[attr - 1], v));
                 else
-                    unknown_family("wgx_peer_stat_" + std::to_string(attr),
-                                   "per-peer " + std::to_string(attr))
+                    unknown_family("wgx_peer_stat_" + std::to_string(attr), "per-peer " + std::to_string(attr))
                         .sample(peer, std::to_string(v));
             }
         }

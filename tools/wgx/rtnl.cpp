@@ -48,8 +48,7 @@ NlMessage build_set_mtu_request(std::uint32_t ifindex, std::uint32_t mtu)
 
 bool parse_link_message(const nlmsghdr *nlh, LinkInfo &out)
 {
-    if (nlh->nlmsg_type != RTM_NEWLINK ||
-        nlh->nlmsg_len < MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(ifinfomsg)))
+    if (nlh->nlmsg_type != RTM_NEWLINK || nlh->nlmsg_len < MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(ifinfomsg)))
         return false;
     const auto *ifm = static_cast<const ifinfomsg *>(mnl_nlmsg_get_payload(nlh));
     out = LinkInfo{};
@@ -58,8 +57,7 @@ bool parse_link_message(const nlmsghdr *nlh, LinkInfo &out)
         switch (mnl_attr_get_type(a)) {
         case IFLA_IFNAME:
             if (mnl_attr_validate(a, MNL_TYPE_STRING) == 0)
-                out.name.assign(mnl_attr_get_str(a),
-                                strnlen(mnl_attr_get_str(a), mnl_attr_get_payload_len(a)));
+                out.name.assign(mnl_attr_get_str(a), strnlen(mnl_attr_get_str(a), mnl_attr_get_payload_len(a)));
             break;
         case IFLA_MTU:
             if (mnl_attr_validate(a, MNL_TYPE_U32) == 0)
@@ -67,10 +65,8 @@ bool parse_link_message(const nlmsghdr *nlh, LinkInfo &out)
             break;
         case IFLA_LINKINFO:
             for_each_nested(a, [&](const nlattr *li) {
-                if (mnl_attr_get_type(li) == IFLA_INFO_KIND &&
-                    mnl_attr_validate(li, MNL_TYPE_STRING) == 0)
-                    out.kind.assign(mnl_attr_get_str(li),
-                                    strnlen(mnl_attr_get_str(li), mnl_attr_get_payload_len(li)));
+                if (mnl_attr_get_type(li) == IFLA_INFO_KIND && mnl_attr_validate(li, MNL_TYPE_STRING) == 0)
+                    out.kind.assign(mnl_attr_get_str(li), strnlen(mnl_attr_get_str(li), mnl_attr_get_payload_len(li)));
             });
             break;
         default:
@@ -105,8 +101,7 @@ Status rtnl_list_links(std::vector<LinkInfo> &out)
 Status rtnl_get_link(const std::string &name, LinkInfo &out)
 {
     if (name.empty() || name.size() >= IFNAMSIZ)
-        return Status::error(name.empty() ? EINVAL : ENAMETOOLONG,
-                             "invalid interface name `" + name + "'");
+        return Status::error(name.empty() ? EINVAL : ENAMETOOLONG, "invalid interface name `" + name + "'");
     NlSocket sock;
     Status st = sock.open(NETLINK_ROUTE);
     if (!st.is_ok())

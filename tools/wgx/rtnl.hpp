@@ -17,7 +17,7 @@ namespace wgx {
 struct LinkInfo {
     std::string name;
     std::uint32_t ifindex = 0;
-    std::string kind;	    // IFLA_INFO_KIND, "" if none
+    std::string kind;       // IFLA_INFO_KIND, "" if none
     std::uint32_t mtu = 0;  // bytes
 };
 

@@ -28,15 +28,13 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
         r.device = Device{};
         return r;
     };
-    auto invalid = [&](const std::string &arg, const std::string &value,
-                       const std::string &expected) {
+    auto invalid = [&](const std::string &arg, const std::string &value, const std::string &expected) {
         return fail("invalid " + arg + " " + quoted(value) + ": " + expected);
     };
-    static const char *device_args[] = {"listen-port", "listen-ports",     "rx-spread",
-                                        "dscp",	"priority-dscp",    "handshake-budget", "key-grace",
-                                        "fwmark",	"private-key",	    "mtu",
+    static const char *device_args[] = {"listen-port",      "listen-ports", "rx-spread", "dscp",        "priority-dscp",
+                                        "handshake-budget", "key-grace",    "fwmark",    "private-key", "mtu",
                                         "offload"};
-    static const char *peer_args[] = {"remove",	  "preshared-key",	  "endpoint",
+    static const char *peer_args[] = {"remove",      "preshared-key",        "endpoint",
                                       "allowed-ips", "persistent-keepalive", "public-key"};
 
     for (std::size_t i = 0; i < args.size();) {
@@ -46,11 +44,9 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
         std::string expected, err;
 
         bool is_device_arg = std::find_if(std::begin(device_args), std::end(device_args),
-                                          [&](const char *x) { return a == x; }) !=
-                             std::end(device_args);
+                                          [&](const char *x) { return a == x; }) != std::end(device_args);
         bool is_peer_arg = std::find_if(std::begin(peer_args), std::end(peer_args),
-                                        [&](const char *x) { return a == x; }) !=
-                           std::end(peer_args);
+                                        [&](const char *x) { return a == x; }) != std::end(peer_args);
         if (is_device_arg && peer)
             return fail(quoted(a) + " is an interface setting and must come before the first `peer'");
         if (is_peer_arg && !peer)
@@ -132,8 +128,7 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
         } else if (a == "peer") {
             Key k;
             if (!key_from_base64(k, value))
-                return invalid("peer public key", value,
-                               "expected a base64 key of 44 characters ending in '='");
+                return invalid("peer public key", value, "expected a base64 key of 44 characters ending in '='");
             d.peers.emplace_back();
             peer = &d.peers.back();
             peer->public_key = k;
@@ -145,8 +140,7 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
         } else if (a == "public-key") {
             Key k;
             if (!key_from_base64(k, value))
-                return invalid("public-key", value,
-                               "expected a base64 key of 44 characters ending in '='");
+                return invalid("public-key", value, "expected a base64 key of 44 characters ending in '='");
             if (k == peer->public_key)
                 return invalid("public-key", value, "expected a key other than the peer's current one");
             peer->new_public_key = k;
@@ -179,8 +173,7 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
             std::size_t start = 0;
             while (!list.empty()) {
                 std::size_t comma = list.find(',', start);
-                std::string entry = list.substr(
-                    start, comma == std::string::npos ? std::string::npos : comma - start);
+                std::string entry = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
                 AllowedIp ip;
                 char sign;
                 bool host_bits;

@@ -74,8 +74,7 @@ bool read_file(const char *path, std::string &out, std::string &warning)
 
 int setconf_main(int argc, const char *argv[])
 {
-    if (int rc = check_usage(argc, argv, argc == 3, "<interface> <configuration filename>");
-        rc >= 0)
+    if (int rc = check_usage(argc, argv, argc == 3, "<interface> <configuration filename>"); rc >= 0)
         return rc;
     if (!check_ifname(argv[1]))
         return 1;
@@ -104,8 +103,8 @@ int setconf_main(int argc, const char *argv[])
         Device runtime;
         Status st = get_device(argv[1], runtime);
         if (!st.is_ok()) {
-            fprintf(stderr, "Unable to retrieve current interface configuration of %s: %s\n",
-                    argv[1], st.text().c_str());
+            fprintf(stderr, "Unable to retrieve current interface configuration of %s: %s\n", argv[1],
+                    st.text().c_str());
             return 1;
         }
         sync_config(r.device, runtime);

@@ -85,8 +85,8 @@ std::string format_endpoint(const Endpoint &ep)
     socklen_t len = static_cast<socklen_t>(ep.size());
     if (!len)
         return "(none)";
-    int ret = getnameinfo(&ep.addr, len, host, sizeof(host), serv, sizeof(serv),
-                          NI_DGRAM | NI_NUMERICSERV | NI_NUMERICHOST);
+    int ret =
+        getnameinfo(&ep.addr, len, host, sizeof(host), serv, sizeof(serv), NI_DGRAM | NI_NUMERICSERV | NI_NUMERICHOST);
     if (ret)
         return gai_strerror(ret);
     if (ep.family() == AF_INET6 && strchr(host, ':'))
@@ -109,8 +109,7 @@ std::string format_duration(std::uint64_t left, bool color)
         std::uint64_t seconds;
     };
     static constexpr Unit units[] = {
-        {"year", 365ULL * 24 * 60 * 60}, {"day", 24 * 60 * 60}, {"hour", 60 * 60},
-        {"minute", 60}, {"second", 1}};
+        {"year", 365ULL * 24 * 60 * 60}, {"day", 24 * 60 * 60}, {"hour", 60 * 60}, {"minute", 60}, {"second", 1}};
     std::string s;
     for (const Unit &u : units) {
         std::uint64_t n = left / u.seconds;
@@ -119,8 +118,7 @@ std::string format_duration(std::uint64_t left, bool color)
             continue;
         if (!s.empty())
             s += ", ";
-        s += std::to_string(n) + " " + (color ? kCyan : "") + u.name + (n == 1 ? "" : "s") +
-             (color ? kReset : "");
+        s += std::to_string(n) + " " + (color ? kCyan : "") + u.name + (n == 1 ? "" : "s") + (color ? kReset : "");
     }
     return s;
 }
@@ -136,8 +134,7 @@ std::string format_bytes(std::uint64_t b, bool color)
         return fmt("%.2f ", static_cast<double>(b) / (1024 * 1024)) + unit_on + "MiB" + off;
     if (b < 1024ULL * 1024 * 1024 * 1024)
         return fmt("%.2f ", static_cast<double>(b) / (1024 * 1024 * 1024)) + unit_on + "GiB" + off;
-    return fmt("%.2f ", static_cast<double>(b) / (1024 * 1024 * 1024) / 1024) + unit_on + "TiB" +
-           off;
+    return fmt("%.2f ", static_cast<double>(b) / (1024 * 1024 * 1024) / 1024) + unit_on + "TiB" + off;
 }
 
 std::vector<const Peer *> peers_by_handshake(const Device &dev)
@@ -160,8 +157,8 @@ std::vector<const Peer *> peers_by_handshake(const Device &dev)
 
 std::string format_usec(std::uint64_t us, bool color)
 {
-    return fmt("%" PRIu64 ".%03u ", us / 1000, static_cast<unsigned>(us % 1000)) +
-           (color ? kCyan : "") + "ms" + (color ? kReset : "");
+    return fmt("%" PRIu64 ".%03u ", us / 1000, static_cast<unsigned>(us % 1000)) + (color ? kCyan : "") + "ms" +
+           (color ? kReset : "");
 }
 
 std::string format_percent(std::uint64_t part, std::uint64_t whole)
@@ -175,11 +172,11 @@ namespace {
 
 // "1.520 ms, min 1.200 ms, smoothed 1.480 ms (4 samples)" from whichever of
 // the four are known; "" when there is no sample.
-std::string rtt_text(const Peer &p, std::uint16_t last, std::uint16_t min, std::uint16_t srtt,
-                     std::uint16_t var, std::uint16_t samples, bool color)
+std::string rtt_text(const Peer &p, std::uint16_t last, std::uint16_t min, std::uint16_t srtt, std::uint16_t var,
+                     std::uint16_t samples, bool color)
 {
-    auto v_last = stat_value(p.stats, last), v_min = stat_value(p.stats, min),
-         v_srtt = stat_value(p.stats, srtt), v_n = stat_value(p.stats, samples);
+    auto v_last = stat_value(p.stats, last), v_min = stat_value(p.stats, min), v_srtt = stat_value(p.stats, srtt),
+         v_n = stat_value(p.stats, samples);
     auto v_var = var ? stat_value(p.stats, var) : std::nullopt;
     if ((v_n && !*v_n) || (!v_last && !v_min && !v_srtt))
         return "";
@@ -206,10 +203,8 @@ struct DropName {
 };
 
 constexpr DropName kRxDrops[] = {
-    {WGX_PEER_STATS_A_RX_DROP_AUTH, "authentication"},
-    {WGX_PEER_STATS_A_RX_DROP_REPLAY, "replay"},
-    {WGX_PEER_STATS_A_RX_DROP_ALLOWEDIPS, "allowed ips"},
-    {WGX_PEER_STATS_A_RX_DROP_NO_KEYPAIR, "no keypair"},
+    {WGX_PEER_STATS_A_RX_DROP_AUTH, "authentication"},    {WGX_PEER_STATS_A_RX_DROP_REPLAY, "replay"},
+    {WGX_PEER_STATS_A_RX_DROP_ALLOWEDIPS, "allowed ips"}, {WGX_PEER_STATS_A_RX_DROP_NO_KEYPAIR, "no keypair"},
     {WGX_PEER_STATS_A_RX_DROP_MALFORMED, "malformed"},
 };
 constexpr DropName kTxDrops[] = {
@@ -218,8 +213,7 @@ constexpr DropName kTxDrops[] = {
     {WGX_PEER_STATS_A_TX_DROP_ERROR, "send error"},
 };
 
-template <std::size_t N>
-std::string drop_list(const Peer &p, const DropName (&names)[N])
+template <std::size_t N> std::string drop_list(const Peer &p, const DropName (&names)[N])
 {
     std::string s;
     for (const DropName &d : names) {
@@ -242,13 +236,11 @@ std::string format_peer_telemetry(const Peer &p, bool color)
     };
     std::string s, t;
     t = rtt_text(p, WGX_PEER_STATS_A_HANDSHAKE_RTT_LAST_US, WGX_PEER_STATS_A_HANDSHAKE_RTT_MIN_US,
-                 WGX_PEER_STATS_A_HANDSHAKE_SRTT_US, 0, WGX_PEER_STATS_A_HANDSHAKE_RTT_SAMPLES,
-                 color);
+                 WGX_PEER_STATS_A_HANDSHAKE_SRTT_US, 0, WGX_PEER_STATS_A_HANDSHAKE_RTT_SAMPLES, color);
     if (!t.empty())
         s += label("handshake rtt") + t + "\n";
-    t = rtt_text(p, WGX_PEER_STATS_A_TCP_RTT_LAST_US, WGX_PEER_STATS_A_TCP_RTT_MIN_US,
-                 WGX_PEER_STATS_A_TCP_SRTT_US, WGX_PEER_STATS_A_TCP_RTTVAR_US,
-                 WGX_PEER_STATS_A_TCP_RTT_SAMPLES, color);
+    t = rtt_text(p, WGX_PEER_STATS_A_TCP_RTT_LAST_US, WGX_PEER_STATS_A_TCP_RTT_MIN_US, WGX_PEER_STATS_A_TCP_SRTT_US,
+                 WGX_PEER_STATS_A_TCP_RTTVAR_US, WGX_PEER_STATS_A_TCP_RTT_SAMPLES, color);
     if (!t.empty())
         s += label("tcp rtt") + t + "\n";
 
@@ -272,8 +264,7 @@ std::string format_peer_telemetry(const Peer &p, bool color)
     if (retx.value_or(0)) {
         s += label("tcp retransmits") + std::to_string(*retx);
         if (segs)
-            s += " of " + std::to_string(*segs) + " segments (" + format_percent(*retx, *segs) +
-                 ", approximate)\n";
+            s += " of " + std::to_string(*segs) + " segments (" + format_percent(*retx, *segs) + ", approximate)\n";
         else
             s += " (approximate)\n";
     }
@@ -301,8 +292,7 @@ std::string format_show(const Device &dev, const ShowOptions &o)
 
     std::string s;
     s += c(kReset);
-    s += std::string(c(kGreen)) + c(kBold) + "interface" + c(kReset) + ": " + c(kGreen) + dev.name +
-         c(kReset) + "\n";
+    s += std::string(c(kGreen)) + c(kBold) + "interface" + c(kReset) + ": " + c(kGreen) + dev.name + c(kReset) + "\n";
     if (dev.public_key)
         s += label("public key") + key_to_base64(*dev.public_key) + "\n";
     if (dev.private_key)
@@ -310,9 +300,8 @@ std::string format_show(const Device &dev, const ShowOptions &o)
     if (dev.listen_port.value_or(0))
         s += label("listening port") + std::to_string(*dev.listen_port) + "\n";
     if (dev.listen_ports.value_or(1) > 1 && dev.listen_port.value_or(0))
-        s += label("listening ports") + std::to_string(*dev.listen_ports) + " (" +
-             std::to_string(*dev.listen_port) + "-" +
-             std::to_string(*dev.listen_port + *dev.listen_ports - 1) + ")\n";
+        s += label("listening ports") + std::to_string(*dev.listen_ports) + " (" + std::to_string(*dev.listen_port) +
+             "-" + std::to_string(*dev.listen_port + *dev.listen_ports - 1) + ")\n";
     if (dev.rx_spread.value_or(false))
         s += label("rx spread") + "on\n";
     if (dev.dscp_copy.value_or(false))
@@ -333,8 +322,8 @@ std::string format_show(const Device &dev, const ShowOptions &o)
         s += "\n";
     for (std::size_t i = 0; i < peers.size(); ++i) {
         const Peer &p = *peers[i];
-        s += std::string(c(kYellow)) + c(kBold) + "peer" + c(kReset) + ": " + c(kYellow) +
-             key_to_base64(p.public_key) + c(kReset) + "\n";
+        s += std::string(c(kYellow)) + c(kBold) + "peer" + c(kReset) + ": " + c(kYellow) + key_to_base64(p.public_key) +
+             c(kReset) + "\n";
         if (has_key(p.preshared_key))
             s += label("preshared key") + secret(*p.preshared_key) + "\n";
         if (p.endpoint && p.endpoint->size())
@@ -356,26 +345,23 @@ std::string format_show(const Device &dev, const ShowOptions &o)
             if (o.now == p.last_handshake_sec)
                 s += "Now";
             else if (o.now < p.last_handshake_sec)
-                s += std::string("(") + c(kRed) +
-                     "System clock wound backward; connection problems may ensue." + c(kReset) + ")";
+                s += std::string("(") + c(kRed) + "System clock wound backward; connection problems may ensue." +
+                     c(kReset) + ")";
             else
-                s += format_duration(static_cast<std::uint64_t>(o.now - p.last_handshake_sec),
-                                     o.color) +
-                     " ago";
+                s += format_duration(static_cast<std::uint64_t>(o.now - p.last_handshake_sec), o.color) + " ago";
             s += "\n";
         }
         if (p.rx_bytes || p.tx_bytes)
             s += label("transfer") + format_bytes(p.rx_bytes, o.color) + " received, " +
                  format_bytes(p.tx_bytes, o.color) + " sent\n";
         if (p.persistent_keepalive.value_or(0))
-            s += label("persistent keepalive") + "every " +
-                 format_duration(*p.persistent_keepalive, o.color) + "\n";
+            s += label("persistent keepalive") + "every " + format_duration(*p.persistent_keepalive, o.color) + "\n";
         // During a rotation (ours, or this peer re-keyed): which keys made the session.
         if (p.session_keys && (*p.session_keys || dev.previous_public_key)) {
             s += label("session made with");
             s += *p.session_keys & WGX_SESSION_F_LOCAL_PREVIOUS ? "our previous key" : "our current key";
             s += *p.session_keys & WGX_SESSION_F_PEER_PREVIOUS ? ", the peer's previous key\n"
-                                                                : ", the peer's current key\n";
+                                                               : ", the peer's current key\n";
         }
         s += format_peer_telemetry(p, o.color);
         if (i + 1 < peers.size())
@@ -392,12 +378,10 @@ std::string format_dump(const Device &dev, bool with_interface)
     std::string s = pre + maybe_key(dev.private_key) + "\t" + maybe_key(dev.public_key) + "\t" +
                     std::to_string(dev.listen_port.value_or(0)) + "\t" + fwmark_text(dev) + "\n";
     for (const Peer &p : dev.peers) {
-        s += pre + key_to_base64(p.public_key) + "\t" + maybe_key(p.preshared_key) + "\t" +
-             endpoint_or_none(p) + "\t" + allowed_ips_joined(p, ",", "\t") +
-             std::to_string(static_cast<unsigned long long>(p.last_handshake_sec)) + "\t" +
-             std::to_string(p.rx_bytes) + "\t" + std::to_string(p.tx_bytes) + "\t" +
-             (p.persistent_keepalive.value_or(0) ? std::to_string(*p.persistent_keepalive)
-                                                 : std::string("off"));
+        s += pre + key_to_base64(p.public_key) + "\t" + maybe_key(p.preshared_key) + "\t" + endpoint_or_none(p) + "\t" +
+             allowed_ips_joined(p, ",", "\t") + std::to_string(static_cast<unsigned long long>(p.last_handshake_sec)) +
+             "\t" + std::to_string(p.rx_bytes) + "\t" + std::to_string(p.tx_bytes) + "\t" +
+             (p.persistent_keepalive.value_or(0) ? std::to_string(*p.persistent_keepalive) : std::string("off"));
         // wgx extension: every per-peer statistic the tool knows, column
         // 8 + attribute number (9 + with the interface), "-" when unknown.
         if (dev.kind == Kind::Wgx) {
@@ -413,15 +397,22 @@ std::string format_dump(const Device &dev, bool with_interface)
 
 const std::vector<std::string> &show_fields()
 {
-    static const std::vector<std::string> f = {
-        "public-key", "private-key",       "listen-port", "fwmark",	      "peers",
-        "preshared-keys", "endpoints",     "allowed-ips", "latest-handshakes", "transfer",
-        "persistent-keepalive", "dump"};
+    static const std::vector<std::string> f = {"public-key",
+                                               "private-key",
+                                               "listen-port",
+                                               "fwmark",
+                                               "peers",
+                                               "preshared-keys",
+                                               "endpoints",
+                                               "allowed-ips",
+                                               "latest-handshakes",
+                                               "transfer",
+                                               "persistent-keepalive",
+                                               "dump"};
     return f;
 }
 
-std::optional<std::string> format_show_field(const Device &dev, std::string_view field,
-                                             bool with_interface)
+std::optional<std::string> format_show_field(const Device &dev, std::string_view field, bool with_interface)
 {
     std::string pre = with_interface ? dev.name + "\t" : "";
     std::string s;
@@ -450,8 +441,7 @@ std::optional<std::string> format_show_field(const Device &dev, std::string_view
     } else if (field == "persistent-keepalive") {
         for (const Peer &p : dev.peers)
             s += pre + key_to_base64(p.public_key) + "\t" +
-                 (p.persistent_keepalive.value_or(0) ? std::to_string(*p.persistent_keepalive)
-                                                     : std::string("off")) +
+                 (p.persistent_keepalive.value_or(0) ? std::to_string(*p.persistent_keepalive) : std::string("off")) +
                  "\n";
     } else if (field == "preshared-keys") {
         for (const Peer &p : dev.peers)
@@ -512,8 +502,7 @@ int show_json(const std::vector<std::string> &args)
             Device d;
             st = get_device(l.name, d);
             if (!st.is_ok()) {
-                fprintf(stderr, "Unable to access interface %s: %s\n", l.name.c_str(),
-                        st.text().c_str());
+                fprintf(stderr, "Unable to access interface %s: %s\n", l.name.c_str(), st.text().c_str());
                 continue;
             }
             devs.push_back(std::move(d));
@@ -522,8 +511,7 @@ int show_json(const std::vector<std::string> &args)
         Device d;
         Status st = get_device(args[0], d);
         if (!st.is_ok()) {
-            fprintf(stderr, "Unable to access interface %s: %s\n", args[0].c_str(),
-                    st.text().c_str());
+            fprintf(stderr, "Unable to access interface %s: %s\n", args[0].c_str(), st.text().c_str());
             return 1;
         }
         devs.push_back(std::move(d));
@@ -598,8 +586,7 @@ int show_main(int argc, const char *argv[])
             Device d;
             st = get_device(links[i].name, d);
             if (!st.is_ok()) {
-                fprintf(stderr, "Unable to access interface %s: %s\n", links[i].name.c_str(),
-                        st.text().c_str());
+                fprintf(stderr, "Unable to access interface %s: %s\n", links[i].name.c_str(), st.text().c_str());
                 continue;
             }
             if (args.size() == 2) {

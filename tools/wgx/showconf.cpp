@@ -47,8 +47,7 @@ std::string format_showconf(const Device &dev)
         if (!p.allowed_ips.empty()) {
             s += "AllowedIPs = ";
             for (std::size_t j = 0; j < p.allowed_ips.size(); ++j)
-                s += format_allowed_ip(p.allowed_ips[j]) +
-                     (j + 1 < p.allowed_ips.size() ? ", " : "\n");
+                s += format_allowed_ip(p.allowed_ips[j]) + (j + 1 < p.allowed_ips.size() ? ", " : "\n");
         }
         if (p.endpoint && p.endpoint->size())
             s += "Endpoint = " + format_endpoint(*p.endpoint) + "\n";

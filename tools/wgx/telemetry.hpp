@@ -94,18 +94,18 @@ std::optional<TopSort> parse_top_sort(std::string_view name);
 /** One peer's line in `wgx top`: what is known at the latest sample. */
 struct TopRow {
     std::string iface;
-    std::string public_key;	 // base64
-    std::string allowed_ips;	 // first allowed IP, "+N" more; "(none)"
+    std::string public_key;   // base64
+    std::string allowed_ips;  // first allowed IP, "+N" more; "(none)"
     // Rates over the last interval; nullopt when unknown (first sample of
     // the peer, counter went backwards, statistic not reported).
-    std::optional<double> rx_mbps, tx_mbps;	    // 10^6 bit/s of tunnel (UDP payload) bytes
-    std::optional<double> rx_pps, tx_pps;	    // transport data packets / s
-    std::optional<double> loss_percent;		    // lost / (lost + received) over the interval
-    std::optional<double> retrans_per_s;	    // inner TCP retransmissions / s (approximate)
-    std::optional<std::uint64_t> tcp_srtt_us;	    // smoothed passive TCP RTT
-    std::optional<std::uint64_t> handshake_srtt_us; // smoothed handshake RTT
-    std::optional<std::uint64_t> drops;		    // sum of the per-peer drop counters, cumulative
-    std::optional<std::uint64_t> handshake_age;	    // seconds since the latest handshake; nullopt = never
+    std::optional<double> rx_mbps, tx_mbps;          // 10^6 bit/s of tunnel (UDP payload) bytes
+    std::optional<double> rx_pps, tx_pps;            // transport data packets / s
+    std::optional<double> loss_percent;              // lost / (lost + received) over the interval
+    std::optional<double> retrans_per_s;             // inner TCP retransmissions / s (approximate)
+    std::optional<std::uint64_t> tcp_srtt_us;        // smoothed passive TCP RTT
+    std::optional<std::uint64_t> handshake_srtt_us;  // smoothed handshake RTT
+    std::optional<std::uint64_t> drops;              // sum of the per-peer drop counters, cumulative
+    std::optional<std::uint64_t> handshake_age;      // seconds since the latest handshake; nullopt = never
 };
 
 /**
@@ -116,8 +116,8 @@ struct TopRow {
  * peer was removed and added again), gets no rate for that figure.  @now
  * is the wall-clock time for handshake ages.
  */
-std::vector<TopRow> top_rows(const std::vector<Device> &prev, const std::vector<Device> &cur,
-                             double elapsed, std::time_t now);
+std::vector<TopRow> top_rows(const std::vector<Device> &prev, const std::vector<Device> &cur, double elapsed,
+                             std::time_t now);
 
 /**
  * top_sort - order @rows by @key: largest first for every numeric key (the

@@ -24,23 +24,25 @@ struct SortName {
 };
 
 constexpr SortName kSortNames[] = {
-    {TopSort::Rx, "rx"},	       {TopSort::Tx, "tx"},
-    {TopSort::Rtt, "rtt"},	       {TopSort::Loss, "loss"},
-    {TopSort::Retrans, "retrans"},     {TopSort::Drops, "drops"},
-    {TopSort::Handshake, "handshake"}, {TopSort::Name, "name"},
+    {TopSort::Rx, "rx"},
+    {TopSort::Tx, "tx"},
+    {TopSort::Rtt, "rtt"},
+    {TopSort::Loss, "loss"},
+    {TopSort::Retrans, "retrans"},
+    {TopSort::Drops, "drops"},
+    {TopSort::Handshake, "handshake"},
+    {TopSort::Name, "name"},
 };
 
 constexpr std::uint16_t kDropStats[] = {
-    WGX_PEER_STATS_A_RX_DROP_AUTH,	     WGX_PEER_STATS_A_RX_DROP_REPLAY,
-    WGX_PEER_STATS_A_RX_DROP_ALLOWEDIPS,     WGX_PEER_STATS_A_RX_DROP_NO_KEYPAIR,
-    WGX_PEER_STATS_A_RX_DROP_MALFORMED,	     WGX_PEER_STATS_A_TX_DROP_STAGED_OVERFLOW,
-    WGX_PEER_STATS_A_TX_DROP_NO_ENDPOINT,    WGX_PEER_STATS_A_TX_DROP_ERROR,
+    WGX_PEER_STATS_A_RX_DROP_AUTH,        WGX_PEER_STATS_A_RX_DROP_REPLAY,    WGX_PEER_STATS_A_RX_DROP_ALLOWEDIPS,
+    WGX_PEER_STATS_A_RX_DROP_NO_KEYPAIR,  WGX_PEER_STATS_A_RX_DROP_MALFORMED, WGX_PEER_STATS_A_TX_DROP_STAGED_OVERFLOW,
+    WGX_PEER_STATS_A_TX_DROP_NO_ENDPOINT, WGX_PEER_STATS_A_TX_DROP_ERROR,
 };
 
 // Per-second rate of a counter between two samples; nullopt when either is
 // unknown or the counter went backwards (a new peer under the same key).
-std::optional<double> rate(std::optional<std::uint64_t> before, std::optional<std::uint64_t> now,
-                           double elapsed)
+std::optional<double> rate(std::optional<std::uint64_t> before, std::optional<std::uint64_t> now, double elapsed)
 {
     if (!before || !now || *now < *before || elapsed <= 0)
         return std::nullopt;
@@ -121,7 +123,7 @@ struct Column {
 };
 
 constexpr Column kColumns[] = {
-    {"INTERFACE", 9, true, false}, {"PEER", 8, true, true},	{"ALLOWED IPS", 22, true, true},
+    {"INTERFACE", 9, true, false},  {"PEER", 8, true, true},        {"ALLOWED IPS", 22, true, true},
     {"RX Mbit/s", 9, false, false}, {"TX Mbit/s", 9, false, false}, {"RX pkt/s", 9, false, false},
     {"TX pkt/s", 9, false, false},  {"RTT ms", 8, false, false},    {"HS RTT ms", 9, false, false},
     {"LOSS %", 6, false, false},    {"RETX/s", 7, false, false},    {"DROPS", 8, false, false},
@@ -165,8 +167,8 @@ std::optional<TopSort> parse_top_sort(std::string_view name)
     return std::nullopt;
 }
 
-std::vector<TopRow> top_rows(const std::vector<Device> &prev, const std::vector<Device> &cur,
-                             double elapsed, std::time_t now)
+std::vector<TopRow> top_rows(const std::vector<Device> &prev, const std::vector<Device> &cur, double elapsed,
+                             std::time_t now)
 {
     std::unordered_map<std::string, const Peer *> before;
     for (const Device &d : prev)
@@ -188,14 +190,11 @@ std::vector<TopRow> top_rows(const std::vector<Device> &prev, const std::vector<
                     r.rx_mbps = *v * 8 / 1e6;
                 if (auto v = rate(o.tx_bytes, p.tx_bytes, elapsed))
                     r.tx_mbps = *v * 8 / 1e6;
-                r.rx_pps = rate(st(o, WGX_PEER_STATS_A_RX_PACKETS),
-                                st(p, WGX_PEER_STATS_A_RX_PACKETS), elapsed);
-                r.tx_pps = rate(st(o, WGX_PEER_STATS_A_TX_PACKETS),
-                                st(p, WGX_PEER_STATS_A_TX_PACKETS), elapsed);
+                r.rx_pps = rate(st(o, WGX_PEER_STATS_A_RX_PACKETS), st(p, WGX_PEER_STATS_A_RX_PACKETS), elapsed);
+                r.tx_pps = rate(st(o, WGX_PEER_STATS_A_TX_PACKETS), st(p, WGX_PEER_STATS_A_TX_PACKETS), elapsed);
                 r.retrans_per_s = rate(st(o, WGX_PEER_STATS_A_TX_TCP_RETRANSMITS),
                                        st(p, WGX_PEER_STATS_A_TX_TCP_RETRANSMITS), elapsed);
-                auto lost = rate(st(o, WGX_PEER_STATS_A_RX_LOST), st(p, WGX_PEER_STATS_A_RX_LOST),
-                                 elapsed);
+                auto lost = rate(st(o, WGX_PEER_STATS_A_RX_LOST), st(p, WGX_PEER_STATS_A_RX_LOST), elapsed);
                 if (lost && r.rx_pps && *lost + *r.rx_pps > 0)
                     r.loss_percent = 100.0 * *lost / (*lost + *r.rx_pps);
             }
@@ -205,9 +204,8 @@ std::vector<TopRow> top_rows(const std::vector<Device> &prev, const std::vector<
                 if (auto v = st(p, a))
                     r.drops = r.drops.value_or(0) + *v;
             if (p.last_handshake_sec)
-                r.handshake_age = now > p.last_handshake_sec
-                                      ? static_cast<std::uint64_t>(now - p.last_handshake_sec)
-                                      : 0;
+                r.handshake_age =
+                    now > p.last_handshake_sec ? static_cast<std::uint64_t>(now - p.last_handshake_sec) : 0;
             rows.push_back(std::move(r));
         }
     }

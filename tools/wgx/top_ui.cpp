@@ -87,9 +87,8 @@ bool parse_top_args(int argc, const char *argv[], TopOptions &o)
             errno = 0;
             double v = strtod(value.c_str(), &end);
             if (value.empty() || *end || errno || !std::isfinite(v) || v < 0.1 || v > 3600) {
-                fprintf(stderr,
-                        "%s top: invalid --interval `%s': expected seconds from 0.1 to 3600\n",
-                        prog_name, value.c_str());
+                fprintf(stderr, "%s top: invalid --interval `%s': expected seconds from 0.1 to 3600\n", prog_name,
+                        value.c_str());
                 return false;
             }
             o.interval = v;
@@ -98,8 +97,7 @@ bool parse_top_args(int argc, const char *argv[], TopOptions &o)
             return false;
         } else {
             if (a.size() > 15) {
-                fprintf(stderr, "Invalid interface name `%s': at most 15 characters\n",
-                        a.c_str());
+                fprintf(stderr, "Invalid interface name `%s': at most 15 characters\n", a.c_str());
                 return false;
             }
             o.ifaces.push_back(a);
@@ -196,9 +194,8 @@ int top_live(TopOptions o)
     while (!g_stop) {
         top_sort(rows, o.sort, reverse);
         int body = LINES - 3 > 0 ? LINES - 3 : 0;  // status, header, help lines
-        std::size_t max_off = rows.size() > static_cast<std::size_t>(body)
-                                  ? rows.size() - static_cast<std::size_t>(body)
-                                  : 0;
+        std::size_t max_off =
+            rows.size() > static_cast<std::size_t>(body) ? rows.size() - static_cast<std::size_t>(body) : 0;
         if (offset > max_off)
             offset = max_off;
         auto line = [&](int y, const std::string &text) {
@@ -213,9 +210,8 @@ int top_live(TopOptions o)
         snprintf(status, sizeof(status),
                  "wgx top  %s  %zu peers on %zu interfaces  sort: %s%s  every %.1f s  rows "
                  "%zu-%zu",
-                 clock, rows.size(), cur.devs.size(), top_sort_name(o.sort),
-                 reverse ? " (inverted)" : "", o.interval, rows.empty() ? 0 : offset + 1,
-                 std::min(rows.size(), offset + static_cast<std::size_t>(body)));
+                 clock, rows.size(), cur.devs.size(), top_sort_name(o.sort), reverse ? " (inverted)" : "", o.interval,
+                 rows.empty() ? 0 : offset + 1, std::min(rows.size(), offset + static_cast<std::size_t>(body)));
         mvaddnstr(0, 0, status, COLS);
         if (!error.empty()) {
             attron(A_BOLD);
@@ -242,25 +238,69 @@ int top_live(TopOptions o)
         timeout(wait <= 0 ? 0 : std::min(200, static_cast<int>(wait * 1000) + 1));
         int ch = getch();
         switch (ch) {
-        case 'q': case 'Q': case 27: g_stop = 1; break;
-        case 'r': o.sort = TopSort::Rx; break;
-        case 't': o.sort = TopSort::Tx; break;
-        case 'm': o.sort = TopSort::Rtt; break;
-        case 'l': o.sort = TopSort::Loss; break;
-        case 'x': o.sort = TopSort::Retrans; break;
-        case 'd': o.sort = TopSort::Drops; break;
-        case 'h': o.sort = TopSort::Handshake; break;
-        case 'n': o.sort = TopSort::Name; break;
-        case 'i': reverse = !reverse; break;
-        case KEY_UP: case 'k': offset = offset ? offset - 1 : 0; break;
-        case KEY_DOWN: case 'j': offset = std::min(max_off, offset + 1); break;
-        case KEY_PPAGE: offset = offset > static_cast<std::size_t>(body) ? offset - body : 0; break;
-        case KEY_NPAGE: case ' ': offset = std::min(max_off, offset + body); break;
-        case KEY_HOME: case 'g': offset = 0; break;
-        case KEY_END: case 'G': offset = max_off; break;
-        case KEY_LEFT: hoffset = hoffset >= 8 ? hoffset - 8 : 0; break;
-        case KEY_RIGHT: hoffset += 8; break;
-        default: break;
+        case 'q':
+        case 'Q':
+        case 27:
+            g_stop = 1;
+            break;
+        case 'r':
+            o.sort = TopSort::Rx;
+            break;
+        case 't':
+            o.sort = TopSort::Tx;
+            break;
+        case 'm':
+            o.sort = TopSort::Rtt;
+            break;
+        case 'l':
+            o.sort = TopSort::Loss;
+            break;
+        case 'x':
+            o.sort = TopSort::Retrans;
+            break;
+        case 'd':
+            o.sort = TopSort::Drops;
+            break;
+        case 'h':
+            o.sort = TopSort::Handshake;
+            break;
+        case 'n':
+            o.sort = TopSort::Name;
+            break;
+        case 'i':
+            reverse = !reverse;
+            break;
+        case KEY_UP:
+        case 'k':
+            offset = offset ? offset - 1 : 0;
+            break;
+        case KEY_DOWN:
+        case 'j':
+            offset = std::min(max_off, offset + 1);
+            break;
+        case KEY_PPAGE:
+            offset = offset > static_cast<std::size_t>(body) ? offset - body : 0;
+            break;
+        case KEY_NPAGE:
+        case ' ':
+            offset = std::min(max_off, offset + body);
+            break;
+        case KEY_HOME:
+        case 'g':
+            offset = 0;
+            break;
+        case KEY_END:
+        case 'G':
+            offset = max_off;
+            break;
+        case KEY_LEFT:
+            hoffset = hoffset >= 8 ? hoffset - 8 : 0;
+            break;
+        case KEY_RIGHT:
+            hoffset += 8;
+            break;
+        default:
+            break;
         }
         if (monotonic_seconds() >= next) {
             prev = std::move(cur);

@@ -134,8 +134,8 @@ bool parse_listen_ports(std::string_view v, std::uint16_t &out, std::string &exp
 
 bool parse_handshake_budget(std::string_view v, std::uint32_t &out, std::string &expected)
 {
-    expected = "expected \"auto\" or initiations per second 0-" + std::to_string(WGX_MAX_HANDSHAKE_BUDGET) +
-               " (0 = auto)";
+    expected =
+        "expected \"auto\" or initiations per second 0-" + std::to_string(WGX_MAX_HANDSHAKE_BUDGET) + " (0 = auto)";
     std::uint64_t n;
     if (iequals(v, "auto"))
         n = 0;
@@ -184,15 +184,12 @@ namespace {
 // The DSCP value named @name (RFC 2474 class selectors, RFC 2597 AF, RFC 3246 EF), or -1.
 int dscp_by_name(std::string_view name)
 {
-    auto digit = [&](std::size_t i, char lo, char hi) {
-        return name[i] >= lo && name[i] <= hi ? name[i] - '0' : -1;
-    };
+    auto digit = [&](std::size_t i, char lo, char hi) { return name[i] >= lo && name[i] <= hi ? name[i] - '0' : -1; };
     if (iequals(name, "EF"))
         return 46;
     if (name.size() == 3 && iequals(name.substr(0, 2), "CS") && digit(2, '0', '7') >= 0)
         return digit(2, '0', '7') * 8;
-    if (name.size() == 4 && iequals(name.substr(0, 2), "AF") && digit(2, '1', '4') >= 0 &&
-        digit(3, '1', '3') >= 0)
+    if (name.size() == 4 && iequals(name.substr(0, 2), "AF") && digit(2, '1', '4') >= 0 && digit(3, '1', '3') >= 0)
         return digit(2, '1', '4') * 8 + digit(3, '1', '3') * 2;
     return -1;
 }
@@ -293,8 +290,7 @@ bool parse_mtu(std::string_view v, std::uint32_t &out, std::string &expected)
     return true;
 }
 
-bool parse_allowed_ip(std::string_view v, AllowedIp &out, char &sign, bool &host_bits,
-                      std::string &expected)
+bool parse_allowed_ip(std::string_view v, AllowedIp &out, char &sign, bool &host_bits, std::string &expected)
 {
     expected = "expected ADDRESS[/PREFIX] with an IPv4 address and prefix 0-32 or an IPv6 "
                "address and prefix 0-128";
@@ -337,8 +333,7 @@ bool parse_allowed_ip(std::string_view v, AllowedIp &out, char &sign, bool &host
     return true;
 }
 
-bool resolve_endpoint_getaddrinfo(const std::string &host, const std::string &port, Endpoint &out,
-                                  std::string &error)
+bool resolve_endpoint_getaddrinfo(const std::string &host, const std::string &port, Endpoint &out, std::string &error)
 {
     int retries = 15;
     if (const char *env = getenv("WG_ENDPOINT_RESOLUTION_RETRIES")) {
@@ -387,8 +382,8 @@ bool resolve_endpoint_getaddrinfo(const std::string &host, const std::string &po
     return ok;
 }
 
-bool parse_endpoint(std::string_view v, Endpoint &out, const EndpointResolver &resolve,
-                    std::string &expected, std::string &error)
+bool parse_endpoint(std::string_view v, Endpoint &out, const EndpointResolver &resolve, std::string &expected,
+                    std::string &error)
 {
     expected.clear();
     error.clear();
@@ -396,8 +391,7 @@ bool parse_endpoint(std::string_view v, Endpoint &out, const EndpointResolver &r
     std::string host, port;
     if (!v.empty() && v[0] == '[') {
         auto close = v.find(']');
-        if (close == std::string_view::npos || close + 1 >= v.size() || v[close + 1] != ':' ||
-            close + 2 >= v.size()) {
+        if (close == std::string_view::npos || close + 1 >= v.size() || v[close + 1] != ':' || close + 2 >= v.size()) {
             expected = syntax;
             return false;
         }
@@ -434,8 +428,7 @@ std::string world_accessible_warning(const std::string &path, unsigned mode, boo
     return "Warning: " + quoted(path) + " is world accessible";
 }
 
-bool read_key_file(const std::string &path, Key &out, std::string &error,
-                   std::vector<std::string> &warnings)
+bool read_key_file(const std::string &path, Key &out, std::string &error, std::vector<std::string> &warnings)
 {
     out.fill(0);
     int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -478,15 +471,15 @@ bool read_key_file(const std::string &path, Key &out, std::string &error,
     } else {
         for (char c : text.substr(kKeyBase64Len)) {
             if (!is_space(c)) {
-                error = "key file " + quoted(path) + " has a trailing character " +
-                        quoted(std::string(1, c)) + " after the key: expected only whitespace";
+                error = "key file " + quoted(path) + " has a trailing character " + quoted(std::string(1, c)) +
+                        " after the key: expected only whitespace";
                 ok = false;
                 break;
             }
         }
         if (ok && !key_from_base64(out, text.substr(0, kKeyBase64Len))) {
-            error = "key file " + quoted(path) +
-                    " does not hold a valid key: expected 44 base64 characters ending in '='";
+            error =
+                "key file " + quoted(path) + " does not hold a valid key: expected 44 base64 characters ending in '='";
             ok = false;
         }
     }

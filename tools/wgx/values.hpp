@@ -24,8 +24,7 @@ namespace wgx {
  * Returns false with a human-readable reason in @error on failure.
  */
 using EndpointResolver =
-    std::function<bool(const std::string &host, const std::string &port, Endpoint &out,
-                       std::string &error)>;
+    std::function<bool(const std::string &host, const std::string &port, Endpoint &out, std::string &error)>;
 
 /**
  * The default resolver: getaddrinfo(AF_UNSPEC, SOCK_DGRAM), first result;
@@ -33,8 +32,7 @@ using EndpointResolver =
  * $WG_ENDPOINT_RESOLUTION_RETRIES times (default 15, "infinity" allowed), as
  * wg does.
  */
-bool resolve_endpoint_getaddrinfo(const std::string &host, const std::string &port,
-                                  Endpoint &out, std::string &error);
+bool resolve_endpoint_getaddrinfo(const std::string &host, const std::string &port, Endpoint &out, std::string &error);
 
 /** Options of parse_config() and parse_set_args(). */
 struct ParseOptions {
@@ -47,8 +45,8 @@ struct ParseOptions {
 /** What parse_config() and parse_set_args() return. */
 struct ParseResult {
     Device device;
-    std::vector<std::string> errors;	// complete messages, "FILE:LINE: ..."
-    std::vector<std::string> warnings;	// e.g. host bits set in an allowed IP
+    std::vector<std::string> errors;    // complete messages, "FILE:LINE: ..."
+    std::vector<std::string> warnings;  // e.g. host bits set in an allowed IP
     bool ok() const { return errors.empty(); }
 };
 
@@ -93,15 +91,14 @@ bool parse_mtu(std::string_view v, std::uint32_t &out, std::string &expected);
  * (@sign set to '+', '-' or 0).  @host_bits is set when the address has bits
  * set beyond the prefix (wg warns and the kernel clears them).
  */
-bool parse_allowed_ip(std::string_view v, AllowedIp &out, char &sign, bool &host_bits,
-                      std::string &expected);
+bool parse_allowed_ip(std::string_view v, AllowedIp &out, char &sign, bool &host_bits, std::string &expected);
 /**
  * Endpoint "HOST:PORT", "[IPV6]:PORT" or "IPV6:PORT" (split at the last
  * colon).  Syntax errors set @expected; resolver failures set @error (and
  * leave @expected empty).
  */
-bool parse_endpoint(std::string_view v, Endpoint &out, const EndpointResolver &resolve,
-                    std::string &expected, std::string &error);
+bool parse_endpoint(std::string_view v, Endpoint &out, const EndpointResolver &resolve, std::string &expected,
+                    std::string &error);
 
 /**
  * read_key_file - read a key file as `wg set ... private-key FILE` does:
@@ -110,8 +107,7 @@ bool parse_endpoint(std::string_view v, Endpoint &out, const EndpointResolver &r
  * world accessible adds a warning.  Returns false with a message naming
  * @path on any error.
  */
-bool read_key_file(const std::string &path, Key &out, std::string &error,
-                   std::vector<std::string> &warnings);
+bool read_key_file(const std::string &path, Key &out, std::string &error, std::vector<std::string> &warnings);
 
 /** "Warning: `PATH' is world accessible" if @mode grants anything to others on a regular file. */
 std::string world_accessible_warning(const std::string &path, unsigned mode, bool regular);

@@ -32,8 +32,7 @@ static_assert((int)WGX_PEER_A_PUBLIC_KEY == (int)WGPEER_A_PUBLIC_KEY);
 static_assert((int)WGX_PEER_A_PRESHARED_KEY == (int)WGPEER_A_PRESHARED_KEY);
 static_assert((int)WGX_PEER_A_FLAGS == (int)WGPEER_A_FLAGS);
 static_assert((int)WGX_PEER_A_ENDPOINT == (int)WGPEER_A_ENDPOINT);
-static_assert((int)WGX_PEER_A_PERSISTENT_KEEPALIVE_INTERVAL ==
-              (int)WGPEER_A_PERSISTENT_KEEPALIVE_INTERVAL);
+static_assert((int)WGX_PEER_A_PERSISTENT_KEEPALIVE_INTERVAL == (int)WGPEER_A_PERSISTENT_KEEPALIVE_INTERVAL);
 static_assert((int)WGX_PEER_A_LAST_HANDSHAKE_TIME == (int)WGPEER_A_LAST_HANDSHAKE_TIME);
 static_assert((int)WGX_PEER_A_RX_BYTES == (int)WGPEER_A_RX_BYTES);
 static_assert((int)WGX_PEER_A_TX_BYTES == (int)WGPEER_A_TX_BYTES);
@@ -67,9 +66,8 @@ NlMessage build_get_device_request(std::uint16_t family, const std::string &ifna
 
 bool has_genl_changes(const Device &dev)
 {
-    return dev.private_key || dev.listen_port || dev.listen_ports || dev.rx_spread ||
-           dev.dscp_copy || dev.priority_dscp || dev.handshake_budget || dev.key_grace || dev.fwmark ||
-           dev.replace_peers ||
+    return dev.private_key || dev.listen_port || dev.listen_ports || dev.rx_spread || dev.dscp_copy ||
+           dev.priority_dscp || dev.handshake_budget || dev.key_grace || dev.fwmark || dev.replace_peers ||
            !dev.peers.empty();
 }
 
@@ -98,11 +96,9 @@ bool put_peer_head(NlMessage &m, const Peer &p, bool first_fragment)
         return true;
     if (p.preshared_key && !m.put(WGX_PEER_A_PRESHARED_KEY, p.preshared_key->data(), kKeyLen))
         return false;
-    if (p.endpoint && p.endpoint->size() &&
-        !m.put(WGX_PEER_A_ENDPOINT, &p.endpoint->addr6, p.endpoint->size()))
+    if (p.endpoint && p.endpoint->size() && !m.put(WGX_PEER_A_ENDPOINT, &p.endpoint->addr6, p.endpoint->size()))
         return false;
-    if (p.persistent_keepalive &&
-        !m.put_u16(WGX_PEER_A_PERSISTENT_KEEPALIVE_INTERVAL, *p.persistent_keepalive))
+    if (p.persistent_keepalive && !m.put_u16(WGX_PEER_A_PERSISTENT_KEEPALIVE_INTERVAL, *p.persistent_keepalive))
         return false;
     if (p.new_public_key && !m.put(WGX_PEER_A_NEW_PUBLIC_KEY, p.new_public_key->data(), kKeyLen))
         return false;
@@ -128,9 +124,8 @@ std::vector<Peer> expand_rekeys(const std::vector<Peer> &peers)
         Peer settings = p;
         settings.new_public_key.reset();
         settings.update_only = true;
-        if (settings.remove || settings.preshared_key || settings.endpoint ||
-            settings.persistent_keepalive || !settings.allowed_ips.empty() ||
-            settings.replace_allowed_ips)
+        if (settings.remove || settings.preshared_key || settings.endpoint || settings.persistent_keepalive ||
+            !settings.allowed_ips.empty() || settings.replace_allowed_ips)
             out.push_back(std::move(settings));
         Peer rekey;
         rekey.public_key = p.public_key;
@@ -171,8 +166,8 @@ Status build_set_device_messages(const Device &requested, std::uint16_t family, 
     }
     const Device &dev = rekeys ? expanded : requested;
     out.clear();
-    std::size_t pi = 0;	 // next peer
-    std::size_t ai = 0;	 // next allowed IP of that peer
+    std::size_t pi = 0;  // next peer
+    std::size_t ai = 0;  // next allowed IP of that peer
     bool first = true;
     do {
         NlMessage m(family, NLM_F_REQUEST | NLM_F_ACK, max_len);
@@ -182,21 +177,17 @@ Status build_set_device_messages(const Device &requested, std::uint16_t family, 
         bool progress = false;
         if (first) {
             std::uint32_t flags = dev.replace_peers ? WGX_DEVICE_F_REPLACE_PEERS : 0;
-            bool ok = (!dev.private_key ||
-                       m.put(WGX_DEVICE_A_PRIVATE_KEY, dev.private_key->data(), kKeyLen)) &&
-                      (!dev.listen_port || m.put_u16(WGX_DEVICE_A_LISTEN_PORT, *dev.listen_port)) &&
-                      (!dev.listen_ports ||
-                       m.put_u16(WGX_DEVICE_A_LISTEN_PORTS, *dev.listen_ports)) &&
-                      (!dev.rx_spread || m.put_u8(WGX_DEVICE_A_RX_SPREAD, *dev.rx_spread)) &&
-                      (!dev.dscp_copy ||
-                       m.put_u8(WGX_DEVICE_A_DSCP, *dev.dscp_copy ? WGX_DSCP_COPY : WGX_DSCP_CLEAR)) &&
-                      (!dev.priority_dscp ||
-                       m.put_u64(WGX_DEVICE_A_PRIORITY_DSCP, *dev.priority_dscp)) &&
-                      (!dev.handshake_budget ||
-                       m.put_u32(WGX_DEVICE_A_HANDSHAKE_BUDGET, *dev.handshake_budget)) &&
-                      (!dev.key_grace || m.put_u32(WGX_DEVICE_A_KEY_GRACE, *dev.key_grace)) &&
-                      (!dev.fwmark || m.put_u32(WGX_DEVICE_A_FWMARK, *dev.fwmark)) &&
-                      (!flags || m.put_u32(WGX_DEVICE_A_FLAGS, flags));
+            bool ok =
+                (!dev.private_key || m.put(WGX_DEVICE_A_PRIVATE_KEY, dev.private_key->data(), kKeyLen)) &&
+                (!dev.listen_port || m.put_u16(WGX_DEVICE_A_LISTEN_PORT, *dev.listen_port)) &&
+                (!dev.listen_ports || m.put_u16(WGX_DEVICE_A_LISTEN_PORTS, *dev.listen_ports)) &&
+                (!dev.rx_spread || m.put_u8(WGX_DEVICE_A_RX_SPREAD, *dev.rx_spread)) &&
+                (!dev.dscp_copy || m.put_u8(WGX_DEVICE_A_DSCP, *dev.dscp_copy ? WGX_DSCP_COPY : WGX_DSCP_CLEAR)) &&
+                (!dev.priority_dscp || m.put_u64(WGX_DEVICE_A_PRIORITY_DSCP, *dev.priority_dscp)) &&
+                (!dev.handshake_budget || m.put_u32(WGX_DEVICE_A_HANDSHAKE_BUDGET, *dev.handshake_budget)) &&
+                (!dev.key_grace || m.put_u32(WGX_DEVICE_A_KEY_GRACE, *dev.key_grace)) &&
+                (!dev.fwmark || m.put_u32(WGX_DEVICE_A_FWMARK, *dev.fwmark)) &&
+                (!flags || m.put_u32(WGX_DEVICE_A_FLAGS, flags));
             if (!ok)
                 return Status::error(EMSGSIZE, "message size too small for the device attributes");
             progress = true;

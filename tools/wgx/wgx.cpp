@@ -23,18 +23,15 @@ constexpr Subcommand kSubcommands[] = {
     {"showconf", showconf_main,
      "Shows the current configuration of a given wgx or WireGuard interface, for use with "
      "`setconf'"},
-    {"set", set_main,
-     "Change the current configuration, add peers, remove peers, or change peers"},
+    {"set", set_main, "Change the current configuration, add peers, remove peers, or change peers"},
     {"setconf", setconf_main, "Applies a configuration file to a wgx or WireGuard interface"},
     {"addconf", setconf_main, "Appends a configuration file to a wgx or WireGuard interface"},
-    {"syncconf", setconf_main,
-     "Synchronizes a configuration file to a wgx or WireGuard interface"},
+    {"syncconf", setconf_main, "Synchronizes a configuration file to a wgx or WireGuard interface"},
     {"genkey", genkey_main, "Generates a new private key and writes it to stdout"},
     {"genpsk", genkey_main, "Generates a new preshared key and writes it to stdout"},
     {"pubkey", pubkey_main, "Reads a private key from stdin and writes a public key to stdout"},
     {"top", top_main, "Live per-peer rates, RTT, loss, retransmits and drops (wgx extension)"},
-    {"exporter", exporter_main,
-     "Serves per-peer metrics to Prometheus over HTTP (wgx extension)"},
+    {"exporter", exporter_main, "Serves per-peer metrics to Prometheus over HTTP (wgx extension)"},
 };
 
 void usage(FILE *f)
@@ -44,15 +41,15 @@ void usage(FILE *f)
     for (const Subcommand &s : kSubcommands)
         fprintf(f, "  %s: %s\n", s.name, s.description);
     fprintf(f, "You may pass `--help' to any of these subcommands to view usage.\n");
-    fprintf(f,
-            "wgx extensions to wg(8): `set <interface> mtu <bytes>', `set <interface> offload "
-            "{gso|gro|tx-checksum|rx-checksum} {on|off}', `set <interface> listen-ports <1-16>' "
-            "(send a peer's flows from several UDP ports, for the receiver's RSS), `set <interface> "
-            "rx-spread on|off' (decrypt a one-port peer on every CPU, deliver in order), `set <interface> "
-            "dscp copy|clear priority-dscp <list>' (inner DSCP on the outer header; priority lane), "
-            "`set <interface> handshake-budget <per second>|auto' (pace handshake initiations), "
-            "`MTU =', `ListenPorts =', `RxSpread =', `DSCP =', `PriorityDSCP =', `HandshakeBudget =' and `KeyGrace =' in [Interface], `show --json', `show --prometheus', "
-            "`top', `exporter'.\n");
+    fprintf(f, "wgx extensions to wg(8): `set <interface> mtu <bytes>', `set <interface> offload "
+               "{gso|gro|tx-checksum|rx-checksum} {on|off}', `set <interface> listen-ports <1-16>' "
+               "(send a peer's flows from several UDP ports, for the receiver's RSS), `set <interface> "
+               "rx-spread on|off' (decrypt a one-port peer on every CPU, deliver in order), `set <interface> "
+               "dscp copy|clear priority-dscp <list>' (inner DSCP on the outer header; priority lane), "
+               "`set <interface> handshake-budget <per second>|auto' (pace handshake initiations), "
+               "`MTU =', `ListenPorts =', `RxSpread =', `DSCP =', `PriorityDSCP =', `HandshakeBudget =' and `KeyGrace "
+               "=' in [Interface], `show --json', `show --prometheus', "
+               "`top', `exporter'.\n");
 }
 
 }  // namespace
@@ -63,14 +60,11 @@ int run_cli(int argc, const char *argv[])
         const char *slash = strrchr(argv[0], '/');
         prog_name = slash ? slash + 1 : argv[0];
     }
-    if (argc == 2 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version") ||
-                      !strcmp(argv[1], "version"))) {
-        printf("wgx v%s - wg(8)-compatible configuration tool for wgx and WireGuard\n",
-               WGX_VERSION);
+    if (argc == 2 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))) {
+        printf("wgx v%s - wg(8)-compatible configuration tool for wgx and WireGuard\n", WGX_VERSION);
         return 0;
     }
-    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
-                      !strcmp(argv[1], "help"))) {
+    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))) {
         usage(stdout);
         return 0;
     }

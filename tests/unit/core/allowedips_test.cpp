@@ -25,7 +25,10 @@ namespace {
 
 using Addr = std::array<uint8_t, 16>;
 
-Addr v4(uint8_t a, uint8_t b, uint8_t c, uint8_t d) { return Addr{a, b, c, d}; }
+Addr v4(uint8_t a, uint8_t b, uint8_t c, uint8_t d)
+{
+    return Addr{a, b, c, d};
+}
 Addr v6(std::initializer_list<uint16_t> groups)
 {
     Addr a{};
@@ -37,9 +40,15 @@ Addr v6(std::initializer_list<uint16_t> groups)
     return a;
 }
 
-void *P(uintptr_t n) { return reinterpret_cast<void *>(n * 16); }
+void *P(uintptr_t n)
+{
+    return reinterpret_cast<void *>(n * 16);
+}
 
-size_t len_of(int family) { return family == WGX_AF_INET ? 4 : 16; }
+size_t len_of(int family)
+{
+    return family == WGX_AF_INET ? 4 : 16;
+}
 
 Addr mask(const Addr &a, int family, unsigned cidr)
 {
@@ -56,13 +65,10 @@ Addr mask(const Addr &a, int family, unsigned cidr)
 
 struct Entry {
     int family;
-    Addr addr; // masked
+    Addr addr;  // masked
     unsigned cidr;
     bool operator==(const Entry &o) const { return family == o.family && addr == o.addr && cidr == o.cidr; }
-    bool operator<(const Entry &o) const
-    {
-        return std::tie(family, addr, cidr) < std::tie(o.family, o.addr, o.cidr);
-    }
+    bool operator<(const Entry &o) const { return std::tie(family, addr, cidr) < std::tie(o.family, o.addr, o.cidr); }
 };
 
 // Naive reference: an exact-match dictionary of prefixes (lookup probes every
@@ -281,7 +287,8 @@ TEST(AllowedIps, IdenticalPrefixMovesToNewestPeer)
     // Moving the last prefix of a peer drops that peer's bookkeeping.
     ASSERT_EQ(t.insert(WGX_AF_INET, v4(10, 0, 0, 0), 24, P(3)), 0);
     EXPECT_EQ(wgx_allowedips_count(t.t, P(2)), 0u);
-    EXPECT_EQ(wgx_allowedips_walk(t.t, P(2), 0, [](void *, int, const uint8_t *, uint8_t) { return 0; }, nullptr),
+    EXPECT_EQ(wgx_allowedips_walk(
+                  t.t, P(2), 0, [](void *, int, const uint8_t *, uint8_t) { return 0; }, nullptr),
               0u);
 }
 
@@ -292,7 +299,7 @@ TEST(AllowedIps, BranchPointGetsAndLosesARoute)
     ASSERT_EQ(t.insert(WGX_AF_INET, v4(10, 0, 0, 0), 24, P(1)), 0);
     ASSERT_EQ(t.insert(WGX_AF_INET, v4(10, 0, 1, 0), 24, P(2)), 0);
     EXPECT_EQ(t.lookup(WGX_AF_INET, v4(10, 0, 0, 9)), P(1));
-    EXPECT_EQ(t.remove(WGX_AF_INET, v4(10, 0, 0, 0), 23, P(1)), -WGX_ENOENT); // branch point has no peer
+    EXPECT_EQ(t.remove(WGX_AF_INET, v4(10, 0, 0, 0), 23, P(1)), -WGX_ENOENT);  // branch point has no peer
     ASSERT_EQ(t.insert(WGX_AF_INET, v4(10, 0, 0, 0), 23, P(3)), 0);
     EXPECT_EQ(t.lookup(WGX_AF_INET, v4(10, 0, 0, 9)), P(1));
     EXPECT_EQ(wgx_allowedips_count(t.t, nullptr), 3u);
@@ -315,7 +322,7 @@ TEST(AllowedIps, WalkIsInsertionOrderAndResumes)
         const int fam = (i % 2) ? WGX_AF_INET : WGX_AF_INET6;
         const unsigned cidr = (i % 2) ? 16 : 32;
         ASSERT_EQ(t.insert(fam, a, cidr, P(7)), 0);
-        ASSERT_EQ(t.insert(WGX_AF_INET, v4(172, 16, uint8_t(i), 0), 24, P(8)), 0); // another peer in between
+        ASSERT_EQ(t.insert(WGX_AF_INET, v4(172, 16, uint8_t(i), 0), 24, P(8)), 0);  // another peer in between
         want.push_back(Entry{fam, mask(a, fam, cidr), cidr});
     }
     EXPECT_EQ(walk_all(t.t, P(7)), want);
@@ -352,7 +359,8 @@ TEST(AllowedIps, WalkIsInsertionOrderAndResumes)
     EXPECT_EQ(ctx.got, want);
     EXPECT_EQ(wgx_allowedips_seq(t.t), seq);
     // Starting past the end visits nothing.
-    EXPECT_EQ(wgx_allowedips_walk(t.t, P(7), 1000, [](void *, int, const uint8_t *, uint8_t) { return 1; }, nullptr),
+    EXPECT_EQ(wgx_allowedips_walk(
+                  t.t, P(7), 1000, [](void *, int, const uint8_t *, uint8_t) { return 1; }, nullptr),
               50u);
     // A moved prefix goes to the end of its new peer's order.
     ASSERT_EQ(t.insert(WGX_AF_INET, v4(172, 16, 0, 0), 24, P(7)), 0);
@@ -367,7 +375,7 @@ TEST(AllowedIps, WalkIsInsertionOrderAndResumes)
 struct CursorWalk {
     std::vector<Entry> got;
     size_t room = 0;
-    size_t calls = 0; // calls of the callback, the refused one included
+    size_t calls = 0;  // calls of the callback, the refused one included
     bool done = false;
     bool step(wgx_allowedips *t, void *peer, wgx_allowedips_cursor &cur, size_t n)
     {
@@ -556,10 +564,14 @@ struct Gen {
     {
         const unsigned bits = unsigned(len_of(fam) * 8);
         switch (rng() % 4) {
-        case 0: return unsigned(rng() % (bits + 1));
-        case 1: return bits - unsigned(rng() % 9);
-        case 2: return std::min(bits, unsigned(8 + rng() % 25));
-        default: return bits;
+        case 0:
+            return unsigned(rng() % (bits + 1));
+        case 1:
+            return bits - unsigned(rng() % 9);
+        case 2:
+            return std::min(bits, unsigned(8 + rng() % 25));
+        default:
+            return bits;
         }
     }
 };
@@ -600,7 +612,7 @@ void randomized(uint64_t seed, size_t npeers, int ops)
     std::vector<void *> peers;
     for (size_t i = 1; i <= npeers; ++i)
         peers.push_back(P(i));
-    std::vector<std::pair<Entry, void *>> inserted; // for targeted removals
+    std::vector<std::pair<Entry, void *>> inserted;  // for targeted removals
     for (int op = 0; op < ops; ++op) {
         const unsigned kind = unsigned(g.rng() % 100);
         if (kind < 70) {
@@ -638,8 +650,14 @@ void randomized(uint64_t seed, size_t npeers, int ops)
     EXPECT_EQ(t.lookup(fam, a), nullptr);
 }
 
-TEST(AllowedIps, RandomizedAgainstReferenceFewPeers) { randomized(1, 8, 6000); }
-TEST(AllowedIps, RandomizedAgainstReferenceManyPeers) { randomized(2, 3000, 12000); }
+TEST(AllowedIps, RandomizedAgainstReferenceFewPeers)
+{
+    randomized(1, 8, 6000);
+}
+TEST(AllowedIps, RandomizedAgainstReferenceManyPeers)
+{
+    randomized(2, 3000, 12000);
+}
 TEST(AllowedIps, RandomizedAgainstReferenceMoreSeeds)
 {
     for (uint64_t seed = 10; seed < 14; ++seed)
@@ -694,7 +712,7 @@ TEST(AllowedIps, ConcurrentReadersDuringInsertsAndMoves)
     std::vector<Addr> hosts;
     std::mt19937_64 rng(9);
     for (unsigned i = 0; i < 64; ++i) {
-        const Addr a = v4(10, uint8_t(rng() % 4), uint8_t(rng()), uint8_t(rng() | 1)); // odd last byte
+        const Addr a = v4(10, uint8_t(rng() % 4), uint8_t(rng()), uint8_t(rng() | 1));  // odd last byte
         if (std::find(hosts.begin(), hosts.end(), a) != hosts.end())
             continue;
         hosts.push_back(a);
@@ -736,4 +754,4 @@ TEST(AllowedIps, ConcurrentReadersDuringInsertsAndMoves)
         EXPECT_EQ(t.lookup(WGX_AF_INET, hosts[h]), P(1000 + h));
 }
 
-} // namespace
+}  // namespace

@@ -43,8 +43,7 @@ struct Pair : wgx::test::NodePair {
     Bytes cookie_reply_from_b(const Bytes &m, wgx_u64 now, const Bytes &src = SRC_A)
     {
         Bytes r(WGX_MSG_COOKIE_REPLY_LEN);
-        EXPECT_EQ(wgx_cookie_checker_create_reply(b.checker, r.data(), m.data(), m.size(), src.data(), src.size(),
-                                                  now),
+        EXPECT_EQ(wgx_cookie_checker_create_reply(b.checker, r.data(), m.data(), m.size(), src.data(), src.size(), now),
                   0);
         return r;
     }
@@ -54,7 +53,7 @@ TEST(Cookie, Mac1IsCheckedAndMac2IgnoredWhenNotUnderLoad)
 {
     Pair p;
     Bytes m = p.initiation(T0);
-    EXPECT_TRUE(all_zero(m.data() + 132, 16)); // no cookie yet: mac2 is zero
+    EXPECT_TRUE(all_zero(m.data() + 132, 16));  // no cookie yet: mac2 is zero
     EXPECT_EQ(p.check_at_b(m, false, T0), WGX_COOKIE_ACCEPT);
     // Only b's checker accepts it: mac1 is keyed with b's public key.
     EXPECT_EQ(wgx_cookie_checker_validate(p.a.checker, m.data(), m.size(), nullptr, 0, false, T0), WGX_COOKIE_DROP);
@@ -62,7 +61,7 @@ TEST(Cookie, Mac1IsCheckedAndMac2IgnoredWhenNotUnderLoad)
     bad[116] ^= 1;
     EXPECT_EQ(p.check_at_b(bad, false, T0), WGX_COOKIE_DROP);
     bad = m;
-    bad[140] ^= 1; // mac2
+    bad[140] ^= 1;  // mac2
     EXPECT_EQ(p.check_at_b(bad, false, T0), WGX_COOKIE_ACCEPT);
 }
 
@@ -76,7 +75,7 @@ TEST(Cookie, RoundTripUnderLoad)
     EXPECT_EQ(wgx_msg_classify(reply.data(), reply.size()), WGX_MSG_COOKIE_REPLY);
     wgx_u32 idx = 0;
     ASSERT_TRUE(wgx_msg_receiver_index(reply.data(), reply.size(), &idx));
-    EXPECT_EQ(idx, LOCAL_A); // the sender index of the message it answers
+    EXPECT_EQ(idx, LOCAL_A);  // the sender index of the message it answers
 
     ASSERT_EQ(wgx_cookie_consume_reply(p.a_hs, reply.data(), reply.size(), T0 + 1), 0);
     // The same reply again: no message of ours awaits a cookie any more.
@@ -106,7 +105,7 @@ TEST(Cookie, CookieReplyToAResponse)
     Bytes resp(WGX_MSG_RESPONSE_LEN);
     ASSERT_EQ(wgx_noise_create_response(p.b_hs, resp.data(), LOCAL_B, T0), 0);
     wgx_keypair_keys kb;
-    ASSERT_EQ(wgx_noise_begin_session(p.b_hs, &kb, T0), 0); // b's handshake is cleared, its cookie state is not
+    ASSERT_EQ(wgx_noise_begin_session(p.b_hs, &kb, T0), 0);  // b's handshake is cleared, its cookie state is not
 
     // a is under load and answers the response with a cookie reply.
     ASSERT_EQ(wgx_cookie_checker_validate(p.a.checker, resp.data(), resp.size(), SRC_OTHER.data(), SRC_OTHER.size(),
@@ -154,7 +153,7 @@ TEST(Cookie, ReplyForAnOlderMac1IsRejected)
     Pair p;
     Bytes m1 = p.initiation(T0);
     Bytes reply = p.cookie_reply_from_b(m1, T0);
-    Bytes m2 = p.initiation(T0 + 1); // a sent a newer message: the reply's AD no longer matches
+    Bytes m2 = p.initiation(T0 + 1);  // a sent a newer message: the reply's AD no longer matches
     (void)m2;
     EXPECT_EQ(wgx_cookie_consume_reply(p.a_hs, reply.data(), reply.size(), T0 + 1), -WGX_EBADMSG);
     // A reply from someone else (another cookie key) fails as well.
@@ -207,8 +206,8 @@ TEST(Cookie, BadInputs)
     Bytes transport(32, 0);
     transport[0] = WGX_MSG_TRANSPORT;
     EXPECT_EQ(p.check_at_b(transport, false, T0), WGX_COOKIE_DROP);
-    EXPECT_EQ(wgx_cookie_checker_create_reply(p.b.checker, out.data(), transport.data(), transport.size(),
-                                              SRC_A.data(), SRC_A.size(), T0),
+    EXPECT_EQ(wgx_cookie_checker_create_reply(p.b.checker, out.data(), transport.data(), transport.size(), SRC_A.data(),
+                                              SRC_A.size(), T0),
               -WGX_EINVAL);
     EXPECT_TRUE(all_zero(out.data(), out.size()));
     Bytes truncated(m.begin(), m.end() - 1);
@@ -236,4 +235,4 @@ TEST(Cookie, BadInputs)
     EXPECT_EQ(wgx_cookie_consume_reply(nullptr, out.data(), out.size(), T0), -WGX_EINVAL);
 }
 
-} // namespace
+}  // namespace

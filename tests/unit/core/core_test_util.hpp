@@ -73,8 +73,8 @@ struct Node {
 // with the message helpers they need.
 struct NodePair {
     Node a, b;
-    wgx_noise_handshake *a_hs = nullptr; // a's state for peer b
-    wgx_noise_handshake *b_hs = nullptr; // b's state for peer a
+    wgx_noise_handshake *a_hs = nullptr;  // a's state for peer b
+    wgx_noise_handshake *b_hs = nullptr;  // b's state for peer a
 
     explicit NodePair(const wgx_u8 *psk_a = nullptr, const wgx_u8 *psk_b = nullptr)
     {
@@ -111,4 +111,4 @@ inline std::optional<std::vector<std::string>> python3_lines(const std::string &
     return lines;
 }
 
-} // namespace wgx::test
+}  // namespace wgx::test

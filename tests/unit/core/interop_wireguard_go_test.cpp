@@ -85,7 +85,8 @@ std::string base64(const wgx_u8 *p, size_t n)
     static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     std::string out;
     for (size_t i = 0; i < n; i += 3) {
-        const unsigned v = unsigned(p[i]) << 16 | (i + 1 < n ? unsigned(p[i + 1]) << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+        const unsigned v =
+            unsigned(p[i]) << 16 | (i + 1 < n ? unsigned(p[i + 1]) << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
         out += tbl[v >> 18 & 63];
         out += tbl[v >> 12 & 63];
         out += i + 1 < n ? tbl[v >> 6 & 63] : '=';
@@ -123,9 +124,9 @@ Bytes ipv4_udp(const char *src, uint16_t sport, const char *dst, uint16_t dport,
     Bytes p(total, 0);
     p[0] = 0x45;
     p[2] = wgx_u8(total >> 8), p[3] = wgx_u8(total);
-    p[4] = 0x12, p[5] = 0x34;     // identification
-    p[6] = 0x40;                  // don't fragment
-    p[8] = 64;                    // TTL
+    p[4] = 0x12, p[5] = 0x34;  // identification
+    p[6] = 0x40;               // don't fragment
+    p[8] = 64;                 // TTL
     p[9] = IPPROTO_UDP;
     inet_pton(AF_INET, src, &p[12]);
     inet_pton(AF_INET, dst, &p[16]);
@@ -137,7 +138,7 @@ Bytes ipv4_udp(const char *src, uint16_t sport, const char *dst, uint16_t dport,
     u[2] = wgx_u8(dport >> 8), u[3] = wgx_u8(dport);
     u[4] = wgx_u8(udp_len >> 8), u[5] = wgx_u8(udp_len);
     std::memcpy(u + 8, payload.data(), payload.size());
-    uint32_t sum = csum_add(0, &p[12], 8); // pseudo header: addresses, protocol, UDP length
+    uint32_t sum = csum_add(0, &p[12], 8);  // pseudo header: addresses, protocol, UDP length
     sum += IPPROTO_UDP + uint32_t(udp_len);
     uint16_t usum = csum_fold(csum_add(sum, u, udp_len));
     if (usum == 0)
@@ -364,8 +365,7 @@ struct Env {
 
     bool remove_core_peer(const Key &core_pub)
     {
-        return must("ip netns exec " + ns_b + " wg set " + ifname + " peer " + base64(core_pub.data(), 32) +
-                    " remove");
+        return must("ip netns exec " + ns_b + " wg set " + ifname + " peer " + base64(core_pub.data(), 32) + " remove");
     }
 
     bool start_go()
@@ -434,14 +434,14 @@ struct Core : wgx::test::Node {
     ~Core() { wgx_noise_handshake_destroy(hs); }
 };
 
-#define SKIP_UNLESS_ROOT_AND_TUN()                                                                       \
-    do {                                                                                                 \
-        if (geteuid() != 0)                                                                              \
-            GTEST_SKIP() << "interop_wireguard_go needs root (network namespaces, TUN)";                 \
-        if (access("/dev/net/tun", R_OK | W_OK) != 0)                                                    \
-            GTEST_SKIP() << "interop_wireguard_go needs /dev/net/tun";                                   \
-        for (const char *prog : {"wireguard-go", "wg", "ip"})                                            \
-            ASSERT_TRUE(have_program(prog)) << prog << " is not installed (scripts/deps installs it)";   \
+#define SKIP_UNLESS_ROOT_AND_TUN()                                                                                     \
+    do {                                                                                                               \
+        if (geteuid() != 0)                                                                                            \
+            GTEST_SKIP() << "interop_wireguard_go needs root (network namespaces, TUN)";                               \
+        if (access("/dev/net/tun", R_OK | W_OK) != 0)                                                                  \
+            GTEST_SKIP() << "interop_wireguard_go needs /dev/net/tun";                                                 \
+        for (const char *prog : {"wireguard-go", "wg", "ip"})                                                          \
+            ASSERT_TRUE(have_program(prog)) << prog << " is not installed (scripts/deps installs it)";                 \
     } while (0)
 
 // Receives from wireguard-go until a transport message for @keys carries a
@@ -464,7 +464,7 @@ struct Core : wgx::test::Node {
         if (ret != 0)
             return ::testing::AssertionFailure() << "transport from wireguard-go did not decrypt: " << ret;
         if (plain_len == 0)
-            continue; // keepalive
+            continue;  // keepalive
         std::string why;
         if (!parse_ipv4_udp(buf.data() + WGX_MSG_TRANSPORT_HEADER_LEN, plain_len, inner, why))
             return ::testing::AssertionFailure() << "decrypted packet: " << why;
@@ -477,8 +477,8 @@ struct Core : wgx::test::Node {
 {
     Bytes out(ip.size() + 64);
     size_t len = 0;
-    const int ret = wgx_transport_encrypt(out.data(), out.size(), &len, ip.data(), ip.size(), 1420,
-                                          keys.sending_key, keys.remote_index, counter);
+    const int ret = wgx_transport_encrypt(out.data(), out.size(), &len, ip.data(), ip.size(), 1420, keys.sending_key,
+                                          keys.remote_index, counter);
     if (ret != 0)
         return ::testing::AssertionFailure() << "wgx_transport_encrypt: " << ret;
     if (!env.send_core(out.data(), len))
@@ -539,11 +539,11 @@ TEST(Interop, interop_wireguard_go)
         ASSERT_TRUE(env.send_core(init.data(), init.size()));
 
         Received resp;
-        ASSERT_TRUE(recv_handshake(env, WGX_MSG_RESPONSE, resp, 5000))
-            << "no response from wireguard-go\n" << env.go_log();
-        ASSERT_EQ(wgx_cookie_checker_validate(core.checker, resp.msg.data(), resp.msg.size(), nullptr, 0, false,
-                                              mono_ns()),
-                  WGX_COOKIE_ACCEPT);
+        ASSERT_TRUE(recv_handshake(env, WGX_MSG_RESPONSE, resp, 5000)) << "no response from wireguard-go\n"
+                                                                       << env.go_log();
+        ASSERT_EQ(
+            wgx_cookie_checker_validate(core.checker, resp.msg.data(), resp.msg.size(), nullptr, 0, false, mono_ns()),
+            WGX_COOKIE_ACCEPT);
         wgx_u32 idx = 0;
         ASSERT_TRUE(wgx_msg_receiver_index(resp.msg.data(), resp.msg.size(), &idx));
         EXPECT_EQ(idx, 0x1001u);
@@ -566,9 +566,9 @@ TEST(Interop, interop_wireguard_go)
 
         // wireguard-go -> core: the answer, encrypted by wireguard-go.
         const std::string answer = "answer from wireguard-go";
-        ASSERT_EQ(sendto(app_b, answer.data(), answer.size(), 0, reinterpret_cast<const sockaddr *>(&from),
-                         sizeof(from)),
-                  ssize_t(answer.size()));
+        ASSERT_EQ(
+            sendto(app_b, answer.data(), answer.size(), 0, reinterpret_cast<const sockaddr *>(&from), sizeof(from)),
+            ssize_t(answer.size()));
         InnerUdp inner;
         ASSERT_TRUE(recv_transport(env, keys, inner, 5000)) << env.go_log();
         EXPECT_EQ(inner.src, INNER_B);
@@ -587,19 +587,19 @@ TEST(Interop, interop_wireguard_go)
         ASSERT_GE(app_b2, 0) << env.error;
         const std::string ping = "from wireguard-go, which must initiate first";
         const sockaddr_in to_core = inet(INNER_A, 6001);
-        ASSERT_EQ(sendto(app_b2, ping.data(), ping.size(), 0, reinterpret_cast<const sockaddr *>(&to_core),
-                         sizeof(to_core)),
-                  ssize_t(ping.size()));
+        ASSERT_EQ(
+            sendto(app_b2, ping.data(), ping.size(), 0, reinterpret_cast<const sockaddr *>(&to_core), sizeof(to_core)),
+            ssize_t(ping.size()));
 
         Received init;
-        ASSERT_TRUE(recv_handshake(env, WGX_MSG_INITIATION, init, 5000))
-            << "no initiation from wireguard-go\n" << env.go_log();
-        ASSERT_EQ(wgx_cookie_checker_validate(core.checker, init.msg.data(), init.msg.size(), nullptr, 0, false,
-                                              mono_ns()),
-                  WGX_COOKIE_ACCEPT);
+        ASSERT_TRUE(recv_handshake(env, WGX_MSG_INITIATION, init, 5000)) << "no initiation from wireguard-go\n"
+                                                                         << env.go_log();
+        ASSERT_EQ(
+            wgx_cookie_checker_validate(core.checker, init.msg.data(), init.msg.size(), nullptr, 0, false, mono_ns()),
+            WGX_COOKIE_ACCEPT);
         wgx_noise_initiation_scratch scratch;
         ASSERT_EQ(wgx_noise_consume_initiation_begin(core.id, init.msg.data(), init.msg.size(), &scratch), 0);
-        ASSERT_EQ(0, std::memcmp(scratch.remote_static, env.go_pub.data(), 32)); // the glue's peer lookup
+        ASSERT_EQ(0, std::memcmp(scratch.remote_static, env.go_pub.data(), 32));  // the glue's peer lookup
         ASSERT_EQ(wgx_noise_consume_initiation_finish(core.hs, &scratch, mono_ns()), 0);
         Bytes resp(WGX_MSG_RESPONSE_LEN);
         ASSERT_EQ(wgx_noise_create_response(core.hs, resp.data(), 0x2002, mono_ns()), 0);
@@ -641,8 +641,7 @@ TEST(Interop, interop_wireguard_go_cookie_reply)
 
     const std::string ping = "sent while the core is under load";
     const sockaddr_in to_core = inet(INNER_A, 6002);
-    ASSERT_EQ(sendto(app_b, ping.data(), ping.size(), 0, reinterpret_cast<const sockaddr *>(&to_core),
-                     sizeof(to_core)),
+    ASSERT_EQ(sendto(app_b, ping.data(), ping.size(), 0, reinterpret_cast<const sockaddr *>(&to_core), sizeof(to_core)),
               ssize_t(ping.size()));
 
     // Under load: the first initiation has no mac2 and gets a cookie reply.
@@ -665,10 +664,11 @@ TEST(Interop, interop_wireguard_go_cookie_reply)
     Received second;
     ASSERT_TRUE(recv_handshake(env, WGX_MSG_INITIATION, second, 9000)) << env.go_log();
     EXPECT_NE(second.msg, first.msg);
-    ASSERT_EQ(wgx_cookie_checker_validate(core.checker, second.msg.data(), second.msg.size(), src.data(),
-                                          src.size(), true, mono_ns()),
+    ASSERT_EQ(wgx_cookie_checker_validate(core.checker, second.msg.data(), second.msg.size(), src.data(), src.size(),
+                                          true, mono_ns()),
               WGX_COOKIE_ACCEPT_RATELIMIT)
-        << "wireguard-go's mac2 does not match the core's cookie\n" << env.go_log();
+        << "wireguard-go's mac2 does not match the core's cookie\n"
+        << env.go_log();
 
     wgx_noise_initiation_scratch scratch;
     ASSERT_EQ(wgx_noise_consume_initiation_begin(core.id, second.msg.data(), second.msg.size(), &scratch), 0);
@@ -684,4 +684,4 @@ TEST(Interop, interop_wireguard_go_cookie_reply)
     wgx_platform_memzero_explicit(&keys, sizeof(keys));
 }
 
-} // namespace
+}  // namespace

@@ -77,8 +77,8 @@ TEST(Messages, ClassifyChecksExactLengthsAndReservedBytes)
     struct {
         wgx_u8 type;
         size_t len;
-    } const bad[] = {{1, 147}, {1, 149}, {1, 92}, {2, 91}, {2, 93}, {2, 148}, {3, 63},
-                     {3, 65}, {4, 31},  {4, 16},  {0, 148}, {5, 148}, {0xff, 64}};
+    } const bad[] = {{1, 147}, {1, 149}, {1, 92}, {2, 91},  {2, 93},  {2, 148},  {3, 63},
+                     {3, 65},  {4, 31},  {4, 16}, {0, 148}, {5, 148}, {0xff, 64}};
     for (const auto &c : bad) {
         Bytes b = msg(c.type, c.len);
         EXPECT_EQ(wgx_msg_classify(b.data(), b.size()), 0) << int(c.type) << "/" << c.len;
@@ -97,7 +97,7 @@ TEST(Messages, ReceiverIndex)
     EXPECT_EQ(idx, 0xdeadbeefu);
 
     Bytes resp = msg(2, 92);
-    resp[8] = 0x78, resp[9] = 0x56, resp[10] = 0x34, resp[11] = 0x12; // little-endian
+    resp[8] = 0x78, resp[9] = 0x56, resp[10] = 0x34, resp[11] = 0x12;  // little-endian
     ASSERT_TRUE(wgx_msg_receiver_index(resp.data(), resp.size(), &idx));
     EXPECT_EQ(idx, 0x12345678u);
 
@@ -139,4 +139,4 @@ TEST(Messages, HeaderCompilesAsCWithItsStaticAsserts)
     EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
 }
 
-} // namespace
+}  // namespace

@@ -25,8 +25,8 @@ using wgx::test::Key;
 using wgx::test::Node;
 
 constexpr wgx_u64 SEC = 1000000000ULL;
-constexpr wgx_u64 T0 = 1000 * SEC;                 // monotonic base
-constexpr wgx_u64 WALL0 = 1700000000ULL;           // real time base, seconds
+constexpr wgx_u64 T0 = 1000 * SEC;        // monotonic base
+constexpr wgx_u64 WALL0 = 1700000000ULL;  // real time base, seconds
 constexpr wgx_u32 LOCAL_A = 0x11223344, LOCAL_B = 0xa0b0c0d0;
 
 // b's old key during a rotation with a grace period (docs/rotation.md), as
@@ -148,15 +148,13 @@ void expect_transport(const wgx_keypair_keys &ka, const wgx_keypair_keys &kb)
     EXPECT_EQ(counter, 7u);
     EXPECT_EQ(std::string(reinterpret_cast<char *>(buf.data()) + 16, text.size()), text);
 
-    ASSERT_EQ(wgx_transport_encrypt(buf.data(), buf.size(), &len, nullptr, 0, 1420, kb.sending_key,
-                                    kb.remote_index, 0),
+    ASSERT_EQ(wgx_transport_encrypt(buf.data(), buf.size(), &len, nullptr, 0, 1420, kb.sending_key, kb.remote_index, 0),
               0);
     EXPECT_EQ(len, 32u);
     ASSERT_EQ(wgx_transport_decrypt(buf.data(), len, ka.receiving_key, &counter, &plain_len), 0);
     EXPECT_EQ(plain_len, 0u);
     // Keys of one direction do not open the other.
-    ASSERT_EQ(wgx_transport_encrypt(buf.data(), buf.size(), &len, nullptr, 0, 1420, kb.sending_key,
-                                    kb.remote_index, 1),
+    ASSERT_EQ(wgx_transport_encrypt(buf.data(), buf.size(), &len, nullptr, 0, 1420, kb.sending_key, kb.remote_index, 1),
               0);
     EXPECT_EQ(wgx_transport_decrypt(buf.data(), len, kb.receiving_key, &counter, &plain_len), -WGX_EBADMSG);
 }
@@ -209,7 +207,7 @@ TEST(Noise, FullHandshakeWithoutPsk)
     EXPECT_EQ(wgx_noise_handshake_local_index(p.b_hs), LOCAL_B);
     ASSERT_EQ(p.consume_response(resp, T0 + 2), 0);
     EXPECT_EQ(wgx_noise_handshake_state(p.a_hs), WGX_HANDSHAKE_CONSUMED_RESPONSE);
-    EXPECT_EQ(wgx_noise_handshake_local_index(p.a_hs), LOCAL_A); // still in the glue's table until begin_session
+    EXPECT_EQ(wgx_noise_handshake_local_index(p.a_hs), LOCAL_A);  // still in the glue's table until begin_session
     EXPECT_EQ(wgx_noise_handshake_local_index(p.b_hs), LOCAL_B);
 
     wgx_keypair_keys ka, kb;
@@ -263,7 +261,7 @@ TEST(Noise, MismatchedPskFailsAtTheInitiator)
         const wgx_u8 *pa = variant == 0 ? psk_a.data() : variant == 1 ? nullptr : psk_a.data();
         const wgx_u8 *pb = variant == 0 ? psk_b.data() : variant == 1 ? psk_b.data() : nullptr;
         Pair p(pa, pb);
-        ASSERT_EQ(p.consume_initiation(p.initiation()), 0); // the PSK is not used before the response
+        ASSERT_EQ(p.consume_initiation(p.initiation()), 0);  // the PSK is not used before the response
         Bytes resp = p.response();
         EXPECT_EQ(p.consume_response(resp), -WGX_EBADMSG) << variant;
         EXPECT_EQ(wgx_noise_handshake_state(p.a_hs), WGX_HANDSHAKE_CREATED_INITIATION);
@@ -361,13 +359,13 @@ TEST(Noise, ReplayedInitiationIsRejected)
     // A rejected initiation does not disturb the accepted one's state.
     EXPECT_EQ(wgx_noise_handshake_state(p.b_hs), WGX_HANDSHAKE_CONSUMED_INITIATION);
     Bytes resp = p.response();
-    EXPECT_EQ(p.consume_response(resp), -WGX_EBADMSG); // a's latest initiation is same_slot, b answered newer
+    EXPECT_EQ(p.consume_response(resp), -WGX_EBADMSG);  // a's latest initiation is same_slot, b answered newer
 }
 
 TEST(Noise, InitiationFloodLimit)
 {
     Pair p;
-    const wgx_u64 interval = SEC / WGX_INITIATIONS_PER_SECOND; // 20 ms
+    const wgx_u64 interval = SEC / WGX_INITIATIONS_PER_SECOND;  // 20 ms
     wgx_u64 wall = WALL0;
     ASSERT_EQ(p.consume_initiation(p.initiation(T0, wall++), T0), 0);
     EXPECT_EQ(p.consume_initiation(p.initiation(T0, wall++), T0 + 1), -WGX_EBUSY);
@@ -484,9 +482,8 @@ TEST(Noise, InitiationToTheWrongResponderFails)
 {
     Pair p;
     Node c;
-    const Bytes init = p.initiation(); // meant for b
-    EXPECT_EQ(wgx_cookie_checker_validate(c.checker, init.data(), init.size(), nullptr, 0, false, T0),
-              WGX_COOKIE_DROP);
+    const Bytes init = p.initiation();  // meant for b
+    EXPECT_EQ(wgx_cookie_checker_validate(c.checker, init.data(), init.size(), nullptr, 0, false, T0), WGX_COOKIE_DROP);
     wgx_noise_initiation_scratch s;
     EXPECT_EQ(wgx_noise_consume_initiation_begin(c.id, init.data(), init.size(), &s), -WGX_EBADMSG);
 }
@@ -562,7 +559,7 @@ TEST(Noise, PreviousIdentityAnswersWithTheOldKeyAndKeepsReplayState)
     EXPECT_EQ(wgx_noise_consume_initiation_begin(prev.id, late.data(), late.size(), &s), -WGX_ENOKEY);
     EXPECT_TRUE(all_zero(prev.hs->precomputed_static_static, 32));
 
-    wgx_noise_handshake_copy_replay_state(nullptr, p.b_hs); // ignored
+    wgx_noise_handshake_copy_replay_state(nullptr, p.b_hs);  // ignored
     wgx_noise_handshake_copy_replay_state(prev.hs, nullptr);
 }
 
@@ -719,13 +716,13 @@ TEST(Noise, Tai64nTimestamps)
 // Python's hmac module (an independent implementation) when available.
 TEST(Noise, HmacAndKdfMatchPython)
 {
-    const auto py = wgx::test::python3_lines(
-        "import hmac,hashlib\n"
-        "k=bytes(range(32)); m=bytes(range(100))\n"
-        "h=lambda k,m: hmac.new(k,m,hashlib.blake2s).digest()\n"
-        "print(h(k,m).hex())\n"
-        "t0=h(k,m); t1=h(t0,b\"\\x01\"); t2=h(t0,t1+b\"\\x02\"); t3=h(t0,t2+b\"\\x03\")\n"
-        "print(t1.hex()); print(t2.hex()); print(t3.hex())\n");
+    const auto py =
+        wgx::test::python3_lines("import hmac,hashlib\n"
+                                 "k=bytes(range(32)); m=bytes(range(100))\n"
+                                 "h=lambda k,m: hmac.new(k,m,hashlib.blake2s).digest()\n"
+                                 "print(h(k,m).hex())\n"
+                                 "t0=h(k,m); t1=h(t0,b\"\\x01\"); t2=h(t0,t1+b\"\\x02\"); t3=h(t0,t2+b\"\\x03\")\n"
+                                 "print(t1.hex()); print(t2.hex()); print(t3.hex())\n");
     if (!py || py->size() != 4)
         GTEST_SKIP() << "python3 with hmac/hashlib is not available";
     const std::vector<std::string> &lines = *py;
@@ -770,4 +767,4 @@ TEST(Noise, NullArgumentsAreRefused)
     wgx_noise_handshake_destroy(nullptr);
 }
 
-} // namespace
+}  // namespace

@@ -57,18 +57,18 @@ Bytes blake2s(const Bytes &in, const Bytes &key, size_t out_len = 32)
 // ---- ChaCha20-Poly1305, RFC 8439 appendix A.5 ----
 
 const char *A5_KEY = WGX_VEC_A5_KEY;
-const wgx_u64 A5_NONCE = WGX_VEC_A5_NONCE; // nonce bytes 00000000 0102030405060708
+const wgx_u64 A5_NONCE = WGX_VEC_A5_NONCE;  // nonce bytes 00000000 0102030405060708
 const char *A5_AAD = WGX_VEC_A5_AAD;
 const char *A5_PLAIN = WGX_VEC_A5_PLAIN;
-const char *A5_CIPHER = WGX_VEC_A5_CIPHER; // ciphertext || 16-byte tag
+const char *A5_CIPHER = WGX_VEC_A5_CIPHER;  // ciphertext || 16-byte tag
 
 TEST(Platform, ChaCha20Poly1305Rfc8439A5Decrypt)
 {
     const Bytes key = hex(A5_KEY), aad = hex(A5_AAD), plain = hex(A5_PLAIN), cipher = hex(A5_CIPHER);
     ASSERT_EQ(cipher.size(), plain.size() + WGX_AEAD_TAG_LEN);
     Bytes out(plain.size());
-    ASSERT_TRUE(wgx_platform_chacha20poly1305_decrypt(out.data(), cipher.data(), cipher.size(), aad.data(),
-                                                      aad.size(), A5_NONCE, key.data()));
+    ASSERT_TRUE(wgx_platform_chacha20poly1305_decrypt(out.data(), cipher.data(), cipher.size(), aad.data(), aad.size(),
+                                                      A5_NONCE, key.data()));
     EXPECT_EQ(out, plain);
 }
 
@@ -98,16 +98,16 @@ TEST(Platform, ChaCha20Poly1305RejectsAnyChange)
     for (size_t i = 0; i < cipher.size(); i += 7) {
         Bytes bad = cipher;
         bad[i] ^= 0x01;
-        EXPECT_FALSE(wgx_platform_chacha20poly1305_decrypt(out.data(), bad.data(), bad.size(), aad.data(),
-                                                           aad.size(), A5_NONCE, key.data()))
+        EXPECT_FALSE(wgx_platform_chacha20poly1305_decrypt(out.data(), bad.data(), bad.size(), aad.data(), aad.size(),
+                                                           A5_NONCE, key.data()))
             << "byte " << i;
     }
     Bytes bad_aad = aad;
     bad_aad[0] ^= 0x80;
     EXPECT_FALSE(wgx_platform_chacha20poly1305_decrypt(out.data(), cipher.data(), cipher.size(), bad_aad.data(),
                                                        bad_aad.size(), A5_NONCE, key.data()));
-    EXPECT_FALSE(wgx_platform_chacha20poly1305_decrypt(out.data(), cipher.data(), cipher.size(), aad.data(),
-                                                       aad.size(), A5_NONCE + 1, key.data()));
+    EXPECT_FALSE(wgx_platform_chacha20poly1305_decrypt(out.data(), cipher.data(), cipher.size(), aad.data(), aad.size(),
+                                                       A5_NONCE + 1, key.data()));
     EXPECT_FALSE(wgx_platform_chacha20poly1305_decrypt(out.data(), cipher.data(), WGX_AEAD_TAG_LEN - 1, aad.data(),
                                                        aad.size(), A5_NONCE, key.data()));
 }
@@ -122,8 +122,8 @@ TEST(Platform, XChaCha20Poly1305DraftA31)
     const Bytes expected = hex(WGX_VEC_XC_CIPHER);
     ASSERT_EQ(plain.size(), 114u);
     Bytes out(plain.size() + WGX_AEAD_TAG_LEN);
-    wgx_platform_xchacha20poly1305_encrypt(out.data(), plain.data(), plain.size(), aad.data(), aad.size(),
-                                           nonce.data(), key.data());
+    wgx_platform_xchacha20poly1305_encrypt(out.data(), plain.data(), plain.size(), aad.data(), aad.size(), nonce.data(),
+                                           key.data());
     EXPECT_EQ(out, expected);
 
     Bytes back(plain.size());
@@ -301,4 +301,4 @@ TEST(Platform, MemneqMemzeroRandomAlloc)
     wgx_platform_free_deferred(o, &o->rcu);
 }
 
-} // namespace
+}  // namespace

@@ -27,12 +27,12 @@
 namespace {
 
 constexpr uint64_t SEC = 1000000000ULL;
-constexpr uint64_t COST = SEC / 20; // 50 ms of credit per packet
+constexpr uint64_t COST = SEC / 20;  // 50 ms of credit per packet
 constexpr int BURST = WGX_RATELIMIT_BURST;
 constexpr int RATE = WGX_RATELIMIT_PACKETS_PER_SECOND;
 constexpr size_t PER_PREFIX = WGX_RATELIMIT_SOURCES_PER_PREFIX;
 constexpr size_t PER_BLOCK = WGX_RATELIMIT_ENTRIES_PER_BLOCK;
-constexpr size_t DEVICE_CAPACITY = 4096; // kmod/device.c WGX_RATELIMITER_CAPACITY
+constexpr size_t DEVICE_CAPACITY = 4096;  // kmod/device.c WGX_RATELIMITER_CAPACITY
 
 using Addr = std::array<uint8_t, 16>;
 
@@ -139,7 +139,7 @@ TEST(Ratelimiter, SourcesAreIndependent)
     Limiter l;
     const uint64_t t = SEC;
     ASSERT_EQ(burst_at(l, 0xc0000201, t), 5);
-    EXPECT_EQ(burst_at(l, 0xc0000202, t), 5); // neighbouring /32 is its own source
+    EXPECT_EQ(burst_at(l, 0xc0000202, t), 5);  // neighbouring /32 is its own source
     EXPECT_EQ(burst_at(l, 0x02c00000, t), 5);
     // The cookie (namespace) separates identical addresses.
     const uint8_t a[4] = {192, 0, 2, 1};
@@ -154,7 +154,7 @@ TEST(Ratelimiter, Ipv6GroupedBySlash64)
     const uint64_t t = 3 * SEC;
     Addr a{0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 1};
     for (int i = 0; i < 5; ++i) {
-        a[15] = uint8_t(i); // different interface identifiers, same /64
+        a[15] = uint8_t(i);  // different interface identifiers, same /64
         a[8] = uint8_t(i * 37);
         ASSERT_TRUE(l.allow6(a, t)) << i;
     }
@@ -162,7 +162,7 @@ TEST(Ratelimiter, Ipv6GroupedBySlash64)
     EXPECT_FALSE(l.allow6(a, t));
     EXPECT_EQ(wgx_ratelimiter_count(l.rl), 1u);
     Addr b = a;
-    b[7] ^= 1; // another /64
+    b[7] ^= 1;  // another /64
     EXPECT_TRUE(l.allow6(b, t));
     EXPECT_EQ(wgx_ratelimiter_count(l.rl), 2u);
     // An IPv4 address equal to the first bytes of an IPv6 one is a different source.
@@ -185,10 +185,10 @@ TEST(Ratelimiter, GcDropsIdleEntries)
 {
     Limiter l;
     const uint64_t t = 50 * SEC;
-    EXPECT_EQ(wgx_ratelimiter_gc(l.rl, t), 0u); // empty: nothing scanned, nothing dropped
+    EXPECT_EQ(wgx_ratelimiter_gc(l.rl, t), 0u);  // empty: nothing scanned, nothing dropped
     ASSERT_TRUE(l.allow4(1, t));
     ASSERT_TRUE(l.allow4(2, t + SEC / 2));
-    EXPECT_EQ(wgx_ratelimiter_gc(l.rl, t + SEC), 0u); // idle exactly 1 s: kept
+    EXPECT_EQ(wgx_ratelimiter_gc(l.rl, t + SEC), 0u);  // idle exactly 1 s: kept
     EXPECT_EQ(wgx_ratelimiter_gc(l.rl, t + SEC + 1), 1u);
     EXPECT_EQ(wgx_ratelimiter_count(l.rl), 1u);
     EXPECT_EQ(wgx_ratelimiter_gc(l.rl, t + 2 * SEC), 1u);
@@ -208,10 +208,10 @@ TEST(Ratelimiter, FullTableRefusesNewSources)
     ASSERT_TRUE(l.allow4(s1, t));
     ASSERT_TRUE(l.allow4(s2, t));
     ASSERT_TRUE(l.allow4(s3, t + SEC));
-    EXPECT_FALSE(l.allow4(s4, t + SEC)); // new source, no room
-    EXPECT_TRUE(l.allow4(s1, t + SEC));  // known sources keep their rate
+    EXPECT_FALSE(l.allow4(s4, t + SEC));  // new source, no room
+    EXPECT_TRUE(l.allow4(s1, t + SEC));   // known sources keep their rate
     EXPECT_EQ(l.count(), 3u);
-    EXPECT_EQ(wgx_ratelimiter_gc(l.rl, t + SEC + SEC / 2), 1u); // source 2 idle 1.5 s
+    EXPECT_EQ(wgx_ratelimiter_gc(l.rl, t + SEC + SEC / 2), 1u);  // source 2 idle 1.5 s
     EXPECT_TRUE(l.allow4(s4, t + SEC + SEC / 2));
     EXPECT_FALSE(l.allow4(s5, t + SEC + SEC / 2));
 }
@@ -237,7 +237,6 @@ TEST(Ratelimiter, ClockGoingBackwardsGivesNoCredit)
     EXPECT_TRUE(l.allow4(9, 10 * SEC + COST));
 }
 
-
 // ---- an attacker with many addresses (issue #13: the table could be filled) ----
 
 // The finding: an attacker owning one IPv6 /48 sends from every one of its
@@ -251,7 +250,7 @@ TEST(Ratelimiter, OneSlash48CannotLockOthersOut)
     int allowed = 0;
     for (uint32_t i = 0; i < 100000; ++i) {
         const Addr a = v6({0x2001, 0x0db8, 0xaaaa, uint16_t(i), uint16_t(i * 7), 0, 0, uint16_t(i >> 3)});
-        allowed += l.allow6(a, t + i * 10000); // 10 us apart: 1 s in all
+        allowed += l.allow6(a, t + i * 10000);  // 10 us apart: 1 s in all
     }
     // Its own /64s up to the quota, then one bucket for the whole /48.
     EXPECT_EQ(l.count(), PER_PREFIX + 1);
@@ -288,7 +287,7 @@ TEST(Ratelimiter, OneSlash10CannotLockOthersOut)
     std::mt19937 rng(7);
     const uint64_t t = 100 * SEC;
     for (uint32_t i = 0; i < 100000; ++i)
-        l.allow4(0x64400000 | (rng() & 0x003fffff), t + i * 10000); // 100.64.0.0/10
+        l.allow4(0x64400000 | (rng() & 0x003fffff), t + i * 10000);  // 100.64.0.0/10
     EXPECT_LT(l.count(), DEVICE_CAPACITY / 2 + 64 + 1);
     EXPECT_EQ(burst_at(l, 0xc0000201, t + SEC), BURST);
 }
@@ -343,7 +342,7 @@ TEST(Ratelimiter, CyclingThroughASlash16GetsABoundedRate)
     Limiter l(DEVICE_CAPACITY);
     Attack a;
     a.run(l, [](Limiter &l, uint32_t n, uint64_t now) {
-        return l.allow4(0xc6120000 | (((n % 4096) * 40503u) & 0xffff), now); // in 198.18.0.0/16, scattered
+        return l.allow4(0xc6120000 | (((n % 4096) * 40503u) & 0xffff), now);  // in 198.18.0.0/16, scattered
     });
     EXPECT_LE(a.allowed, a.bound(PER_BLOCK + 1));
     EXPECT_LE(l.count(), PER_BLOCK + 1);
@@ -377,7 +376,7 @@ TEST(Ratelimiter, QuotasPerPrefixAndPerBlock)
     EXPECT_EQ(l.count(), PER_BLOCK);
     EXPECT_EQ(burst_at(l, 0x0a09ff01, t2), BURST);
     EXPECT_EQ(burst_at(l, 0x0a09fe01, t2), 0);
-    EXPECT_EQ(burst_at(l, 0x0a090011, t2), 0); // a 17th source of the first /24 too
+    EXPECT_EQ(burst_at(l, 0x0a090011, t2), 0);  // a 17th source of the first /24 too
     EXPECT_EQ(l.count(), PER_BLOCK + 1);
     // Another /16 is untouched.
     EXPECT_EQ(burst_at(l, 0x0a0a0001, t2), BURST);
@@ -404,8 +403,8 @@ TEST(Ratelimiter, AggregationUnderTablePressure)
     // A quarter full: /24s.
     const uint32_t a = fresh();
     EXPECT_EQ(burst_at(l, a, t), BURST);
-    EXPECT_EQ(burst_at(l, a + 1, t), 0);         // same /24: shares the drained bucket
-    EXPECT_EQ(burst_at(l, a + 0x100, t), BURST); // another /24 of the /16
+    EXPECT_EQ(burst_at(l, a + 1, t), 0);          // same /24: shares the drained bucket
+    EXPECT_EQ(burst_at(l, a + 0x100, t), BURST);  // another /24 of the /16
     EXPECT_EQ(l.count(), cap / 4 + 2);
     // A source of the same /24 as one with its own bucket is charged to the /24,
     // while that one keeps its own (finest key first).
@@ -416,7 +415,7 @@ TEST(Ratelimiter, AggregationUnderTablePressure)
     fill_to(cap / 2);
     const uint32_t b = fresh();
     EXPECT_EQ(burst_at(l, b, t), BURST);
-    EXPECT_EQ(burst_at(l, b + 0x3300, t), 0); // another /24 of the same /16
+    EXPECT_EQ(burst_at(l, b + 0x3300, t), 0);  // another /24 of the same /16
     EXPECT_EQ(l.count(), cap / 2 + 1);
 
     // Full: only as many distinct /16s as half the table fill it; then new
@@ -513,7 +512,7 @@ TEST(Ratelimiter, RandomizedAgainstModel)
         int fam;
         uint64_t cookie;
         int level;
-        uint64_t prefix; // left-aligned in 64 bits, masked to the level
+        uint64_t prefix;  // left-aligned in 64 bits, masked to the level
         bool operator<(const Key &o) const
         {
             return std::tie(fam, cookie, level, prefix) < std::tie(o.fam, o.cookie, o.level, o.prefix);
@@ -583,8 +582,7 @@ TEST(Ratelimiter, RandomizedAgainstModel)
                 ++refused_full;
             }
         }
-        const bool got =
-            wgx_ratelimiter_allow(l.rl, fam == 6 ? WGX_AF_INET6 : WGX_AF_INET, a.data(), cookie, now);
+        const bool got = wgx_ratelimiter_allow(l.rl, fam == 6 ? WGX_AF_INET6 : WGX_AF_INET, a.data(), cookie, now);
         ASSERT_EQ(got, want) << "op " << i;
         ASSERT_EQ(l.count(), model.size()) << "op " << i;
     }
@@ -595,4 +593,4 @@ TEST(Ratelimiter, RandomizedAgainstModel)
     EXPECT_GT(by_pressure, 0u);
 }
 
-} // namespace
+}  // namespace

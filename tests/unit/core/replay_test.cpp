@@ -16,8 +16,8 @@
 
 namespace {
 
-constexpr uint64_t W = WGX_REPLAY_WINDOW;          // 8128
-constexpr uint64_t REJECT = WGX_TRANSPORT_REJECT_AFTER_MESSAGES; // 2^64 - 2^13 - 1
+constexpr uint64_t W = WGX_REPLAY_WINDOW;                         // 8128
+constexpr uint64_t REJECT = WGX_TRANSPORT_REJECT_AFTER_MESSAGES;  // 2^64 - 2^13 - 1
 
 struct Replay {
     wgx_replay r;
@@ -52,7 +52,7 @@ struct Reference {
 TEST(Replay, Constants)
 {
     EXPECT_EQ(W, 8128u);
-    EXPECT_EQ(REJECT, UINT64_MAX - 8192u); // 2^64 - 2^13 - 1
+    EXPECT_EQ(REJECT, UINT64_MAX - 8192u);  // 2^64 - 2^13 - 1
     EXPECT_EQ(WGX_REKEY_AFTER_MESSAGES, uint64_t(1) << 60);
     EXPECT_EQ(sizeof(wgx_replay), 8u + 1024u);
 }
@@ -82,9 +82,9 @@ TEST(Replay, InOrderLongRun)
     for (uint64_t c = 0; c < 50000; ++c)
         ASSERT_TRUE(r.check(c)) << c;
     for (uint64_t c = 50000 - W; c < 50000; ++c)
-        ASSERT_FALSE(r.check(c)) << c; // duplicates inside the window
+        ASSERT_FALSE(r.check(c)) << c;  // duplicates inside the window
     for (uint64_t c = 0; c < 50000 - W; c += 97)
-        ASSERT_FALSE(r.check(c)) << c; // outside the window
+        ASSERT_FALSE(r.check(c)) << c;  // outside the window
 }
 
 TEST(Replay, WindowEdge)
@@ -92,15 +92,15 @@ TEST(Replay, WindowEdge)
     Replay r;
     const uint64_t top = 20000;
     EXPECT_TRUE(r.check(top));
-    EXPECT_FALSE(r.check(top - W - 1)); // just outside
-    EXPECT_TRUE(r.check(top - W));      // oldest acceptable
-    EXPECT_FALSE(r.check(top - W));     // only once
+    EXPECT_FALSE(r.check(top - W - 1));  // just outside
+    EXPECT_TRUE(r.check(top - W));       // oldest acceptable
+    EXPECT_FALSE(r.check(top - W));      // only once
     EXPECT_TRUE(r.check(top - 1));
     EXPECT_TRUE(r.check(top - W + 1));
     // Moving the top by one pushes the old edge out.
     EXPECT_TRUE(r.check(top + 1));
     EXPECT_FALSE(r.check(top - W));
-    EXPECT_TRUE(r.check(top + 1 - W + 1)); // still inside (not seen yet)
+    EXPECT_TRUE(r.check(top + 1 - W + 1));  // still inside (not seen yet)
 }
 
 TEST(Replay, EveryCounterOfTheWindowOnceInReverse)
@@ -182,7 +182,7 @@ TEST(Replay, RejectedCounterLeavesStateUnchanged)
         ASSERT_EQ(a.check(c), b.check(c));
     EXPECT_FALSE(a.check(REJECT));
     EXPECT_FALSE(a.check(5));
-    EXPECT_FALSE(a.check(0)); // too old
+    EXPECT_FALSE(a.check(0));  // too old
     EXPECT_EQ(0, memcmp(&a.r, &b.r, sizeof(a.r)));
 }
 
@@ -200,14 +200,30 @@ void sweep(uint64_t seed, uint64_t start, int ops)
         uint64_t c;
         const uint64_t m = ref.any ? ref.max : base;
         switch (rng() % 8) {
-        case 0: c = m + 1; break;
-        case 1: c = m + rng() % 64; break;
-        case 2: c = m - std::min<uint64_t>(m, rng() % (W + 200)); break; // behind, around the edge
-        case 3: c = m - std::min<uint64_t>(m, W - 3 + rng() % 6); break; // exactly at the edge
-        case 4: c = m + rng() % 20000; break;                            // jump, sometimes > ring
-        case 5: c = recent.empty() ? m : recent[rng() % recent.size()]; break; // duplicate
-        case 6: c = (rng() % 1000 == 0) ? m + (rng() >> 8) : m + rng() % 8192; break;
-        default: c = m - std::min<uint64_t>(m, rng() % 128); break;
+        case 0:
+            c = m + 1;
+            break;
+        case 1:
+            c = m + rng() % 64;
+            break;
+        case 2:
+            c = m - std::min<uint64_t>(m, rng() % (W + 200));
+            break;  // behind, around the edge
+        case 3:
+            c = m - std::min<uint64_t>(m, W - 3 + rng() % 6);
+            break;  // exactly at the edge
+        case 4:
+            c = m + rng() % 20000;
+            break;  // jump, sometimes > ring
+        case 5:
+            c = recent.empty() ? m : recent[rng() % recent.size()];
+            break;  // duplicate
+        case 6:
+            c = (rng() % 1000 == 0) ? m + (rng() >> 8) : m + rng() % 8192;
+            break;
+        default:
+            c = m - std::min<uint64_t>(m, rng() % 128);
+            break;
         }
         const bool want = ref.check(c);
         ASSERT_EQ(r.check(c), want) << "seed " << seed << " op " << i << " counter " << c << " max " << m;
@@ -261,7 +277,7 @@ TEST(ReplayLoss, GapCountedWhenItLeavesTheWindow)
         ASSERT_TRUE(r.check(c));
     // Greatest is 104 + W: the window still holds counters 104.. , so 100..103 left it.
     EXPECT_EQ(r.loss.lost, 4u);
-    EXPECT_EQ(r.flush(), 1u); // 104, inside the window, can still arrive
+    EXPECT_EQ(r.flush(), 1u);  // 104, inside the window, can still arrive
     ASSERT_TRUE(r.check(105 + W));
     EXPECT_EQ(r.loss.lost, 5u);
     EXPECT_EQ(r.flush(), 0u);
@@ -277,7 +293,7 @@ TEST(ReplayLoss, LateArrivalInsideTheWindowIsReorderedNotLost)
     ASSERT_TRUE(r.check(0));
     ASSERT_TRUE(r.check(2));
     ASSERT_TRUE(r.check(3));
-    EXPECT_EQ(r.flush(), 1u); // 1 missing so far
+    EXPECT_EQ(r.flush(), 1u);  // 1 missing so far
     ASSERT_TRUE(r.check(1));
     EXPECT_EQ(r.loss.reordered, 1u);
     EXPECT_EQ(r.flush(), 0u);
@@ -285,7 +301,7 @@ TEST(ReplayLoss, LateArrivalInsideTheWindowIsReorderedNotLost)
         ASSERT_TRUE(r.check(c));
     EXPECT_EQ(r.loss.lost, 0u);
     EXPECT_EQ(r.loss.reordered, 1u);
-    EXPECT_FALSE(r.check(1)); // duplicate: neither
+    EXPECT_FALSE(r.check(1));  // duplicate: neither
     EXPECT_FALSE(r.check(3 * W - 1));
     EXPECT_EQ(r.loss.reordered, 1u);
     EXPECT_EQ(r.loss.lost, 0u);
@@ -307,9 +323,11 @@ TEST(ReplayLoss, EveryTenthMissingOverManyWindowSlides)
 {
     Counting r;
     const uint64_t n = 100000;
-    for (uint64_t c = 0; c < n; ++c)
-        if (c % 10 != 3)
+    for (uint64_t c = 0; c < n; ++c) {
+        if (c % 10 != 3) {
             ASSERT_TRUE(r.check(c));
+        }
+    }
     // Lost and still-in-window gaps add up to every missing counter.
     EXPECT_EQ(r.loss.lost + r.flush(), n / 10);
     // Counters below n - 1 - W left the window: 0..(n-1-W-1).
@@ -323,19 +341,21 @@ TEST(ReplayLoss, EveryTenthMissingOverManyWindowSlides)
 TEST(ReplayLoss, JumpFarAheadCountsTheWholeGap)
 {
     Counting r;
-    for (uint64_t c = 0; c < 1000; ++c)
-        if (c != 500)
+    for (uint64_t c = 0; c < 1000; ++c) {
+        if (c != 500) {
             ASSERT_TRUE(r.check(c));
+        }
+    }
     const uint64_t far = 1000000;
     ASSERT_TRUE(r.check(far));
     // Left the window: every counter below far - W except the 999 received.
     EXPECT_EQ(r.loss.lost, far - W - 999);
-    EXPECT_EQ(r.flush(), W); // far - W .. far - 1, none received
+    EXPECT_EQ(r.flush(), W);  // far - W .. far - 1, none received
     // Jumps of exactly a ring, and just under the window, slide correctly too.
     Counting a;
     ASSERT_TRUE(a.check(10));
     ASSERT_TRUE(a.check(10 + 8192));
-    EXPECT_EQ(a.loss.lost, 10u + 8192 - W - 1); // 0..9 and 11..(10+8192-W-1)
+    EXPECT_EQ(a.loss.lost, 10u + 8192 - W - 1);  // 0..9 and 11..(10+8192-W-1)
     EXPECT_EQ(a.flush(), W);                     // 10+8192-W .. 10+8191, none received
 }
 
@@ -343,7 +363,7 @@ TEST(ReplayLoss, FirstCounterFarFromZero)
 {
     Counting r;
     ASSERT_TRUE(r.check(5 * W));
-    EXPECT_EQ(r.loss.lost, 4 * W); // counters 0 .. 4W-1 can no longer arrive
+    EXPECT_EQ(r.loss.lost, 4 * W);  // counters 0 .. 4W-1 can no longer arrive
     EXPECT_EQ(r.flush(), W);
 }
 
@@ -374,12 +394,24 @@ void loss_sweep(uint64_t seed, uint64_t start)
         const uint64_t m = any ? max : start;
         uint64_t c;
         switch (rng() % 6) {
-        case 0: c = m + 1; break;
-        case 1: c = m + 2 + rng() % 4; break;                                 // small gap
-        case 2: c = m - std::min<uint64_t>(m, rng() % (W + 200)); break;    // late, near the edge
-        case 3: c = m + rng() % 9000; break;                                 // slide by up to a ring
-        case 4: c = m - std::min<uint64_t>(m, rng() % 16); break;
-        default: c = m + 1 + (rng() % 50 == 0 ? rng() % 40000 : 0); break;   // rare long jump
+        case 0:
+            c = m + 1;
+            break;
+        case 1:
+            c = m + 2 + rng() % 4;
+            break;  // small gap
+        case 2:
+            c = m - std::min<uint64_t>(m, rng() % (W + 200));
+            break;  // late, near the edge
+        case 3:
+            c = m + rng() % 9000;
+            break;  // slide by up to a ring
+        case 4:
+            c = m - std::min<uint64_t>(m, rng() % 16);
+            break;
+        default:
+            c = m + 1 + (rng() % 50 == 0 ? rng() % 40000 : 0);
+            break;  // rare long jump
         }
         const bool ok = r.check(c);
         const bool want = c < REJECT && (!any || c + W >= max) && !accepted.count(c);
@@ -407,4 +439,4 @@ TEST(ReplayLoss, RandomizedAgainstModel)
         loss_sweep(seed, seed == 1 ? 0 : seed * 1000003);
 }
 
-} // namespace
+}  // namespace

@@ -15,7 +15,10 @@
 namespace {
 
 constexpr uint64_t SEC = 1000000000ULL;
-constexpr uint32_t B(wgx_timer_id id) { return 1u << id; }
+constexpr uint32_t B(wgx_timer_id id)
+{
+    return 1u << id;
+}
 
 struct Timers {
     wgx_timers t;
@@ -69,7 +72,7 @@ TEST(Timers, ScaledParams)
     EXPECT_EQ(p.rekey_after_messages, uint64_t(1) << 60);
     wgx_timer_params big;
     wgx_timer_params_init(&big, 1000000);
-    EXPECT_EQ(big.rekey_timeout_ns, 5 * SEC / 1000); // clamped divisor
+    EXPECT_EQ(big.rekey_timeout_ns, 5 * SEC / 1000);  // clamped divisor
     EXPECT_GT(big.rekey_timeout_jitter_max_ns, 0u);
 
     // A scaled state machine uses the scaled values.
@@ -86,7 +89,7 @@ TEST(Timers, RetransmitWithJitter)
 {
     Timers t;
     const uint64_t t0 = 1000 * SEC;
-    const uint64_t jitter = 123456789; // < 1/3 s
+    const uint64_t jitter = 123456789;  // < 1/3 s
     EXPECT_EQ(wgx_timers_core_handshake_initiated(&t.t, t0, jitter), B(WGX_TIMER_RETRANSMIT_HANDSHAKE));
     const uint64_t d = t0 + 5 * SEC + jitter;
     EXPECT_EQ(t.deadline(WGX_TIMER_RETRANSMIT_HANDSHAKE), d);
@@ -136,7 +139,7 @@ TEST(Timers, GiveUpAfterRekeyAttemptTime)
     uint64_t now = t0;
     ASSERT_TRUE(wgx_timers_core_initiation_begin(&t.t, false, now));
     wgx_timers_core_handshake_initiated(&t.t, now, 0);
-    wgx_timers_core_data_received(&t.t, now); // a keepalive is pending: giving up cancels it
+    wgx_timers_core_data_received(&t.t, now);  // a keepalive is pending: giving up cancels it
     int initiations = 1, retries = 0;
     uint32_t actions = 0, changed = 0;
     for (int guard = 0; guard < 100; ++guard) {
@@ -153,10 +156,10 @@ TEST(Timers, GiveUpAfterRekeyAttemptTime)
     EXPECT_EQ(actions, uint32_t(WGX_TIMER_ACT_GIVE_UP));
     EXPECT_EQ(retries, WGX_MAX_TIMER_HANDSHAKES + 1);
     EXPECT_EQ(initiations, WGX_MAX_TIMER_HANDSHAKES + 2);
-    EXPECT_GE(now - t0, 90 * SEC);                  // REKEY_ATTEMPT_TIME
-    EXPECT_EQ(now - t0, uint64_t(initiations) * 5 * SEC); // every try waited REKEY_TIMEOUT
-    EXPECT_EQ(changed, B(WGX_TIMER_RETRANSMIT_HANDSHAKE) | B(WGX_TIMER_SEND_KEEPALIVE) |
-                           B(WGX_TIMER_ZERO_KEY_MATERIAL));
+    EXPECT_GE(now - t0, 90 * SEC);                         // REKEY_ATTEMPT_TIME
+    EXPECT_EQ(now - t0, uint64_t(initiations) * 5 * SEC);  // every try waited REKEY_TIMEOUT
+    EXPECT_EQ(changed,
+              B(WGX_TIMER_RETRANSMIT_HANDSHAKE) | B(WGX_TIMER_SEND_KEEPALIVE) | B(WGX_TIMER_ZERO_KEY_MATERIAL));
     EXPECT_EQ(t.deadline(WGX_TIMER_SEND_KEEPALIVE), 0u);
     EXPECT_EQ(t.deadline(WGX_TIMER_RETRANSMIT_HANDSHAKE), 0u);
     EXPECT_EQ(t.deadline(WGX_TIMER_ZERO_KEY_MATERIAL), now + 3 * 180 * SEC);
@@ -194,7 +197,7 @@ TEST(Timers, KeepaliveAfterDataReceivedWithoutSend)
     EXPECT_EQ(changed, B(WGX_TIMER_SEND_KEEPALIVE));
     EXPECT_EQ(t.deadline(WGX_TIMER_SEND_KEEPALIVE), t0 + 20 * SEC);
     EXPECT_EQ(t.expire(WGX_TIMER_SEND_KEEPALIVE, t0 + 20 * SEC, &changed), uint32_t(WGX_TIMER_ACT_SEND_KEEPALIVE));
-    EXPECT_EQ(t.deadline(WGX_TIMER_SEND_KEEPALIVE), 0u); // no data since: done
+    EXPECT_EQ(t.deadline(WGX_TIMER_SEND_KEEPALIVE), 0u);  // no data since: done
 
     // Sending anything authenticated in the meantime cancels the keepalive.
     wgx_timers_core_data_received(&t.t, t0 + 30 * SEC);
@@ -209,9 +212,9 @@ TEST(Timers, NewHandshakeWhenDataGetsNoReply)
     const uint64_t t0 = 30 * SEC;
     const uint64_t jitter = SEC / 4;
     EXPECT_EQ(wgx_timers_core_data_sent(&t.t, t0, jitter), B(WGX_TIMER_NEW_HANDSHAKE));
-    const uint64_t d = t0 + 15 * SEC + jitter; // KEEPALIVE_TIMEOUT + REKEY_TIMEOUT + jitter
+    const uint64_t d = t0 + 15 * SEC + jitter;  // KEEPALIVE_TIMEOUT + REKEY_TIMEOUT + jitter
     EXPECT_EQ(t.deadline(WGX_TIMER_NEW_HANDSHAKE), d);
-    EXPECT_EQ(wgx_timers_core_data_sent(&t.t, t0 + 5 * SEC, 0), 0u); // not pushed back
+    EXPECT_EQ(wgx_timers_core_data_sent(&t.t, t0 + 5 * SEC, 0), 0u);  // not pushed back
     EXPECT_EQ(t.deadline(WGX_TIMER_NEW_HANDSHAKE), d);
 
     // Any authenticated reply cancels it; the next data re-arms from then.
@@ -274,15 +277,15 @@ TEST(Timers, ZeroKeyMaterialAfterThreeRejectAfterTime)
 TEST(Timers, InitiationRateLimit)
 {
     Timers t;
-    const uint64_t t0 = 3 * SEC; // small times are fine: "never sent" is a flag, not time 0
+    const uint64_t t0 = 3 * SEC;  // small times are fine: "never sent" is a flag, not time 0
     EXPECT_TRUE(wgx_timers_core_initiation_begin(&t.t, false, t0));
     EXPECT_FALSE(wgx_timers_core_initiation_begin(&t.t, false, t0 + 5 * SEC - 1));
     EXPECT_TRUE(wgx_timers_core_initiation_begin(&t.t, true, t0 + 5 * SEC));
     t.t.handshake_attempts = 4;
     EXPECT_FALSE(wgx_timers_core_initiation_begin(&t.t, true, t0 + 6 * SEC));
-    EXPECT_EQ(t.t.handshake_attempts, 4u); // a retry keeps the count
+    EXPECT_EQ(t.t.handshake_attempts, 4u);  // a retry keeps the count
     EXPECT_FALSE(wgx_timers_core_initiation_begin(&t.t, false, t0 + 6 * SEC));
-    EXPECT_EQ(t.t.handshake_attempts, 0u); // a fresh request resets it even when limited
+    EXPECT_EQ(t.t.handshake_attempts, 0u);  // a fresh request resets it even when limited
 
     Timers z;
     EXPECT_TRUE(wgx_timers_core_initiation_begin(&z.t, false, 0));
@@ -295,14 +298,14 @@ TEST(Timers, InitiationDueMatchesBeginWithoutSideEffects)
 {
     Timers t;
     const uint64_t t0 = 3 * SEC;
-    EXPECT_TRUE(wgx_timers_core_initiation_due(&t.t, 0)); // never sent
+    EXPECT_TRUE(wgx_timers_core_initiation_due(&t.t, 0));  // never sent
     t.t.handshake_attempts = 3;
     EXPECT_TRUE(wgx_timers_core_initiation_due(&t.t, t0));
     EXPECT_EQ(t.t.handshake_attempts, 3u);
     EXPECT_EQ(t.t.initiation_sent, 0u);
     ASSERT_TRUE(wgx_timers_core_initiation_begin(&t.t, true, t0));
     EXPECT_FALSE(wgx_timers_core_initiation_due(&t.t, t0 + 5 * SEC - 1));
-    EXPECT_FALSE(wgx_timers_core_initiation_due(&t.t, t0 - 1)); // clock went back: not due
+    EXPECT_FALSE(wgx_timers_core_initiation_due(&t.t, t0 - 1));  // clock went back: not due
     EXPECT_TRUE(wgx_timers_core_initiation_due(&t.t, t0 + 5 * SEC));
     EXPECT_EQ(t.t.last_initiation_ns, t0);
     EXPECT_EQ(t.t.handshake_attempts, 3u);
@@ -313,12 +316,12 @@ TEST(Timers, InitiationDueMatchesBeginWithoutSideEffects)
 TEST(Timers, InitiationSupersededOnlyByALaterSession)
 {
     Timers t;
-    EXPECT_FALSE(wgx_timers_core_initiation_superseded(&t.t, 0)); // no session ever
+    EXPECT_FALSE(wgx_timers_core_initiation_superseded(&t.t, 0));  // no session ever
     EXPECT_FALSE(wgx_timers_core_initiation_superseded(&t.t, 2 * SEC));
     wgx_timers_core_session_derived(&t.t, 3 * SEC);
     EXPECT_TRUE(wgx_timers_core_initiation_superseded(&t.t, 2 * SEC));
-    EXPECT_FALSE(wgx_timers_core_initiation_superseded(&t.t, 3 * SEC)); // not after
-    EXPECT_FALSE(wgx_timers_core_initiation_superseded(&t.t, 4 * SEC)); // asked later
+    EXPECT_FALSE(wgx_timers_core_initiation_superseded(&t.t, 3 * SEC));  // not after
+    EXPECT_FALSE(wgx_timers_core_initiation_superseded(&t.t, 4 * SEC));  // asked later
     t.t.handshake_attempts = 2;
     const uint64_t zero_keys = t.deadline(WGX_TIMER_ZERO_KEY_MATERIAL);
     EXPECT_TRUE(wgx_timers_core_initiation_superseded(&t.t, SEC));
@@ -355,7 +358,7 @@ TEST(Timers, StopDisarmsEverything)
     for (int id = 0; id < WGX_TIMER_COUNT; ++id)
         EXPECT_EQ(t.t.deadline[id], 0u);
     EXPECT_EQ(t.t.need_another_keepalive, 0);
-    EXPECT_TRUE(wgx_timers_core_initiation_begin(&t.t, false, SEC + 1)); // limit forgotten
+    EXPECT_TRUE(wgx_timers_core_initiation_begin(&t.t, false, SEC + 1));  // limit forgotten
     EXPECT_EQ(wgx_timers_core_stop(&t.t), 0u);
     uint32_t changed = 1;
     EXPECT_EQ(wgx_timers_core_expire(&t.t, wgx_timer_id(WGX_TIMER_COUNT), SEC, &changed), 0u);
@@ -383,7 +386,7 @@ TEST(Timers, WantRekeyOnReceiveOncePerSession)
 {
     Timers t;
     const uint64_t birth = 10 * SEC;
-    const uint64_t at = birth + (180 - 10 - 5) * SEC; // REJECT - KEEPALIVE - REKEY_TIMEOUT
+    const uint64_t at = birth + (180 - 10 - 5) * SEC;  // REJECT - KEEPALIVE - REKEY_TIMEOUT
     EXPECT_FALSE(wgx_timers_core_want_rekey_on_receive(&t.t, birth, true, at - 1));
     EXPECT_FALSE(wgx_timers_core_want_rekey_on_receive(&t.t, birth, false, at));
     EXPECT_TRUE(wgx_timers_core_want_rekey_on_receive(&t.t, birth, true, at));
@@ -444,7 +447,7 @@ TEST(Timers, SimulatedSilentPeer)
             }
         }
     }
-    EXPECT_EQ(first_new_handshake, 16 * SEC); // data at 1 s + 10 s + 5 s
+    EXPECT_EQ(first_new_handshake, 16 * SEC);  // data at 1 s + 10 s + 5 s
     EXPECT_EQ(sent_initiations, WGX_MAX_TIMER_HANDSHAKES + 2);
     EXPECT_EQ(gave_up, first_new_handshake + uint64_t(sent_initiations) * 5 * SEC);
     EXPECT_EQ(zeroed, gave_up + 540 * SEC);
@@ -453,4 +456,4 @@ TEST(Timers, SimulatedSilentPeer)
         EXPECT_EQ(t.t.deadline[id], 0u);
 }
 
-} // namespace
+}  // namespace

@@ -38,12 +38,12 @@ TEST(Transport, PaddedLength)
         wgx_u32 mtu;
         size_t padded;
     } const cases[] = {
-        {0, 1420, 0},       // keepalive stays empty
-        {1, 1420, 16},      {15, 1420, 16},     {16, 1420, 16},   {17, 1420, 32},
-        {1408, 1420, 1408}, {1409, 1420, 1420}, // 1424 would exceed the MTU
-        {1419, 1420, 1420}, {1420, 1420, 1420}, {1419, 0, 1424}, // mtu 0: no limit
-        {1421, 1420, 1436},                     // GSO-sized: the last 1-byte unit is padded
-        {2840, 1420, 2840}, {100, 50, 100},     {1, 8, 8},        {20, 18, 34},
+        {0, 1420, 0},  // keepalive stays empty
+        {1, 1420, 16},      {15, 1420, 16},     {16, 1420, 16},  {17, 1420, 32},
+        {1408, 1420, 1408}, {1409, 1420, 1420},                   // 1424 would exceed the MTU
+        {1419, 1420, 1420}, {1420, 1420, 1420}, {1419, 0, 1424},  // mtu 0: no limit
+        {1421, 1420, 1436},                                       // GSO-sized: the last 1-byte unit is padded
+        {2840, 1420, 2840}, {100, 50, 100},     {1, 8, 8},       {20, 18, 34},
     };
     for (const auto &c : cases)
         EXPECT_EQ(wgx_transport_padded_len(c.len, c.mtu), c.padded) << c.len << "/" << c.mtu;
@@ -88,7 +88,7 @@ TEST(Transport, LayoutAndRoundTrip)
         wgx_platform_chacha20poly1305_encrypt(expect.data(), expect_plain.data(), padded, nullptr, 0, counter,
                                               key.data());
         EXPECT_EQ(Bytes(out.begin() + 16, out.begin() + out_len), expect);
-        EXPECT_EQ(out[out_len], 0xcc); // nothing written past the message
+        EXPECT_EQ(out[out_len], 0xcc);  // nothing written past the message
 
         size_t plain_len = 99;
         wgx_u64 got = 0;
@@ -106,9 +106,9 @@ TEST(Transport, InPlaceEncryption)
     Bytes buf(16 + 64 + 16);
     std::memcpy(buf.data() + 16, plain.data(), plain.size());
     size_t out_len = 0;
-    ASSERT_EQ(wgx_transport_encrypt(buf.data(), buf.size(), &out_len, buf.data() + 16, plain.size(), 1420,
-                                    key.data(), 1, 2),
-              0);
+    ASSERT_EQ(
+        wgx_transport_encrypt(buf.data(), buf.size(), &out_len, buf.data() + 16, plain.size(), 1420, key.data(), 1, 2),
+        0);
     EXPECT_EQ(out_len, 16u + 64u + 16u);
     size_t plain_len = 0;
     wgx_u64 counter = 0;
@@ -117,9 +117,9 @@ TEST(Transport, InPlaceEncryption)
     // Plaintext overlapping the header region (starting at the buffer) works too.
     Bytes buf2(16 + 64 + 16);
     std::memcpy(buf2.data(), plain.data(), plain.size());
-    ASSERT_EQ(wgx_transport_encrypt(buf2.data(), buf2.size(), &out_len, buf2.data(), plain.size(), 1420, key.data(),
-                                    1, 3),
-              0);
+    ASSERT_EQ(
+        wgx_transport_encrypt(buf2.data(), buf2.size(), &out_len, buf2.data(), plain.size(), 1420, key.data(), 1, 3),
+        0);
     ASSERT_EQ(wgx_transport_decrypt(buf2.data(), out_len, key.data(), &counter, &plain_len), 0);
     EXPECT_EQ(Bytes(buf2.begin() + 16, buf2.begin() + 16 + plain.size()), plain);
 }
@@ -190,7 +190,7 @@ TEST(Transport, CounterLimit)
 {
     const auto key = random_key();
     const wgx_u64 limit = WGX_TRANSPORT_REJECT_AFTER_MESSAGES;
-    EXPECT_EQ(limit, 0xffffffffffffffffULL - (1ULL << 13)); // 2^64 - 2^13 - 1
+    EXPECT_EQ(limit, 0xffffffffffffffffULL - (1ULL << 13));  // 2^64 - 2^13 - 1
     Bytes out(64);
     size_t len = 0, plain_len = 0;
     wgx_u64 counter = 0;
@@ -212,14 +212,13 @@ TEST(Transport, CounterLimit)
     forged[0] = 4;
     for (int i = 0; i < 8; ++i)
         forged[8 + i] = static_cast<wgx_u8>(limit >> (8 * i));
-    EXPECT_EQ(wgx_transport_decrypt(forged.data(), forged.size(), key.data(), &counter, &plain_len),
-              -WGX_EKEYREJECTED);
+    EXPECT_EQ(wgx_transport_decrypt(forged.data(), forged.size(), key.data(), &counter, &plain_len), -WGX_EKEYREJECTED);
 }
 
 TEST(Transport, BufferTooSmallAndBadArguments)
 {
     const auto key = random_key();
-    const Bytes plain = pattern(17); // pads to 32, message 64
+    const Bytes plain = pattern(17);  // pads to 32, message 64
     Bytes out(64);
     size_t len = 7;
     EXPECT_EQ(wgx_transport_encrypt(out.data(), 63, &len, plain.data(), plain.size(), 1420, key.data(), 1, 1),
@@ -238,4 +237,4 @@ TEST(Transport, BufferTooSmallAndBadArguments)
     EXPECT_EQ(wgx_transport_write_header(nullptr, 1, 1), -WGX_EINVAL);
 }
 
-} // namespace
+}  // namespace

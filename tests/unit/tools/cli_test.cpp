@@ -27,10 +27,9 @@ TEST(ToolSync, RemovesPeersMissingFromFileAndClearsDroppedSettings)
     r4.persistent_keepalive = 0;
     runtime.peers = {r2, r3, r4};
 
-    ParseResult file = parse_config(std::string("[Interface]\nListenPort = 1\n[Peer]\nPublicKey = ") +
-                                        test::kPub2 + "\n[Peer]\nPublicKey = " + test::kPub4 +
-                                        "\nPersistentKeepalive = 5\n[Peer]\nPublicKey = " +
-                                        test::kPub5 + "\n",
+    ParseResult file = parse_config(std::string("[Interface]\nListenPort = 1\n[Peer]\nPublicKey = ") + test::kPub2 +
+                                        "\n[Peer]\nPublicKey = " + test::kPub4 +
+                                        "\nPersistentKeepalive = 5\n[Peer]\nPublicKey = " + test::kPub5 + "\n",
                                     "f", test::test_options());
     ASSERT_TRUE(file.ok());
     Device d = file.device;
@@ -63,9 +62,8 @@ TEST(ToolSync, FileWithoutPeersOrEmptyRuntimeReplacesEverything)
     EXPECT_TRUE(d.replace_peers);
     EXPECT_TRUE(d.peers.empty());
 
-    Device d2 = parse_config(std::string("[Peer]\nPublicKey = ") + test::kPub3 + "\n", "f",
-                             test::test_options())
-                    .device;
+    Device d2 =
+        parse_config(std::string("[Peer]\nPublicKey = ") + test::kPub3 + "\n", "f", test::test_options()).device;
     sync_config(d2, Device{});
     EXPECT_TRUE(d2.replace_peers);
     ASSERT_EQ(d2.peers.size(), 1u);
@@ -91,8 +89,7 @@ TEST(ToolCli, HelpAndUnknownSubcommand)
     CliRun r = run({"--help"});
     EXPECT_EQ(r.rc, 0);
     EXPECT_EQ(r.out.rfind("Usage: wgx <cmd> [<args>]\n\nAvailable subcommands:\n", 0), 0u);
-    for (const char *c : {"show", "showconf", "set", "setconf", "addconf", "syncconf", "genkey",
-                          "genpsk", "pubkey"})
+    for (const char *c : {"show", "showconf", "set", "setconf", "addconf", "syncconf", "genkey", "genpsk", "pubkey"})
         EXPECT_NE(r.out.find(std::string("  ") + c + ": "), std::string::npos) << c;
     EXPECT_TRUE(r.err.empty());
 

@@ -96,9 +96,8 @@ TEST(ToolConfig, ListenPortsRoundTrips)
     EXPECT_EQ(one.device.key_grace, 0u);
     EXPECT_EQ(format_showconf(one.device).find("KeyGrace"), std::string::npos);
 
-    ParseResult misplaced = parse_config(
-        "[Peer]\nPublicKey = " + std::string(test::kPub2) + "\nListenPorts = 2\n", "p.conf",
-        test_options());
+    ParseResult misplaced = parse_config("[Peer]\nPublicKey = " + std::string(test::kPub2) + "\nListenPorts = 2\n",
+                                         "p.conf", test_options());
     ASSERT_EQ(misplaced.errors.size(), 1u);
     EXPECT_NE(misplaced.errors[0].find("p.conf:3: unknown key `ListenPorts' in [Peer]: it belongs in "
                                        "the [Interface] section"),
@@ -206,7 +205,8 @@ TEST(ToolConfig, SetconfResetsUnspecifiedAddconfDoesNot)
 TEST(ToolConfig, CommentsEverywhereAndNoTrailingNewline)
 {
     std::string text = "#only a comment\n[Interface]#c\nListenPort=1#c\n#\n[Peer]\n"
-                       "PublicKey = " + std::string(test::kPub3) + "#no newline at end";
+                       "PublicKey = " +
+                       std::string(test::kPub3) + "#no newline at end";
     ParseResult r = parse_config(text, "f", test_options());
     ASSERT_TRUE(r.ok()) << r.errors[0];
     EXPECT_EQ(r.device.listen_port, 1);
@@ -224,8 +224,7 @@ TEST(ToolConfig, KeyErrorsNameTheValue)
 {
     std::string k = test::kPub2;
     std::string lowbits = k.substr(0, 42) + "J=";
-    ParseResult r =
-        parse_config("[Peer]\nPublicKey = " + lowbits + "\n", "k.conf", test_options());
+    ParseResult r = parse_config("[Peer]\nPublicKey = " + lowbits + "\n", "k.conf", test_options());
     ASSERT_EQ(r.errors.size(), 2u);  // the bad key, then the peer without a key
     EXPECT_EQ(r.errors[0], "k.conf:1: [Peer] section without a PublicKey: expected PublicKey = "
                            "<base64 key>");

@@ -38,8 +38,7 @@ TEST(ToolBase64, AgreesWithLibsodiumBothWays)
 
 TEST(ToolBase64, EveryAlphabetCharacterInEveryPosition)
 {
-    const std::string alphabet =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     for (std::size_t pos = 0; pos < 42; ++pos) {
         for (std::size_t v = 0; v < 64; ++v) {
             std::string s = std::string(43, 'A') + "=";
@@ -53,8 +52,7 @@ TEST(ToolBase64, EveryAlphabetCharacterInEveryPosition)
 
 TEST(ToolBase64, LastCharacterMustHaveZeroLowBits)
 {
-    const std::string alphabet =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     for (std::size_t v = 0; v < 64; ++v) {
         std::string s = std::string(42, 'A') + alphabet[v] + "=";
         Key k;
@@ -72,19 +70,19 @@ TEST(ToolBase64, RejectsMalformed)
     ASSERT_TRUE(key_from_base64(k, good));
     const std::vector<std::string> bad = {
         "",
-        good.substr(0, 43),			      // 43 characters
-        good + "=",				      // 45 characters
-        good + " ",				      // trailing space is not part of a key
-        " " + good.substr(0, 43),		      // leading space
-        good.substr(0, 43) + "A",		      // no padding
-        good.substr(0, 42) + "==",		      // 43rd character '='
-        std::string(40, 'A') + "A=A=",		      // '=' inside
-        std::string(42, '-') + "A=",		      // base64url alphabet
+        good.substr(0, 43),             // 43 characters
+        good + "=",                     // 45 characters
+        good + " ",                     // trailing space is not part of a key
+        " " + good.substr(0, 43),       // leading space
+        good.substr(0, 43) + "A",       // no padding
+        good.substr(0, 42) + "==",      // 43rd character '='
+        std::string(40, 'A') + "A=A=",  // '=' inside
+        std::string(42, '-') + "A=",    // base64url alphabet
         std::string(42, '_') + "A=",
         std::string(41, 'A') + ".A=",
         std::string(20, 'A') + std::string(1, '\0') + std::string(21, 'A') + "A=",
         std::string(20, 'A') + "\xc3\xa9" + std::string(20, 'A') + "A=",  // UTF-8
-        "h9Jxalc2eCk71CoPBkl+YCgqMRNBBBVcd9p7h2j81DJ=",  // low bits set in last character
+        "h9Jxalc2eCk71CoPBkl+YCgqMRNBBBVcd9p7h2j81DJ=",                   // low bits set in last character
     };
     for (const std::string &s : bad) {
         k.fill(0xaa);

@@ -85,8 +85,7 @@ TEST(ToolFormat, ShowColourIsWgsAnsiAroundTheSameText)
     EXPECT_NE(coloured.find("  \x1b[1mpublic key\x1b[0m: "), std::string::npos);
     EXPECT_NE(coloured.find("\x1b[33m\x1b[1mpeer\x1b[0m: \x1b[33m"), std::string::npos);
     EXPECT_NE(coloured.find("10.0.0.2\x1b[36m/\x1b[0m32"), std::string::npos);
-    EXPECT_NE(coloured.find("1 \x1b[36mminute\x1b[0m, 5 \x1b[36mseconds\x1b[0m ago"),
-              std::string::npos);
+    EXPECT_NE(coloured.find("1 \x1b[36mminute\x1b[0m, 5 \x1b[36mseconds\x1b[0m ago"), std::string::npos);
     EXPECT_NE(coloured.find("1.21 \x1b[36mKiB\x1b[0m received"), std::string::npos);
     EXPECT_EQ(strip_ansi(coloured), test::read_golden("show.txt"));
 }
@@ -168,8 +167,8 @@ TEST(ToolFormat, PeersSortedByLatestHandshakeLikeWg)
         p.last_handshake_nsec = ns;
         return p;
     };
-    d.peers = {mk(test::kPub2, 0, 0), mk(test::kPub3, 100, 5), mk(test::kPub4, 100, 9),
-               mk(test::kPub5, 200, 0), mk(test::kPub1, 0, 1)};
+    d.peers = {mk(test::kPub2, 0, 0), mk(test::kPub3, 100, 5), mk(test::kPub4, 100, 9), mk(test::kPub5, 200, 0),
+               mk(test::kPub1, 0, 1)};
     std::vector<const Peer *> v = peers_by_handshake(d);
     ASSERT_EQ(v.size(), 5u);
     EXPECT_EQ(v[0]->public_key, key(test::kPub5));
@@ -240,10 +239,8 @@ TEST(ToolFormat, SingleFields)
               p2 + "\t10.0.0.2/32 fd00::2/128\n" + p3 + "\t(none)\n" + p4 + "\t10.1.0.0/16\n");
     EXPECT_EQ(*format_show_field(d, "latest-handshakes", false),
               p2 + "\t1699999935\n" + p3 + "\t0\n" + p4 + "\t1699733599\n");
-    EXPECT_EQ(*format_show_field(d, "transfer", false),
-              p2 + "\t1240\t3145728\n" + p3 + "\t0\t0\n" + p4 + "\t0\t0\n");
-    EXPECT_EQ(*format_show_field(d, "persistent-keepalive", false),
-              p2 + "\t25\n" + p3 + "\toff\n" + p4 + "\toff\n");
+    EXPECT_EQ(*format_show_field(d, "transfer", false), p2 + "\t1240\t3145728\n" + p3 + "\t0\t0\n" + p4 + "\t0\t0\n");
+    EXPECT_EQ(*format_show_field(d, "persistent-keepalive", false), p2 + "\t25\n" + p3 + "\toff\n" + p4 + "\toff\n");
     EXPECT_EQ(*format_show_field(d, "dump", false), test::read_golden("dump.txt"));
     EXPECT_EQ(*format_show_field(d, "listen-port", true), "wgx0\t51820\n");
     EXPECT_EQ(*format_show_field(d, "peers", true), "wgx0\t" + p2 + "\nwgx0\t" + p3 + "\nwgx0\t" + p4 + "\n");
@@ -260,14 +257,12 @@ TEST(ToolFormat, SingleFields)
 TEST(ToolFormat, ShowconfFromModel)
 {
     Device d = sample_device();
-    const std::string expect = std::string("[Interface]\nListenPort = 51820\nFwMark = 0x1234\n") +
-                               "PrivateKey = " + test::kPriv1 + "\nMTU = 1420\n\n" +
-                               "[Peer]\nPublicKey = " + test::kPub2 + "\nPresharedKey = " +
-                               test::kPsk + "\nAllowedIPs = 10.0.0.2/32, fd00::2/128\n" +
-                               "Endpoint = 192.0.2.1:51820\nPersistentKeepalive = 25\n\n" +
-                               "[Peer]\nPublicKey = " + test::kPub3 + "\n\n" +
-                               "[Peer]\nPublicKey = " + test::kPub4 +
-                               "\nAllowedIPs = 10.1.0.0/16\nEndpoint = [2001:db8::1]:51821\n";
+    const std::string expect =
+        std::string("[Interface]\nListenPort = 51820\nFwMark = 0x1234\n") + "PrivateKey = " + test::kPriv1 +
+        "\nMTU = 1420\n\n" + "[Peer]\nPublicKey = " + test::kPub2 + "\nPresharedKey = " + test::kPsk +
+        "\nAllowedIPs = 10.0.0.2/32, fd00::2/128\n" + "Endpoint = 192.0.2.1:51820\nPersistentKeepalive = 25\n\n" +
+        "[Peer]\nPublicKey = " + test::kPub3 + "\n\n" + "[Peer]\nPublicKey = " + test::kPub4 +
+        "\nAllowedIPs = 10.1.0.0/16\nEndpoint = [2001:db8::1]:51821\n";
     EXPECT_EQ(format_showconf(d), expect);
     d.kind = Kind::WireGuard;  // MTU is a wgx key: not printed for wireguard
     std::string wg = expect;
@@ -284,10 +279,8 @@ TEST(ToolFormat, JsonGolden)
 {
     EXPECT_EQ(format_json({sample_device()}, true), test::read_golden("show.json"));
     std::string shown = format_json({sample_device()}, false);
-    EXPECT_NE(shown.find(std::string("\"private_key\": \"") + test::kPriv1 + "\""),
-              std::string::npos);
-    EXPECT_NE(shown.find(std::string("\"preshared_key\": \"") + test::kPsk + "\""),
-              std::string::npos);
+    EXPECT_NE(shown.find(std::string("\"private_key\": \"") + test::kPriv1 + "\""), std::string::npos);
+    EXPECT_NE(shown.find(std::string("\"preshared_key\": \"") + test::kPsk + "\""), std::string::npos);
     EXPECT_EQ(format_json({}, true), "{\n  \"version\": 1,\n  \"interfaces\": []\n}\n");
 }
 

@@ -401,8 +401,7 @@ TEST(ToolNetlink, DumpSplitAcrossMessagesIsCoalesced)
     EXPECT_EQ(p1.tx_bytes, 2000u);
     EXPECT_EQ(p1.protocol_version, 1u);
     ASSERT_TRUE(p1.stats);
-    EXPECT_EQ(*p1.stats, (Counters{{WGX_PEER_STATS_A_RX_PACKETS, 11},
-                                   {WGX_PEER_STATS_A_RX_DROP_REPLAY, 2}}));
+    EXPECT_EQ(*p1.stats, (Counters{{WGX_PEER_STATS_A_RX_PACKETS, 11}, {WGX_PEER_STATS_A_RX_DROP_REPLAY, 2}}));
     EXPECT_EQ(p1.allowed_ips.size(), 2u);
 
     const Peer &p2 = d.peers[1];
@@ -524,8 +523,7 @@ TEST(ToolNetlink, LinkMessages)
 
 // ---- ethtool
 
-void put_bitset(NlMessage &m, std::uint16_t type,
-                const std::vector<std::pair<std::string, bool>> &bits, bool list)
+void put_bitset(NlMessage &m, std::uint16_t type, const std::vector<std::pair<std::string, bool>> &bits, bool list)
 {
     nlattr *set = m.nest_start(type);
     if (list)
@@ -552,14 +550,14 @@ FeatureMap wireguard_like_features()
     NlMessage m(kFamily, 0, 4096);
     m.put_genl_header(ETHTOOL_MSG_FEATURES_GET_REPLY, 1);
     // hw (changeable): list form, as the kernel sends it.
-    put_bitset(m, ETHTOOL_A_FEATURES_HW,
-               {{"tx-generic-segmentation", true}, {"rx-gro", true},
-                {"tx-checksum-ip-generic", true}, {"rx-checksum", true}},
-               true);
-    put_bitset(m, ETHTOOL_A_FEATURES_ACTIVE,
-               {{"tx-generic-segmentation", true}, {"rx-gro", true},
-                {"tx-checksum-ip-generic", true}, {"highdma", true}},
-               true);
+    put_bitset(
+        m, ETHTOOL_A_FEATURES_HW,
+        {{"tx-generic-segmentation", true}, {"rx-gro", true}, {"tx-checksum-ip-generic", true}, {"rx-checksum", true}},
+        true);
+    put_bitset(
+        m, ETHTOOL_A_FEATURES_ACTIVE,
+        {{"tx-generic-segmentation", true}, {"rx-gro", true}, {"tx-checksum-ip-generic", true}, {"highdma", true}},
+        true);
     // value/mask form is understood too.
     put_bitset(m, ETHTOOL_A_FEATURES_NOCHANGE, {{"highdma", true}, {"rx-gro", false}}, false);
     FeatureMap f;
@@ -584,10 +582,9 @@ TEST(ToolNetlink, OffloadNamesMapToFeatures)
 {
     FeatureMap f = wireguard_like_features();
     FeatureRequest req;
-    ASSERT_TRUE(map_offloads({{"gso", false}, {"gro", true}, {"tx-checksum", false},
-                              {"rx-checksum", true}},
-                             f, "wg0", req)
-                    .is_ok());
+    ASSERT_TRUE(
+        map_offloads({{"gso", false}, {"gro", true}, {"tx-checksum", false}, {"rx-checksum", true}}, f, "wg0", req)
+            .is_ok());
     EXPECT_EQ(req, (FeatureRequest{{"tx-generic-segmentation", false},
                                    {"rx-gro", true},
                                    {"tx-checksum-ip-generic", false},
@@ -616,8 +613,7 @@ TEST(ToolNetlink, OffloadNamesMapToFeatures)
 
 TEST(ToolNetlink, FeatureSetRequestListsOnlyRequestedBits)
 {
-    NlMessage m = build_features_set_request(kFamily, "wg0",
-                                             {{"rx-gro", true}, {"tx-generic-segmentation", false}});
+    NlMessage m = build_features_set_request(kFamily, "wg0", {{"rx-gro", true}, {"tx-generic-segmentation", false}});
     EXPECT_EQ(genl(m.hdr())->cmd, ETHTOOL_MSG_FEATURES_SET);
     std::string dev;
     std::uint32_t hflags = 0;
@@ -655,8 +651,7 @@ TEST(ToolNetlink, FeatureSetRequestListsOnlyRequestedBits)
     EXPECT_EQ(dev, "wg0");
     EXPECT_EQ(hflags, (std::uint32_t)ETHTOOL_FLAG_OMIT_REPLY);
     EXPECT_FALSE(nomask);  // with a mask: bits not listed stay untouched
-    EXPECT_EQ(bits, (std::vector<std::pair<std::string, bool>>{
-                        {"rx-gro", true}, {"tx-generic-segmentation", false}}));
+    EXPECT_EQ(bits, (std::vector<std::pair<std::string, bool>>{{"rx-gro", true}, {"tx-generic-segmentation", false}}));
 }
 
 }  // namespace

@@ -95,20 +95,26 @@ TEST(ToolPrometheus, WireguardExporterFamiliesKeepTheirNamesAndLabels)
     std::string text = format_prometheus({d});
     // The exact lines a prometheus_wireguard_exporter dashboard queries.
     const std::string pk2 = test::kPub2, pk3 = test::kPub3;
-    const std::string l2 = "{interface=\"wgx0\",public_key=\"" + pk2 +
-                           "\",allowed_ips=\"10.0.0.2/32,fd00::2/128\"}";
+    const std::string l2 = "{interface=\"wgx0\",public_key=\"" + pk2 + "\",allowed_ips=\"10.0.0.2/32,fd00::2/128\"}";
     const std::string l3 = "{interface=\"wgx0\",public_key=\"" + pk3 + "\",allowed_ips=\"(none)\"}";
     EXPECT_EQ(text.rfind("# HELP wireguard_sent_bytes_total ", 0), 0u);
     EXPECT_NE(text.find("# TYPE wireguard_sent_bytes_total counter\n"
-                        "wireguard_sent_bytes_total" + l2 + " 3145728\n"
-                        "wireguard_sent_bytes_total" + l3 + " 0\n"),
+                        "wireguard_sent_bytes_total" +
+                        l2 +
+                        " 3145728\n"
+                        "wireguard_sent_bytes_total" +
+                        l3 + " 0\n"),
               std::string::npos);
     EXPECT_NE(text.find("# TYPE wireguard_received_bytes_total counter\n"
-                        "wireguard_received_bytes_total" + l2 + " 1240\n"),
+                        "wireguard_received_bytes_total" +
+                        l2 + " 1240\n"),
               std::string::npos);
     EXPECT_NE(text.find("# TYPE wireguard_latest_handshake_seconds gauge\n"
-                        "wireguard_latest_handshake_seconds" + l2 + " 1700000000\n"
-                        "wireguard_latest_handshake_seconds" + l3 + " 0\n"),
+                        "wireguard_latest_handshake_seconds" +
+                        l2 +
+                        " 1700000000\n"
+                        "wireguard_latest_handshake_seconds" +
+                        l3 + " 0\n"),
               std::string::npos);
     EXPECT_NE(text.find("# TYPE wgx_device_peers gauge\n"
                         "wgx_device_peers{interface=\"wgx0\"} 2\n"),
@@ -150,9 +156,9 @@ TEST(ToolPrometheus, EveryStatisticHasAFamilyWithHelpTypeAndASample)
     }
     EXPECT_EQ(e.type.size(), 4u + peer_stats().size() + device_stats().size());
     // Names the docs promise.
-    for (const char *n : {"wgx_peer_tcp_srtt_seconds", "wgx_peer_handshake_srtt_seconds",
-                          "wgx_peer_rx_lost_total", "wgx_peer_tx_tcp_retransmits_total",
-                          "wgx_peer_rx_drop_replay_total", "wgx_device_handshakes_paced_total"})
+    for (const char *n :
+         {"wgx_peer_tcp_srtt_seconds", "wgx_peer_handshake_srtt_seconds", "wgx_peer_rx_lost_total",
+          "wgx_peer_tx_tcp_retransmits_total", "wgx_peer_rx_drop_replay_total", "wgx_device_handshakes_paced_total"})
         EXPECT_TRUE(e.type.count(n)) << n;
 }
 
@@ -208,9 +214,7 @@ TEST(ToolPrometheus, StatisticsOfANewerKernelAreUntypedByNumber)
     EXPECT_EQ(e.type["wgx_peer_stat_60"], "untyped");
     EXPECT_EQ(e.type["wgx_peer_stat_61"], "untyped");
     EXPECT_EQ(e.type["wgx_device_stat_99"], "untyped");
-    EXPECT_EQ(value_of(e, std::string("wgx_peer_stat_60{interface=\"wgx0\",public_key=\"") +
-                              test::kPub3 + "\"}"),
-              "2");
+    EXPECT_EQ(value_of(e, std::string("wgx_peer_stat_60{interface=\"wgx0\",public_key=\"") + test::kPub3 + "\"}"), "2");
 }
 
 TEST(ToolPrometheus, LabelValuesAndHelpAreEscaped)
@@ -251,17 +255,13 @@ TEST(ToolPrometheus, ListenAddresses)
     struct Bad {
         const char *text, *why;
     };
-    for (const Bad &b : {Bad{"127.0.0.1", "expected address:port"},
-                         Bad{":9586", "expected address:port"},
-                         Bad{"localhost:9586", "`localhost' is not a numeric IPv4 address"},
-                         Bad{"::1:9586", "IPv6 address must be in brackets"},
-                         Bad{"[::1]9586", "expected [IPv6 address]:port"},
-                         Bad{"[1.2.3.4]:80", "`1.2.3.4' is not a numeric IPv6 address"},
-                         Bad{"127.0.0.1:0", "port `0' is not a number from 1 to 65535"},
-                         Bad{"127.0.0.1:65536", "port `65536'"},
-                         Bad{"127.0.0.1:+80", "port `+80'"},
-                         Bad{"127.0.0.1:80x", "port `80x'"},
-                         Bad{"127.0.0.1:", "port `'"}}) {
+    for (const Bad &b :
+         {Bad{"127.0.0.1", "expected address:port"}, Bad{":9586", "expected address:port"},
+          Bad{"localhost:9586", "`localhost' is not a numeric IPv4 address"},
+          Bad{"::1:9586", "IPv6 address must be in brackets"}, Bad{"[::1]9586", "expected [IPv6 address]:port"},
+          Bad{"[1.2.3.4]:80", "`1.2.3.4' is not a numeric IPv6 address"},
+          Bad{"127.0.0.1:0", "port `0' is not a number from 1 to 65535"}, Bad{"127.0.0.1:65536", "port `65536'"},
+          Bad{"127.0.0.1:+80", "port `+80'"}, Bad{"127.0.0.1:80x", "port `80x'"}, Bad{"127.0.0.1:", "port `'"}}) {
         err.clear();
         EXPECT_FALSE(parse_listen_address(b.text, ep, err)) << b.text;
         EXPECT_NE(err.find(b.why), std::string::npos) << b.text << ": " << err;

@@ -18,11 +18,33 @@ TEST(ToolSetArgs, FullCommandLine)
 {
     TempFile priv(std::string(test::kPriv1) + "\n");
     TempFile psk(test::kPsk);
-    ParseResult r = parse({"listen-port", "51820", "fwmark", "0x10", "private-key", priv.path(),
-                           "mtu", "1380", "offload", "gso", "off", "offload", "rx-checksum", "on",
-                           "peer", test::kPub2, "preshared-key", psk.path(), "endpoint",
-                           "[2001:db8::1]:51820", "persistent-keepalive", "25", "allowed-ips",
-                           "10.0.0.2/32, fd00::2/128", "peer", test::kPub3, "remove"});
+    ParseResult r = parse({"listen-port",
+                           "51820",
+                           "fwmark",
+                           "0x10",
+                           "private-key",
+                           priv.path(),
+                           "mtu",
+                           "1380",
+                           "offload",
+                           "gso",
+                           "off",
+                           "offload",
+                           "rx-checksum",
+                           "on",
+                           "peer",
+                           test::kPub2,
+                           "preshared-key",
+                           psk.path(),
+                           "endpoint",
+                           "[2001:db8::1]:51820",
+                           "persistent-keepalive",
+                           "25",
+                           "allowed-ips",
+                           "10.0.0.2/32, fd00::2/128",
+                           "peer",
+                           test::kPub3,
+                           "remove"});
     ASSERT_TRUE(r.ok()) << r.errors[0];
     EXPECT_TRUE(r.warnings.empty());
     const Device &d = r.device;
@@ -60,7 +82,7 @@ TEST(ToolSetArgs, OnlyWhatIsGivenIsSet)
     EXPECT_FALSE(p.endpoint);
     EXPECT_FALSE(p.preshared_key);
     EXPECT_FALSE(p.replace_allowed_ips);  // allowed-ips not given: keep them
-    EXPECT_TRUE(parse({}).ok());	       // `wgx set wg0` alone is a valid no-op
+    EXPECT_TRUE(parse({}).ok());          // `wgx set wg0` alone is a valid no-op
 }
 
 TEST(ToolSetArgs, HandshakeBudget)
@@ -107,20 +129,16 @@ TEST(ToolSetArgs, ErrorsNameArgumentAndExpectation)
          "invalid fwmark `0xgg': expected \"off\" or a number 0-0xffffffff (decimal or "
          "0x-prefixed hexadecimal)"},
         {{"mtu", "20"}, "invalid mtu `20': expected an MTU in bytes 68-65535"},
-        {{"offload", "tso", "on"},
-         "invalid offload `tso': expected gso, gro, tx-checksum or rx-checksum"},
+        {{"offload", "tso", "on"}, "invalid offload `tso': expected gso, gro, tx-checksum or rx-checksum"},
         {{"offload", "gso", "yes"}, "invalid offload gso setting `yes': expected on or off"},
         {{"offload", "gso"}, "`offload gso' needs a value: expected on or off"},
-        {{"peer", "nope"},
-         "invalid peer public key `nope': expected a base64 key of 44 characters ending in '='"},
+        {{"peer", "nope"}, "invalid peer public key `nope': expected a base64 key of 44 characters ending in '='"},
         {{"peer"}, "`peer' needs a value"},
         {{"remove"}, "`remove' is a peer setting: expected `peer <base64 public key>' before it"},
-        {{"endpoint", "1.2.3.4:5"},
-         "`endpoint' is a peer setting: expected `peer <base64 public key>' before it"},
+        {{"endpoint", "1.2.3.4:5"}, "`endpoint' is a peer setting: expected `peer <base64 public key>' before it"},
         {{"peer", pk, "listen-port", "1"},
          "`listen-port' is an interface setting and must come before the first `peer'"},
-        {{"peer", pk, "mtu", "1400"},
-         "`mtu' is an interface setting and must come before the first `peer'"},
+        {{"peer", pk, "mtu", "1400"}, "`mtu' is an interface setting and must come before the first `peer'"},
         {{"peer", pk, "endpoint", "1.2.3.4"},
          "invalid endpoint `1.2.3.4': expected HOST:PORT, IPV4:PORT or [IPV6]:PORT"},
         {{"peer", pk, "endpoint", "bad.example.org:1"},
@@ -147,8 +165,7 @@ TEST(ToolSetArgs, ErrorsNameArgumentAndExpectation)
         {{"priority-dscp", "EF,64"},
          "invalid priority-dscp `EF,64': expected \"none\" or a comma-separated list of DSCP "
          "values: EF, CS0-CS7, AF11-AF43 or 0-63"},
-        {{"peer", pk, "dscp", "copy"},
-         "`dscp' is an interface setting and must come before the first `peer'"},
+        {{"peer", pk, "dscp", "copy"}, "`dscp' is an interface setting and must come before the first `peer'"},
         {{"rx-spread", "yes"}, "invalid rx-spread `yes': expected on or off"},
         {{"rx-spread"}, "`rx-spread' needs a value"},
         {{"listen-ports", "0"}, "invalid listen-ports `0': expected a number of ports 1-16"},
@@ -185,8 +202,7 @@ TEST(ToolSetArgs, PublicKeyReKeysThePeerInPlace)
 
     r = parse({"peer", test::kPub2, "public-key", "nope"});
     ASSERT_EQ(r.errors.size(), 1u);
-    EXPECT_EQ(r.errors[0],
-              "invalid public-key `nope': expected a base64 key of 44 characters ending in '='");
+    EXPECT_EQ(r.errors[0], "invalid public-key `nope': expected a base64 key of 44 characters ending in '='");
     r = parse({"peer", test::kPub2, "public-key", test::kPub2});
     ASSERT_EQ(r.errors.size(), 1u);
     EXPECT_NE(r.errors[0].find("other than the peer's current one"), std::string::npos);

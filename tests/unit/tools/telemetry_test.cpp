@@ -50,8 +50,7 @@ TEST(ToolTelemetry, StatTablesAreDenseNamedAndMatchTheUapi)
             EXPECT_EQ(s.attr, i + 1);
             EXPECT_TRUE(names.insert(s.name).second) << "duplicate " << s.name;
             for (const char *c = s.name; *c; ++c)
-                EXPECT_TRUE((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_')
-                    << s.name;
+                EXPECT_TRUE((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_') << s.name;
             std::string n = s.name;
             bool us = n.size() > 3 && n.compare(n.size() - 3, 3, "_us") == 0;
             EXPECT_EQ(us, s.kind == StatKind::GaugeUsec) << n;
@@ -59,10 +58,10 @@ TEST(ToolTelemetry, StatTablesAreDenseNamedAndMatchTheUapi)
         }
     }
     // The RTT figures are the gauges; everything else counts events.
-    for (std::uint16_t a : {WGX_PEER_STATS_A_HANDSHAKE_RTT_LAST_US,
-                            WGX_PEER_STATS_A_HANDSHAKE_RTT_MIN_US, WGX_PEER_STATS_A_HANDSHAKE_SRTT_US,
-                            WGX_PEER_STATS_A_TCP_RTT_LAST_US, WGX_PEER_STATS_A_TCP_RTT_MIN_US,
-                            WGX_PEER_STATS_A_TCP_SRTT_US, WGX_PEER_STATS_A_TCP_RTTVAR_US})
+    for (std::uint16_t a :
+         {WGX_PEER_STATS_A_HANDSHAKE_RTT_LAST_US, WGX_PEER_STATS_A_HANDSHAKE_RTT_MIN_US,
+          WGX_PEER_STATS_A_HANDSHAKE_SRTT_US, WGX_PEER_STATS_A_TCP_RTT_LAST_US, WGX_PEER_STATS_A_TCP_RTT_MIN_US,
+          WGX_PEER_STATS_A_TCP_SRTT_US, WGX_PEER_STATS_A_TCP_RTTVAR_US})
         EXPECT_EQ(peer_stats()[a - 1].kind, StatKind::GaugeUsec) << a;
     EXPECT_STREQ(peer_counter_name(WGX_PEER_STATS_A_RX_LOST), "rx_lost");
     EXPECT_STREQ(peer_counter_name(WGX_PEER_STATS_A_TX_TCP_RETRANSMITS), "tx_tcp_retransmits");
@@ -117,9 +116,8 @@ TEST(ToolTelemetry, NewAttributesAreParsedAndAbsentOnesStayUnknown)
     const Peer &q = d.peers[1];
     EXPECT_EQ(stat_value(q.stats, WGX_PEER_STATS_A_RX_PACKETS), 3u);
     EXPECT_EQ(stat_value(q.stats, WGX_PEER_STATS_A_HANDSHAKE_RTT_SAMPLES), 0u);
-    for (std::uint16_t a : {WGX_PEER_STATS_A_HANDSHAKE_SRTT_US, WGX_PEER_STATS_A_TCP_SRTT_US,
-                            WGX_PEER_STATS_A_RX_LOST, WGX_PEER_STATS_A_TX_TCP_RETRANSMITS,
-                            WGX_PEER_STATS_A_HANDSHAKES_PACED})
+    for (std::uint16_t a : {WGX_PEER_STATS_A_HANDSHAKE_SRTT_US, WGX_PEER_STATS_A_TCP_SRTT_US, WGX_PEER_STATS_A_RX_LOST,
+                            WGX_PEER_STATS_A_TX_TCP_RETRANSMITS, WGX_PEER_STATS_A_HANDSHAKES_PACED})
         EXPECT_FALSE(stat_value(q.stats, a)) << a;
     EXPECT_FALSE(stat_value(std::nullopt, WGX_PEER_STATS_A_RX_PACKETS));
 
@@ -236,7 +234,7 @@ TEST(ToolTelemetry, DumpAppendsOneColumnPerStatisticForWgxOnly)
     none.public_key = key(test::kPub3);
     d.peers = {p, none};
     std::vector<std::string> lines = split(format_dump(d, false), '\n');
-    ASSERT_EQ(lines.size(), 4u);  // device, two peers, final ""
+    ASSERT_EQ(lines.size(), 4u);                  // device, two peers, final ""
     EXPECT_EQ(split(lines[0], '\t').size(), 4u);  // wg's device line unchanged
     std::vector<std::string> f = split(lines[1], '\t');
     ASSERT_EQ(f.size(), 8u + WGX_PEER_STATS_A_MAX);
@@ -264,10 +262,9 @@ TEST(ToolTelemetry, JsonCarriesTelemetryByNameAndOmitsUnknown)
     d.kind = Kind::Wgx;
     d.peers = {telemetry_peer()};
     std::string j = format_json({d}, true);
-    for (const char *kv : {"\"handshake_srtt_us\": 1480", "\"tcp_srtt_us\": 20400",
-                           "\"tcp_rttvar_us\": 300", "\"rx_lost\": 12", "\"rx_reordered\": 3",
-                           "\"tx_tcp_retransmits\": 45", "\"tx_tcp_segments\": 10000",
-                           "\"handshakes_paced\": 6"})
+    for (const char *kv :
+         {"\"handshake_srtt_us\": 1480", "\"tcp_srtt_us\": 20400", "\"tcp_rttvar_us\": 300", "\"rx_lost\": 12",
+          "\"rx_reordered\": 3", "\"tx_tcp_retransmits\": 45", "\"tx_tcp_segments\": 10000", "\"handshakes_paced\": 6"})
         EXPECT_NE(j.find(kv), std::string::npos) << kv;
     EXPECT_EQ(j.find("keepalives_rx"), std::string::npos);  // not reported: absent
 }

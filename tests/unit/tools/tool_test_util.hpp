@@ -58,8 +58,7 @@ inline std::string read_golden(const std::string &name)
 
 // Numeric addresses through getaddrinfo(AI_NUMERICHOST) (no network), plus a
 // fixed table of names; anything else fails like an unknown host.
-inline bool fake_resolve(const std::string &host, const std::string &port, Endpoint &out,
-                         std::string &error)
+inline bool fake_resolve(const std::string &host, const std::string &port, Endpoint &out, std::string &error)
 {
     std::string h = host;
     if (h == "vpn.example.com")
@@ -107,7 +106,7 @@ inline Endpoint endpoint(const char *ip, unsigned short port)
 
 // A temporary file holding @content with mode @mode, removed at scope exit.
 class TempFile {
-  public:
+public:
     TempFile(const std::string &content, mode_t mode = 0600)
     {
         char tmpl[] = "/tmp/wgx-unit-XXXXXX";
@@ -121,7 +120,7 @@ class TempFile {
     ~TempFile() { unlink(path_.c_str()); }
     const std::string &path() const { return path_; }
 
-  private:
+private:
     std::string path_;
 };
 

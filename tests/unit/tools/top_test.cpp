@@ -84,8 +84,7 @@ TEST(ToolTop, UnknownStaysUnknown)
                                  peer(test::kPub5, 0, 0, Counters{{1, 0}, {30, 0}})});
     Device wg_before = dev("wg0", {peer(test::kPub4, 10, 10, std::nullopt)});
     Peer fresh = peer(test::kPub2, 100, 100, Counters{{1, 1}});
-    fresh.allowed_ips = {test::prefix("10.0.0.2", 32), test::prefix("fd00::2", 128),
-                         test::prefix("10.9.0.0", 16)};
+    fresh.allowed_ips = {test::prefix("10.0.0.2", 32), test::prefix("fd00::2", 128), test::prefix("10.9.0.0", 16)};
     Device after = dev("wgx0", {fresh, peer(test::kPub3, 100, 900, Counters{{1, 10}, {2, 60}}),
                                 peer(test::kPub5, 0, 0, Counters{{1, 0}, {30, 0}})});
     Device wg_after = dev("wg0", {peer(test::kPub4, 1010, 10, std::nullopt)});
@@ -96,7 +95,7 @@ TEST(ToolTop, UnknownStaysUnknown)
     const TopRow &n = row(rows, "wgx0", test::kPub2);
     EXPECT_FALSE(n.rx_mbps || n.tx_mbps || n.rx_pps || n.loss_percent || n.retrans_per_s);
     EXPECT_EQ(n.allowed_ips, "10.0.0.2/32+2");
-    EXPECT_FALSE(n.handshake_age);  // never
+    EXPECT_FALSE(n.handshake_age);     // never
     EXPECT_EQ(n.drops, std::nullopt);  // no drop counter reported
 
     const TopRow &back = row(rows, "wgx0", test::kPub3);
@@ -184,8 +183,8 @@ TEST(ToolTop, SortingPutsTheInterestingPeersFirstAndUnknownLast)
 
 TEST(ToolTop, SortNames)
 {
-    for (TopSort s : {TopSort::Rx, TopSort::Tx, TopSort::Rtt, TopSort::Loss, TopSort::Retrans,
-                      TopSort::Drops, TopSort::Handshake, TopSort::Name})
+    for (TopSort s : {TopSort::Rx, TopSort::Tx, TopSort::Rtt, TopSort::Loss, TopSort::Retrans, TopSort::Drops,
+                      TopSort::Handshake, TopSort::Name})
         EXPECT_EQ(parse_top_sort(top_sort_name(s)), s);
     EXPECT_FALSE(parse_top_sort("RX"));
     EXPECT_FALSE(parse_top_sort(""));
@@ -216,7 +215,7 @@ TEST(ToolTop, OnceTextIsAnAlignedPlainTable)
     EXPECT_EQ(lines[1].size(), hs_end);
     EXPECT_EQ(lines[1].substr(hs_end - 5), "1m40s");
     EXPECT_EQ(lines[4].substr(hs_end - 5), "never");
-    EXPECT_NE(lines[4].find(" 9 "), std::string::npos);  // drops
+    EXPECT_NE(lines[4].find(" 9 "), std::string::npos);      // drops
     EXPECT_NE(lines[2].find(" 12345 "), std::string::npos);  // pkt/s, no decimals
     EXPECT_NE(lines[2].find(" 3.00 "), std::string::npos);   // RTT in ms
     EXPECT_NE(lines[2].find(" 1.0 "), std::string::npos);    // retransmits/s

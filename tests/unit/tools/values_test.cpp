@@ -59,20 +59,18 @@ TEST(ToolValues, OffValuesAndNumberForms)
     // Names (RFC 2474/2597/3246) and decimals; spaces go, as in every config line.
     EXPECT_EQ(iface("PriorityDSCP = EF").device.priority_dscp, 1ULL << 46);
     EXPECT_EQ(iface("PriorityDSCP = cs0, CS7, af11, AF43, 0, 63, 46, ef").device.priority_dscp,
-              (1ULL << 0) | (1ULL << 56) | (1ULL << 10) | (1ULL << 38) | (1ULL << 63) |
-                  (1ULL << 46));
+              (1ULL << 0) | (1ULL << 56) | (1ULL << 10) | (1ULL << 38) | (1ULL << 63) | (1ULL << 46));
     EXPECT_EQ(iface("PriorityDSCP = none").device.priority_dscp, 0u);
     EXPECT_EQ(iface("PriorityDSCP = AF41,AF42,AF43,CS5,EF,CS6,CS7").device.priority_dscp,
               static_cast<std::uint64_t>(WGX_PRIORITY_DSCP_DEFAULT));
-    for (const char *bad : {"", "64", "-1", "CS8", "AF44", "AF51", "AF10", "EF,", ",EF", "EF,,CS1",
-                            "0x2e", "none,EF", "BE", "4 6x"})
+    for (const char *bad :
+         {"", "64", "-1", "CS8", "AF44", "AF51", "AF10", "EF,", ",EF", "EF,,CS1", "0x2e", "none,EF", "BE", "4 6x"})
         EXPECT_FALSE(iface(std::string("PriorityDSCP = ") + bad).ok()) << bad;
     // The inverse: names where they exist, ascending; parse(format(x)) == x.
     std::string expected;
     EXPECT_EQ(format_dscp_set(0), "none");
     EXPECT_EQ(format_dscp_set(WGX_PRIORITY_DSCP_DEFAULT), "AF41,AF42,AF43,CS5,EF,CS6,CS7");
-    EXPECT_EQ(format_dscp_set((1ULL << 1) | (1ULL << 10) | (1ULL << 44) | (1ULL << 63)),
-              "1,AF11,44,63");
+    EXPECT_EQ(format_dscp_set((1ULL << 1) | (1ULL << 10) | (1ULL << 44) | (1ULL << 63)), "1,AF11,44,63");
     for (std::uint64_t set : {0ULL, ~0ULL, 0x5555555555555555ULL, 1ULL << 63, 1ULL}) {
         std::uint64_t back = 42;
         EXPECT_TRUE(parse_dscp_set(format_dscp_set(set), back, expected)) << set;
@@ -89,8 +87,8 @@ TEST(ToolValues, OffValuesAndNumberForms)
         EXPECT_FALSE(iface(std::string("MTU = ") + bad).ok()) << bad;
 
     auto peer = [](const std::string &body) {
-        return parse_config("[Peer]\nPublicKey = " + std::string(test::kPub2) + "\n" + body + "\n",
-                            "f", test_options(true));
+        return parse_config("[Peer]\nPublicKey = " + std::string(test::kPub2) + "\n" + body + "\n", "f",
+                            test_options(true));
     };
     EXPECT_EQ(peer("PersistentKeepalive = off").device.peers[0].persistent_keepalive, 0);
     EXPECT_EQ(peer("PersistentKeepalive = 0").device.peers[0].persistent_keepalive, 0);
@@ -102,8 +100,8 @@ TEST(ToolValues, OffValuesAndNumberForms)
 TEST(ToolValues, AllowedIpsForms)
 {
     auto peer = [](const std::string &body) {
-        return parse_config("[Peer]\nPublicKey = " + std::string(test::kPub2) + "\n" + body + "\n",
-                            "f", test_options(true));
+        return parse_config("[Peer]\nPublicKey = " + std::string(test::kPub2) + "\n" + body + "\n", "f",
+                            test_options(true));
     };
     ParseResult r = peer("AllowedIPs = 10.0.0.1, fd00::1, 0.0.0.0/0, ::/0, ::ffff:10.0.0.1/128");
     ASSERT_TRUE(r.ok());
@@ -126,8 +124,7 @@ TEST(ToolValues, AllowedIpsForms)
     r = peer("AllowedIPs = 10.0.0.1/24");
     ASSERT_TRUE(r.ok());
     ASSERT_EQ(r.warnings.size(), 1u);
-    EXPECT_EQ(r.warnings[0],
-              "f:3: warning: AllowedIPs entry `10.0.0.1/24' has host bits set beyond its prefix");
+    EXPECT_EQ(r.warnings[0], "f:3: warning: AllowedIPs entry `10.0.0.1/24' has host bits set beyond its prefix");
 
     // +/- prefixes: incremental change, no replace; '-' removes.
     r = peer("AllowedIPs = +10.0.0.0/24, -10.9.0.0/16");
@@ -137,38 +134,33 @@ TEST(ToolValues, AllowedIpsForms)
     EXPECT_FALSE(r.device.peers[0].allowed_ips[0].remove);
     EXPECT_TRUE(r.device.peers[0].allowed_ips[1].remove);
 
-    for (const char *bad : {"10.0.0.1/33", "10.0.0.1/x", "10.0.0/24", "fd00::/129", "fd00:::1",
-                            "10.0.0.1//24", "/24", "+", "10.0.0.1/ 24x", "1.2.3.4.5"})
+    for (const char *bad : {"10.0.0.1/33", "10.0.0.1/x", "10.0.0/24", "fd00::/129", "fd00:::1", "10.0.0.1//24", "/24",
+                            "+", "10.0.0.1/ 24x", "1.2.3.4.5"})
         EXPECT_FALSE(peer(std::string("AllowedIPs = ") + bad).ok()) << bad;
 }
 
 TEST(ToolValues, EndpointForms)
 {
     auto ep = [](const std::string &v) {
-        return parse_config("[Peer]\nPublicKey = " + std::string(test::kPub2) +
-                                "\nEndpoint = " + v + "\n",
-                            "f", test_options(true));
+        return parse_config("[Peer]\nPublicKey = " + std::string(test::kPub2) + "\nEndpoint = " + v + "\n", "f",
+                            test_options(true));
     };
     EXPECT_EQ(ep("192.0.2.1:51820").device.peers[0].endpoint, test::endpoint("192.0.2.1", 51820));
     EXPECT_EQ(ep("[2001:db8::1]:1").device.peers[0].endpoint, test::endpoint("2001:db8::1", 1));
     // Unbracketed IPv6: split at the last colon, as wg does.
-    EXPECT_EQ(ep("2001:db8::1:51820").device.peers[0].endpoint,
-              test::endpoint("2001:db8::1", 51820));
-    EXPECT_EQ(ep("vpn.example.com:51820").device.peers[0].endpoint,
-              test::endpoint("192.0.2.7", 51820));
-    EXPECT_EQ(ep("[v6.example.com]:51820").device.peers[0].endpoint,
-              test::endpoint("2001:db8::7", 51820));
+    EXPECT_EQ(ep("2001:db8::1:51820").device.peers[0].endpoint, test::endpoint("2001:db8::1", 51820));
+    EXPECT_EQ(ep("vpn.example.com:51820").device.peers[0].endpoint, test::endpoint("192.0.2.7", 51820));
+    EXPECT_EQ(ep("[v6.example.com]:51820").device.peers[0].endpoint, test::endpoint("2001:db8::7", 51820));
     for (const char *bad : {"192.0.2.1", "192.0.2.1:", ":51820", "[2001:db8::1]", "[2001:db8::1]51820",
                             "[2001:db8::1]:", "[]:51820", "[2001:db8::1"}) {
         ParseResult r = ep(bad);
         ASSERT_EQ(r.errors.size(), 1u) << bad;
-        EXPECT_EQ(r.errors[0], std::string("f:3: invalid Endpoint `") + bad +
-                                   "': expected HOST:PORT, IPV4:PORT or [IPV6]:PORT");
+        EXPECT_EQ(r.errors[0],
+                  std::string("f:3: invalid Endpoint `") + bad + "': expected HOST:PORT, IPV4:PORT or [IPV6]:PORT");
     }
     ParseResult r = ep("unknown.example.net:51820");
     ASSERT_EQ(r.errors.size(), 1u);
-    EXPECT_EQ(r.errors[0],
-              "f:3: unable to resolve Endpoint `unknown.example.net:51820': Name or service not known");
+    EXPECT_EQ(r.errors[0], "f:3: unable to resolve Endpoint `unknown.example.net:51820': Name or service not known");
 }
 
 TEST(ToolValues, KeyFiles)
@@ -198,8 +190,7 @@ TEST(ToolValues, KeyFiles)
 
     TempFile shortkey("abc\n");
     EXPECT_FALSE(read_key_file(shortkey.path(), k, err, warnings));
-    EXPECT_EQ(err, "key file `" + shortkey.path() +
-                       "' is too short: expected a 44-character base64 key");
+    EXPECT_EQ(err, "key file `" + shortkey.path() + "' is too short: expected a 44-character base64 key");
 
     TempFile badchars(std::string(43, '-') + "=");
     EXPECT_FALSE(read_key_file(badchars.path(), k, err, warnings));
