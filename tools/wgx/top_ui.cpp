@@ -29,6 +29,22 @@ struct TopOptions {
     double interval = 1.0;  // seconds
 };
 
+/** The sort key bound to @ch in the live view (the keys of top_usage()), nullopt for others. */
+std::optional<TopSort> sort_for_key(int ch)
+{
+    static constexpr struct {
+        int key;
+        TopSort sort;
+    } keys[] = {
+        {'r', TopSort::Rx},      {'t', TopSort::Tx},    {'m', TopSort::Rtt},       {'l', TopSort::Loss},
+        {'x', TopSort::Retrans}, {'d', TopSort::Drops}, {'h', TopSort::Handshake}, {'n', TopSort::Name},
+    };
+    for (const auto &k : keys)
+        if (k.key == ch)
+            return k.sort;
+    return std::nullopt;
+}
+
 void top_usage(FILE *f, const char *cmd)
 {
     fprintf(f,
@@ -243,30 +259,6 @@ int top_live(TopOptions o)
         case 27:
             g_stop = 1;
             break;
-        case 'r':
-            o.sort = TopSort::Rx;
-            break;
-        case 't':
-            o.sort = TopSort::Tx;
-            break;
-        case 'm':
-            o.sort = TopSort::Rtt;
-            break;
-        case 'l':
-            o.sort = TopSort::Loss;
-            break;
-        case 'x':
-            o.sort = TopSort::Retrans;
-            break;
-        case 'd':
-            o.sort = TopSort::Drops;
-            break;
-        case 'h':
-            o.sort = TopSort::Handshake;
-            break;
-        case 'n':
-            o.sort = TopSort::Name;
-            break;
         case 'i':
             reverse = !reverse;
             break;
@@ -300,6 +292,8 @@ int top_live(TopOptions o)
             hoffset += 8;
             break;
         default:
+            if (auto sort = sort_for_key(ch))
+                o.sort = *sort;
             break;
         }
         if (monotonic_seconds() >= next) {
