@@ -33,6 +33,13 @@ sample_seed() {
 	echo "$((16#${seed:0:8}))"
 }
 
+# suite_cases SUITE — every case of tests/integration/SUITE.sh, one
+# "SUITE/case" per line (the names tests/integration/run and
+# WGX_TEST_FILTER use).
+suite_cases() {
+	grep -oE '^test_[a-z0-9_]+' "$repo/tests/integration/$1.sh" | sed "s|^test_|$1/|"
+}
+
 # sample K ITEM... — K of the ITEMs (all of them if there are no more than
 # K), chosen by sample_seed: a run of K consecutive items, wrapping, from
 # the seed's position.  Prints one item per line.
