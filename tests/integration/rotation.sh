@@ -280,3 +280,58 @@ test_rotation_with_wireguard_peer() {
 	n c wg show wgt0 peers | grep -qx "$KN_pub" || fail "c does not end on the new key"
 	ping_ok c 10.0.0.1
 }
+
+# Grace period with an in-tree peer c (the grace seen from c's side: c only
+# makes and answers ordinary WireGuard handshakes).  While c is not told,
+# its handshake under the old key is answered and traffic both ways neither
+# stops nor waits.  c is then told the way the in-tree module allows
+# (`peer NEW ... peer OLD remove`) while it pings a: its next packet starts a
+# handshake under NEW and nothing it sends is lost.  Only c -> a traffic
+# runs across c's switch: wireguard.ko drops the old entry's sessions at
+# once, so a packet a sends on them in that moment (here: a reply already
+# in flight, a window of one round trip in 200 ms) is lost at c whatever a
+# does (docs/rotation.md).  After the grace, c's handshake under the old key
+# is dropped and counted.
+test_rotation_grace_with_wireguard_peer() {
+	rotation_setup wireguard
+	# 20 s: the steps up to c's switch take ~8 s, longer on the debug kernel under TCG.
+	n a "$WGX_TOOL" set wgt0 private-key /tmp/kn.key key-grace 20
+	local t0=$SECONDS mac1 f sent got
+	# c (not told) loses its sessions and handshakes again, under the old key: a answers.
+	n c ip link set wgt0 down
+	n c ip link set wgt0 up
+	n c ping -c 2 -i 0.2 -W 2 10.0.0.1 >/dev/null || fail "c -> a under the old key during the grace"
+	expect_eq "c's sessions under the previous key" 1 \
+		"$(a_peer_json a "$KC_pub" | jq .stats.handshakes_previous_key)"
+	expect_eq "a-c session" previous "$(a_peer_json a "$KC_pub" | jq -r .session_keys.local)"
+	# Traffic both ways while c is not told: nothing lost, nothing staged.
+	n a ping -c 20 -i 0.1 -W 5 10.0.0.3 >/tmp/ping-ac 2>&1 &
+	n c ping -c 20 -i 0.1 -W 5 10.0.0.1 >/tmp/ping-ca 2>&1 &
+	wait
+	# c is told while it pings a.
+	n c ping -c 30 -i 0.2 -W 5 10.0.0.1 >/tmp/ping-switch 2>&1 &
+	sleep 2
+	echo "c told $((SECONDS - t0)) s after the change"
+	n c wg set wgt0 peer "$KN_pub" endpoint 198.51.100.1:$TUN_PORT_A allowed-ips 10.0.0.1/32 \
+		peer "$KA_pub" remove
+	wait
+	for f in /tmp/ping-ac /tmp/ping-ca /tmp/ping-switch; do
+		sent=$(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' "$f")
+		got=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' "$f")
+		echo "$(basename "$f"): $got of $sent answered; $(grep -o 'rtt.*' "$f")"
+		[ -n "$sent" ] && [ "$sent" = "$got" ] || fail "$(basename "$f"): pings lost"
+	done
+	f=$(cat /tmp/ping-ac /tmp/ping-ca | sed -n 's|^rtt [^=]*= [^/]*/[^/]*/\([0-9]*\).*|\1|p' | sort -n | tail -1)
+	[ "${f:-99999}" -lt 1000 ] || fail "a ping waited ${f} ms before c was told: staged during the grace"
+	n c wg show wgt0 peers | grep -qx "$KN_pub" || fail "c does not end on the new key"
+	expect_eq "a-c session after c's switch" current "$(a_peer_json a "$KC_pub" | jq -r .session_keys.local)"
+	ping_ok a 10.0.0.3
+	# After the grace, c going back to the old key cannot handshake; a counts the drop.
+	while [ $((SECONDS - t0)) -le 21 ]; do sleep 0.5; done
+	expect_eq "previous key after the grace" null "$(a_dev_json a .previous_public_key)"
+	mac1=$(a_dev_json a .stats.rx_drop_mac1)
+	n c wg set wgt0 peer "$KN_pub" remove \
+		peer "$KA_pub" endpoint 198.51.100.1:$TUN_PORT_A allowed-ips 10.0.0.1/32
+	n c ping -c 1 -W 2 10.0.0.1 >/dev/null && fail "c reached a under the old key after the grace"
+	[ "$(a_dev_json a .stats.rx_drop_mac1)" -gt "$mac1" ] || fail "c's initiation under the old key was not counted"
+}
