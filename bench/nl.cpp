@@ -20,7 +20,8 @@
 //       S: from starting CMD to the last completion (to the timeout when
 //       C < M); S50: to the median completion; D: time spent in the N
 //       GET_DEVICE dumps (the poll's own cost, which competes with the
-//       handshakes for the guest's CPUs).  With WGX_BENCH_CMD_NETNS=PATH
+//       handshakes for the guest's CPUs; wgx is asked without its counters,
+//       WGX_GET_F_NO_STATS, so its dump holds what wireguard.ko's does).  With WGX_BENCH_CMD_NETNS=PATH
 //       (e.g. /var/run/netns/a) CMD runs in that network namespace.  T:
 //       when CMD exited (as seen by the first poll after it; bringing
 //       initiators up takes time of its own).  CMD's output goes to stderr.
@@ -66,6 +67,7 @@
 
 #include "model.hpp"
 #include "netlink.hpp"
+#include "uapi/linux/wgx.h"
 #include "wgnl.hpp"
 
 namespace {
@@ -99,8 +101,9 @@ double now_s()
 struct Family {
     NlSocket sock;
     std::uint16_t id = 0;
+    bool wgx;
 
-    explicit Family(const char *name)
+    explicit Family(const char *name) : wgx(!strcmp(name, "wgx"))
     {
         Status st = sock.open(NETLINK_GENERIC);
         if (!st.is_ok())
@@ -109,11 +112,13 @@ struct Family {
             fail("no generic netlink family %s (module not loaded?)", name);
     }
 
-    // The peers GET_DEVICE lists for @ifname, split peers coalesced.
+    // The peers GET_DEVICE lists for @ifname, split peers coalesced.  wgx is
+    // asked without its counters: the tree wireguard.ko sends, so both
+    // families cost the poll alike.
     std::vector<Peer> dump(const std::string &ifname)
     {
         Device dev;
-        NlMessage req = build_get_device_request(id, ifname);
+        NlMessage req = build_get_device_request(id, ifname, wgx ? WGX_GET_F_NO_STATS : 0);
         Status st = sock.request(req, [&](const nlmsghdr *nlh) { return parse_get_device_message(nlh, dev); });
         if (!st.is_ok())
             fail("cannot read device %s: %s", ifname.c_str(), st.text().c_str());

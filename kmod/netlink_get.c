@@ -87,7 +87,8 @@ static const struct {
 
 /*
  * struct wgx_dump_ctx - state of one dump, kept in netlink_callback::ctx.
- * @wgx: the device (its net_device referenced from start to done).
+ * @wgx: the device (its net_device referenced from the first dumpit call,
+ *       which looks it up, to done); NULL before.
  * @next_peer: the peer the next message starts with (referenced), or NULL
  *             for the first peer of the list.
  * @next_allowedip: where @next_peer's allowed IPs go on
@@ -96,6 +97,8 @@ static const struct {
  *                  been started.
  * @wireguard: the dump was asked through the "wireguard" family (drop-in
  *             mode): WireGuard's tree, without wgx's extensions.
+ * @no_stats: the request's WGX_DEVICE_A_GET_FLAGS had WGX_GET_F_NO_STATS:
+ *            no WGX_DEVICE_A_STATS or WGX_PEER_A_STATS.
  * @started: the device attributes were sent.
  * @done: every peer was sent; the next call ends the dump.
  */
@@ -104,8 +107,19 @@ struct wgx_dump_ctx {
 	struct wgx_peer *next_peer;
 	struct wgx_allowedips_cursor next_allowedip;
 	bool wireguard;
+	bool no_stats;
 	bool started;
 	bool done;
+};
+
+/*
+ * What a dump sends beyond WireGuard's tree: wgx's extension attributes
+ * (family "wgx"), and of them the counter nests unless the request asked for
+ * WGX_GET_F_NO_STATS.
+ */
+enum wgx_nl_detail {
+	WGX_NL_EXTENSIONS = 1U << 0,
+	WGX_NL_STATS = 1U << 1,
 };
 
 static struct wgx_dump_ctx *wgx_dump_ctx(struct netlink_callback *cb)
@@ -144,13 +158,47 @@ static int wgx_nl_get_start(struct netlink_callback *cb, const struct wgx_nl_fla
 	 */
 	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_peer_stats) != WGX_PEER_STATS_A_KEEPALIVES_RX + 4);
 	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_device_stats) != WGX_DEVICE_STATS_A_HANDSHAKES_PACED);
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->wireguard = flavour->wireguard;
+	/*
+	 * "wgx": the request is checked and the device looked up in the first
+	 * dumpit call, as a start callback has no extack on 6.1 (cb->extack is
+	 * set only around dumpit) and a refused request must name the
+	 * attribute; its error then ends the dump in NLMSG_DONE.  "wireguard"
+	 * does it here, as WireGuard does: wg(8) expects a failed lookup as an
+	 * NLMSG_ERROR.
+	 */
+	if (!flavour->wireguard)
+		return 0;
 	wgx = wgx_netlink_lookup_device(flavour, sock_net(cb->skb->sk),
 					wgx_compat_genl_dump_attrs(cb), cb->extack);
 	if (IS_ERR(wgx))
 		return PTR_ERR(wgx);
-	memset(ctx, 0, sizeof(*ctx));
 	ctx->wgx = wgx;
-	ctx->wireguard = flavour->wireguard;
+	return 0;
+}
+
+/*
+ * The first dumpit call of a "wgx" dump: the request's GET flags and the
+ * device.  On error the dump ends with it in NLMSG_DONE, with extack.
+ */
+static int wgx_nl_get_begin(struct netlink_callback *cb)
+{
+	struct wgx_dump_ctx *ctx = wgx_dump_ctx(cb);
+	struct nlattr **attrs = wgx_compat_genl_dump_attrs(cb);
+	struct nlattr *flags_attr = attrs[WGX_DEVICE_A_GET_FLAGS];
+	struct wgx_device *wgx;
+	u32 flags = flags_attr ? nla_get_u32(flags_attr) : 0;
+
+	if (flags & ~WGX_GET_F_ALL) {
+		NL_SET_ERR_MSG_ATTR(cb->extack, flags_attr, "unknown flag in WGX_DEVICE_A_GET_FLAGS");
+		return -EOPNOTSUPP;
+	}
+	wgx = wgx_netlink_lookup_device(&wgx_nl_flavour_wgx, sock_net(cb->skb->sk), attrs, cb->extack);
+	if (IS_ERR(wgx))
+		return PTR_ERR(wgx);
+	ctx->wgx = wgx;
+	ctx->no_stats = flags & WGX_GET_F_NO_STATS;
 	return 0;
 }
 
@@ -176,8 +224,13 @@ int wgx_netlink_get_done(struct netlink_callback *cb)
 	return 0;
 }
 
-/* wgx's device attributes: listen ports, rx-spread, DSCP, lane, handshake budget and counters (not in the "wireguard" family). */
-static int wgx_nl_put_device_extensions(struct sk_buff *skb, struct wgx_device *wgx)
+/*
+ * wgx's device attributes: listen ports, rx-spread, DSCP, lane, handshake
+ * budget, and with WGX_NL_STATS in @detail the counters (not in the
+ * "wireguard" family).
+ */
+static int wgx_nl_put_device_extensions(struct sk_buff *skb, struct wgx_device *wgx,
+					unsigned int detail)
 {
 	u8 prev_public[WGX_KEY_LEN];
 	struct nlattr *nest;
@@ -199,6 +252,8 @@ static int wgx_nl_put_device_extensions(struct sk_buff *skb, struct wgx_device *
 	up_read(&wgx->identity_lock);
 	if (has_prev && nla_put(skb, WGX_DEVICE_A_PREVIOUS_PUBLIC_KEY, WGX_KEY_LEN, prev_public))
 		return -EMSGSIZE;
+	if (!(detail & WGX_NL_STATS))
+		return 0;
 	nest = nla_nest_start(skb, WGX_DEVICE_A_STATS);
 	if (!nest)
 		return -EMSGSIZE;
@@ -216,9 +271,9 @@ static int wgx_nl_put_device_extensions(struct sk_buff *skb, struct wgx_device *
 
 /*
  * Device attributes of the first message (after ifindex and ifname); with
- * @extensions also wgx's own.
+ * WGX_NL_EXTENSIONS in @detail also wgx's own.
  */
-static int wgx_nl_put_device(struct sk_buff *skb, struct wgx_device *wgx, bool extensions)
+static int wgx_nl_put_device(struct sk_buff *skb, struct wgx_device *wgx, unsigned int detail)
 {
 	u8 private_key[WGX_KEY_LEN], public_key[WGX_KEY_LEN];
 	bool has_key;
@@ -233,7 +288,7 @@ static int wgx_nl_put_device(struct sk_buff *skb, struct wgx_device *wgx, bool e
 	if (nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORT, READ_ONCE(wgx->incoming_port)) ||
 	    nla_put_u32(skb, WGX_DEVICE_A_FWMARK, READ_ONCE(wgx->fwmark)))
 		goto out;
-	ret = extensions ? wgx_nl_put_device_extensions(skb, wgx) : 0;
+	ret = detail & WGX_NL_EXTENSIONS ? wgx_nl_put_device_extensions(skb, wgx, detail) : 0;
 out:
 	memzero_explicit(private_key, sizeof(private_key));
 	return ret;
@@ -344,8 +399,12 @@ static int wgx_nl_put_session_keys(struct sk_buff *skb, struct wgx_peer *peer)
 	return nla_put_u32(skb, WGX_PEER_A_SESSION_KEYS, flags);
 }
 
-/* Everything of a peer except its public key and allowed IPs; counters only with @extensions. */
-static int wgx_nl_put_peer_state(struct sk_buff *skb, struct wgx_peer *peer, bool extensions)
+/*
+ * Everything of a peer except its public key and allowed IPs; wgx's
+ * attributes with WGX_NL_EXTENSIONS in @detail, its counters with
+ * WGX_NL_STATS too.
+ */
+static int wgx_nl_put_peer_state(struct sk_buff *skb, struct wgx_peer *peer, unsigned int detail)
 {
 	struct wgx_device *wgx = peer->wgx;
 	struct __kernel_timespec last_handshake;
@@ -382,11 +441,13 @@ static int wgx_nl_put_peer_state(struct sk_buff *skb, struct wgx_peer *peer, boo
 	    nla_put_u32(skb, WGX_PEER_A_PROTOCOL_VERSION, 1) ||
 	    wgx_nl_put_endpoint(skb, peer))
 		return -EMSGSIZE;
-	if (!extensions)
+	if (!(detail & WGX_NL_EXTENSIONS))
 		return 0;
 
 	if (wgx_nl_put_session_keys(skb, peer))
 		return -EMSGSIZE;
+	if (!(detail & WGX_NL_STATS))
+		return 0;
 	nest = nla_nest_start(skb, WGX_PEER_A_STATS);
 	if (!nest)
 		return -EMSGSIZE;
@@ -427,7 +488,8 @@ static int wgx_nl_put_allowedip(void *data, int family, const wgx_u8 *addr, wgx_
 
 /*
  * One peer element of WGX_DEVICE_A_PEERS, starting at the allowed IP @cur
- * points at.  A peer not begun yet (@cur->index == 0) gets every attribute; a
+ * points at.  A peer not begun yet (@cur->index == 0) gets every attribute
+ * @detail asks for; a
  * continued one only its public key and the remaining allowed IPs (uapi
  * "Splitting").  Returns 0 when the peer is complete (@cur zeroed), 1 when it
  * was cut after at least one allowed IP (@cur at the first one left out), or
@@ -435,7 +497,7 @@ static int wgx_nl_put_allowedip(void *data, int family, const wgx_u8 *addr, wgx_
  * same position).  device_update_lock held.
  */
 static int wgx_nl_put_peer(struct sk_buff *skb, struct wgx_peer *peer,
-			   struct wgx_allowedips_cursor *cur, bool extensions)
+			   struct wgx_allowedips_cursor *cur, unsigned int detail)
 {
 	struct wgx_allowedips *table = peer->wgx->allowedips;
 	u64 count = wgx_allowedips_count(table, peer);
@@ -457,7 +519,7 @@ static int wgx_nl_put_peer(struct sk_buff *skb, struct wgx_peer *peer,
 		return -EMSGSIZE;
 	if (nla_put(skb, WGX_PEER_A_PUBLIC_KEY, WGX_KEY_LEN, peer->public_key))
 		goto cancel;
-	if (!start && wgx_nl_put_peer_state(skb, peer, extensions))
+	if (!start && wgx_nl_put_peer_state(skb, peer, detail))
 		goto cancel;
 
 	if (start < count) {
@@ -488,15 +550,26 @@ int wgx_netlink_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	struct wgx_device *wgx = ctx->wgx;
 	const struct wgx_nl_flavour *flavour = ctx->wireguard ? &wgx_nl_flavour_wireguard :
 								 &wgx_nl_flavour_wgx;
-	bool extensions = !ctx->wireguard;
 	struct wgx_peer *peer, *next_peer = NULL;
+	unsigned int detail;
 	struct nlattr *peers;
 	bool progress = false;
 	void *hdr;
-	int ret = -EMSGSIZE;
+	int ret;
 
-	if (!wgx || ctx->done)
+	if (ctx->done)
 		return 0;
+	if (!wgx) {
+		ret = wgx_nl_get_begin(cb);
+		if (ret) {
+			ctx->done = true;
+			return ret;
+		}
+		wgx = ctx->wgx;
+	}
+	detail = ctx->wireguard ? 0 :
+		 ctx->no_stats ? WGX_NL_EXTENSIONS : WGX_NL_EXTENSIONS | WGX_NL_STATS;
+	ret = -EMSGSIZE;
 
 	mutex_lock(&wgx->device_update_lock);
 	cb->seq = wgx_nl_dump_generation(wgx);
@@ -510,7 +583,7 @@ int wgx_netlink_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	    nla_put_string(skb, WGX_DEVICE_A_IFNAME, wgx->dev->name))
 		goto out_cancel;
 	if (!ctx->started) {
-		if (wgx_nl_put_device(skb, wgx, extensions))
+		if (wgx_nl_put_device(skb, wgx, detail))
 			goto out_cancel;
 		progress = true;
 	}
@@ -532,7 +605,7 @@ int wgx_netlink_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	if (!peer)
 		peer = list_first_entry(&wgx->peer_list, struct wgx_peer, peer_list);
 	list_for_each_entry_from(peer, &wgx->peer_list, peer_list) {
-		ret = wgx_nl_put_peer(skb, peer, &ctx->next_allowedip, extensions);
+		ret = wgx_nl_put_peer(skb, peer, &ctx->next_allowedip, detail);
 		if (ret >= 0)
 			progress = true;
 		if (ret) {

@@ -14,10 +14,14 @@ client of tests/lib/wgx_uapi.py, whose numbers come from the uapi header.
     netlink_raw.py dump-intr IF
         start a dump, add a peer after the first message, check that one
         later message carries NLM_F_DUMP_INTR.
-    netlink_raw.py dump IF [ERRNO]
+    netlink_raw.py dump IF [ERRNO|-] [GET_FLAGS]
         dump the device and check the message layout of the uapi
-        ("Splitting"); print "peers=N allowedips=M messages=K continued=C".
-        With ERRNO, the dump must fail with it instead.
+        ("Splitting"); print "peers=N allowedips=M messages=K bytes=B
+        continued=C" (B: the payload of every message).  With ERRNO, the dump
+        must fail with it instead.  GET_FLAGS (a number, or a name such as
+        NO_STATS for WGX_GET_F_NO_STATS) is sent as
+        WGX_DEVICE_A_GET_FLAGS; with WGX_GET_F_NO_STATS in it no counter
+        nest may appear, without it every one must.
 """
 import base64
 import errno
@@ -27,7 +31,7 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
-from wgx_uapi import (AF_INET, AF_INET6, AF_PACKET, AF_UNIX, AIP, AIP_F, CMD, DEV, DEV_F,  # noqa: E402
+from wgx_uapi import (AF_INET, AF_INET6, AF_PACKET, AF_UNIX, AIP, AIP_F, CMD, DEV, DEV_F, GET_F,  # noqa: E402
                       DEV_STATS, DEVICE_STATS_MAX, NLM_F_ACK, NLM_F_DUMP, NLM_F_DUMP_INTR,
                       NLM_F_MULTI, NLMSG_DONE, NLMSG_ERROR, PEER, PEER_F, PEER_STATS,
                       PEER_STATS_MAX, Genl, attrs, nest, nla, sin, sin6, strz, u8, u16, u32)
@@ -290,9 +294,15 @@ def stats_violations(what, stats, last_counter, last_known):
     return bad
 
 
-def cmd_dump(ifname, want=None):
+def cmd_dump(ifname, want=None, get_flags=None):
     g = Genl()
-    err, ext, msgs = g.request(g.family, CMD.GET_DEVICE, NLM_F_DUMP, strz(DEV.IFNAME, ifname))
+    req = strz(DEV.IFNAME, ifname)
+    if get_flags is not None:
+        get_flags = getattr(GET_F, get_flags) if get_flags.isidentifier() else int(get_flags, 0)
+        req += u32(DEV.GET_FLAGS, get_flags)
+    stats = not (get_flags or 0) & GET_F.NO_STATS
+    want = None if want == '-' else want
+    err, ext, msgs = g.request(g.family, CMD.GET_DEVICE, NLM_F_DUMP, req)
     if want is not None:
         if err != getattr(errno, want):
             raise SystemExit('dump: expected %s, got %s' % (want, errno.errorcode.get(err, err)))
@@ -311,9 +321,11 @@ def cmd_dump(ifname, want=None):
             bad.append('message %d lacks ifindex/ifname' % n)
         extra = set(top) - {DEV.IFINDEX, DEV.IFNAME, DEV.PEERS}
         if n == 0:
-            for need in (DEV.LISTEN_PORT, DEV.FWMARK, DEV.STATS):
+            for need in (DEV.LISTEN_PORT, DEV.FWMARK) + ((DEV.STATS,) if stats else ()):
                 if need not in top:
                     bad.append('first message lacks attribute %d' % need)
+            if not stats and DEV.STATS in top:
+                bad.append('device counters despite WGX_GET_F_NO_STATS')
             if DEV.STATS in top:
                 bad += stats_violations('device', attrs(top[DEV.STATS]), DEV_STATS.UNDER_LOAD_ENTERED,
                                         DEVICE_STATS_MAX)
@@ -334,9 +346,11 @@ def cmd_dump(ifname, want=None):
                 if key in keys:
                     bad.append('peer repeated non-adjacently')
                 for need in (PEER.PRESHARED_KEY, PEER.PERSISTENT_KEEPALIVE_INTERVAL, PEER.LAST_HANDSHAKE_TIME, PEER.RX_BYTES,
-                             PEER.TX_BYTES, PEER.PROTOCOL_VERSION, PEER.STATS):
+                             PEER.TX_BYTES, PEER.PROTOCOL_VERSION) + ((PEER.STATS,) if stats else ()):
                     if need not in p:
                         bad.append('peer lacks attribute %d' % need)
+                if not stats and PEER.STATS in p:
+                    bad.append('peer counters despite WGX_GET_F_NO_STATS')
                 if struct.unpack('=I', p.get(PEER.PROTOCOL_VERSION, bytes(4)))[0] != 1:
                     bad.append('protocol version is not 1')
                 if PEER.STATS in p:
@@ -353,7 +367,8 @@ def cmd_dump(ifname, want=None):
                 nips += 1
     for b in bad[:20]:
         print('violation:', b)
-    print('peers=%d allowedips=%d messages=%d continued=%d' % (len(keys), nips, len(msgs), continued))
+    print('peers=%d allowedips=%d messages=%d bytes=%d continued=%d' % (len(keys), nips, len(msgs),
+                                                                      sum(len(m) for _, m in msgs), continued))
     if bad:
         raise SystemExit(1)
 
@@ -370,4 +385,4 @@ if __name__ == '__main__':
         cmd_dump(*sys.argv[2:])
     else:
         raise SystemExit('usage: netlink_raw.py set IF CASE ERRNO [KEY] | cases IF KEY <LIST | '
-                         'dump IF [ERRNO]')
+                         'dump IF [ERRNO|-] [GET_FLAGS]')

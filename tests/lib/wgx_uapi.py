@@ -94,6 +94,7 @@ KEY_LEN = UAPI['WGX_NL_KEY_LEN']
 CMD = _Prefixed('WGX_CMD_')
 DEV = _Prefixed('WGX_DEVICE_A_')
 DEV_F = _Prefixed('WGX_DEVICE_F_')
+GET_F = _Prefixed('WGX_GET_F_')
 PEER = _Prefixed('WGX_PEER_A_')
 PEER_F = _Prefixed('WGX_PEER_F_')
 AIP = _Prefixed('WGX_ALLOWEDIP_A_')
@@ -206,7 +207,12 @@ class Genl:
                         return err, ext, msgs
                     continue
                 if typ == NLMSG_DONE:
-                    return -struct.unpack_from('=i', msg)[0] if len(msg) >= 4 else 0, '', msgs
+                    ext = ''
+                    if fl & NLM_F_ACK_TLVS:  # an error that ended a dump, with extack after the errno
+                        for t, v in attrs(msg[4:]):
+                            if t == NLMSGERR_ATTR_MSG:
+                                ext = v.rstrip(b'\0').decode()
+                    return -struct.unpack_from('=i', msg)[0] if len(msg) >= 4 else 0, ext, msgs
                 msgs.append((fl, msg[4:]))
                 if not (flags & NLM_F_DUMP) and not (fl & NLM_F_MULTI) and not (flags & NLM_F_ACK):
                     return 0, '', msgs

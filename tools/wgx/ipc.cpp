@@ -52,7 +52,7 @@ Status list_devices(std::vector<LinkInfo> &out)
     return st;
 }
 
-Status get_device(const std::string &name, Device &out)
+Status get_device(const std::string &name, Device &out, bool stats)
 {
     LinkInfo link;
     Kind kind;
@@ -65,7 +65,7 @@ Status get_device(const std::string &name, Device &out)
         return st;
     for (int attempt = 0;; ++attempt) {
         Device dev;
-        NlMessage req = build_get_device_request(family, name);
+        NlMessage req = build_get_device_request(family, name, kind == Kind::Wgx && !stats ? WGX_GET_F_NO_STATS : 0);
         bool interrupted = false;
         st = sock.request(
             req, [&](const nlmsghdr *nlh) { return parse_get_device_message(nlh, dev); }, &interrupted);

@@ -22,10 +22,13 @@ Status list_devices(std::vector<LinkInfo> &out);
  * get_device - the complete state of interface @name: kind, ifindex, MTU and
  * the GET_DEVICE dump of its family with split peers coalesced.  The dump is
  * restarted if the kernel flags it as interrupted by a concurrent change.
+ * With @stats false a wgx device is asked without its counters
+ * (WGX_GET_F_NO_STATS; Device::stats and Peer::stats stay empty), a smaller
+ * dump for callers that need the configuration or handshake times only.
  * Errors: ENODEV (no such link), EOPNOTSUPP (not wgx/wireguard), ENOENT
  * (family not registered), EPERM, or what the kernel returns.
  */
-Status get_device(const std::string &name, Device &out);
+Status get_device(const std::string &name, Device &out, bool stats = true);
 
 /**
  * set_device - apply @dev to the interface dev.name: first everything that

@@ -101,7 +101,7 @@ int setconf_main(int argc, const char *argv[])
     print_messages(r.warnings);
     if (sync) {
         Device runtime;
-        Status st = get_device(argv[1], runtime);
+        Status st = get_device(argv[1], runtime, false);
         if (!st.is_ok()) {
             fprintf(stderr, "Unable to retrieve current interface configuration of %s: %s\n", argv[1],
                     st.text().c_str());

@@ -584,7 +584,8 @@ int show_main(int argc, const char *argv[])
         int ret = 0;
         for (std::size_t i = 0; i < links.size(); ++i) {
             Device d;
-            st = get_device(links[i].name, d);
+            // One field (wg's scripting interface): the counters are not needed.
+            st = get_device(links[i].name, d, args.size() != 2);
             if (!st.is_ok()) {
                 fprintf(stderr, "Unable to access interface %s: %s\n", links[i].name.c_str(), st.text().c_str());
                 continue;
@@ -627,7 +628,7 @@ int show_main(int argc, const char *argv[])
         return 1;
     }
     Device d;
-    Status st = get_device(args[0], d);
+    Status st = get_device(args[0], d, args.size() != 2);
     if (!st.is_ok()) {
         fprintf(stderr, "Unable to access interface %s: %s\n", args[0].c_str(), st.text().c_str());
         return 1;

@@ -64,7 +64,7 @@ int showconf_main(int argc, const char *argv[])
     if (int rc = check_usage(argc, argv, argc == 2 && argv[1][0] != '-', "<interface>"); rc >= 0)
         return rc;
     Device d;
-    Status st = get_device(argv[1], d);
+    Status st = get_device(argv[1], d, false);
     if (!st.is_ok()) {
         fprintf(stderr, "Unable to access interface %s: %s\n", argv[1], st.text().c_str());
         return 1;

@@ -56,11 +56,13 @@ std::size_t default_set_message_size()
     return static_cast<std::size_t>(page);
 }
 
-NlMessage build_get_device_request(std::uint16_t family, const std::string &ifname)
+NlMessage build_get_device_request(std::uint16_t family, const std::string &ifname, std::uint32_t get_flags)
 {
     NlMessage m(family, NLM_F_REQUEST | NLM_F_DUMP, 256);
     m.put_genl_header(WGX_CMD_GET_DEVICE, WGX_GENL_VERSION);
     m.put_strz(WGX_DEVICE_A_IFNAME, ifname);
+    if (get_flags)
+        m.put_u32(WGX_DEVICE_A_GET_FLAGS, get_flags);
     return m;
 }
 

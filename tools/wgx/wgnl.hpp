@@ -17,8 +17,13 @@ namespace wgx {
 /** Default capacity of one SET_DEVICE message (bytes), as wg uses: one page, at most 8 KiB. */
 std::size_t default_set_message_size();
 
-/** GET_DEVICE dump request for @ifname to generic netlink family @family. */
-NlMessage build_get_device_request(std::uint16_t family, const std::string &ifname);
+/**
+ * build_get_device_request - GET_DEVICE dump request for @ifname to generic
+ * netlink family @family, with WGX_DEVICE_A_GET_FLAGS = @get_flags (enum
+ * wgx_get_flag) unless it is 0.  Only the "wgx" family knows that attribute:
+ * pass 0 for "wireguard".
+ */
+NlMessage build_get_device_request(std::uint16_t family, const std::string &ifname, std::uint32_t get_flags = 0);
 
 /**
  * build_set_device_messages - encode @dev (name, private key, listen port,

@@ -40,12 +40,19 @@
  * Device lookup (both commands): exactly one of WGX_DEVICE_A_IFINDEX and
  * WGX_DEVICE_A_IFNAME, else -EBADR; no such device in the caller's network
  * namespace: -ENODEV; a device that is not of link kind "wgx": -EOPNOTSUPP.
+ * A GET_DEVICE refused for these or for its GET flags ends in NLMSG_DONE
+ * carrying the errno and the extack (the "wireguard" family of drop-in mode
+ * answers lookup errors with NLMSG_ERROR instead, as WireGuard does).
  *
  * WGX_CMD_GET_DEVICE
  * ------------------
  *
  * Only as NLM_F_REQUEST | NLM_F_DUMP, with WGX_DEVICE_A_IFINDEX or
- * WGX_DEVICE_A_IFNAME.  The reply is a sequence of NLM_F_MULTI messages
+ * WGX_DEVICE_A_IFNAME, and optionally WGX_DEVICE_A_GET_FLAGS (NLA_U32,
+ * enum wgx_get_flag; wgx extension, ignored by SET): WGX_GET_F_NO_STATS
+ * leaves the counter nests out, for readers that want the configuration or
+ * the handshake times only (a dump of many peers gets several times smaller).  A bit outside WGX_GET_F_ALL: -EOPNOTSUPP.
+ * The reply is a sequence of NLM_F_MULTI messages
  * ending in NLMSG_DONE, whose payload is 0 or a negative errno.
  * The first message carries this tree:
  *
@@ -375,6 +382,13 @@ enum wgx_dscp_mode {
 	((1ULL << 46) | (1ULL << 40) | (1ULL << 48) | (1ULL << 56) | (1ULL << 34) | \
 	 (1ULL << 36) | (1ULL << 38))
 
+/* WGX_DEVICE_A_GET_FLAGS, in a GET_DEVICE request. */
+enum wgx_get_flag {
+	/* Leave out WGX_DEVICE_A_STATS and every WGX_PEER_A_STATS. */
+	WGX_GET_F_NO_STATS = 1U << 0,
+	WGX_GET_F_ALL = WGX_GET_F_NO_STATS
+};
+
 /* WGX_DEVICE_A_FLAGS, SET only. */
 enum wgx_device_flag {
 	WGX_DEVICE_F_REPLACE_PEERS = 1U << 0,
@@ -400,6 +414,7 @@ enum wgx_device_attribute {
 	WGX_DEVICE_A_HANDSHAKE_BUDGET,	/* 14, u32, initiations/s, 0 = automatic */
 	WGX_DEVICE_A_KEY_GRACE,		/* 15, u32, seconds, 0..WGX_MAX_KEY_GRACE */
 	WGX_DEVICE_A_PREVIOUS_PUBLIC_KEY, /* 16, 32 bytes, read-only, during a grace */
+	WGX_DEVICE_A_GET_FLAGS,		/* 17, u32, GET request only: enum wgx_get_flag */
 	__WGX_DEVICE_A_LAST
 };
 #define WGX_DEVICE_A_MAX (__WGX_DEVICE_A_LAST - 1)

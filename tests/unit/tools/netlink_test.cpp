@@ -2,6 +2,7 @@
 // Netlink message construction and parsing without a kernel: SET_DEVICE
 // chunking, GET_DEVICE coalescing, extack errors, rtnetlink links and
 // ethtool feature bitsets.
+#include <libmnl/libmnl.h>
 #include <linux/ethtool_netlink.h>
 #include <linux/genetlink.h>
 #include <linux/if_link.h>
@@ -454,6 +455,26 @@ TEST(ToolNetlink, GetRequestNamesTheInterface)
     Device d;
     ASSERT_TRUE(parse_get_device_message(m.hdr(), d).is_ok());
     EXPECT_EQ(d.name, "wg0");
+}
+
+// The top-level attribute @type of a generic netlink request, as u32 (nullopt: absent).
+std::optional<std::uint32_t> request_u32(const NlMessage &m, std::uint16_t type)
+{
+    std::optional<std::uint32_t> v;
+    const auto *tail = static_cast<const char *>(mnl_nlmsg_get_payload_tail(m.hdr()));
+    for (const auto *a = static_cast<const nlattr *>(mnl_nlmsg_get_payload_offset(m.hdr(), GENL_HDRLEN));
+         mnl_attr_ok(a, static_cast<int>(tail - reinterpret_cast<const char *>(a))); a = mnl_attr_next(a))
+        if (mnl_attr_get_type(a) == type)
+            v = mnl_attr_get_u32(a);
+    return v;
+}
+
+TEST(ToolNetlink, GetRequestCarriesGetFlagsOnlyWhenAsked)
+{
+    EXPECT_EQ(request_u32(build_get_device_request(kFamily, "wg0"), WGX_DEVICE_A_GET_FLAGS), std::nullopt);
+    EXPECT_EQ(request_u32(build_get_device_request(kFamily, "wg0", 0), WGX_DEVICE_A_GET_FLAGS), std::nullopt);
+    EXPECT_EQ(request_u32(build_get_device_request(kFamily, "wgx0", WGX_GET_F_NO_STATS), WGX_DEVICE_A_GET_FLAGS),
+              std::optional<std::uint32_t>(WGX_GET_F_NO_STATS));
 }
 
 // ---- NLMSG_ERROR / NLMSG_DONE with extended ACK.
