@@ -4,7 +4,8 @@
  * dump of one device's configuration, peers, allowed IPs and counters, as
  * include/uapi/linux/wgx.h specifies it.  The "wireguard" family (drop-in
  * mode) sends the same tree without wgx's extension attributes (the
- * counters, LISTEN_PORTS, RX_SPREAD), which is exactly WireGuard's.
+ * counters, LISTEN_PORTS, RX_SPREAD), which is exactly WireGuard's.  A "wgx"
+ * request may ask for its tree without the counters (WGX_GET_F_NO_STATS).
  *
  * Dumps resume exactly: the context remembers the next peer (with a
  * reference) and a cursor at its next allowed IP, so a peer whose allowed IPs
@@ -489,9 +490,8 @@ static int wgx_nl_put_allowedip(void *data, int family, const wgx_u8 *addr, wgx_
 /*
  * One peer element of WGX_DEVICE_A_PEERS, starting at the allowed IP @cur
  * points at.  A peer not begun yet (@cur->index == 0) gets every attribute
- * @detail asks for; a
- * continued one only its public key and the remaining allowed IPs (uapi
- * "Splitting").  Returns 0 when the peer is complete (@cur zeroed), 1 when it
+ * @detail asks for; a continued one only its public key and the remaining
+ * allowed IPs (uapi "Splitting").  Returns 0 when the peer is complete (@cur zeroed), 1 when it
  * was cut after at least one allowed IP (@cur at the first one left out), or
  * -EMSGSIZE when nothing of it fits (the message is unchanged, @cur at the
  * same position).  device_update_lock held.
