@@ -101,24 +101,26 @@ double now_s()
 struct Family {
     NlSocket sock;
     std::uint16_t id = 0;
-    bool wgx;
+    bool no_stats = false;  // ask without counters: family "wgx" whose module knows WGX_GET_F_NO_STATS
 
-    explicit Family(const char *name) : wgx(!strcmp(name, "wgx"))
+    explicit Family(const char *name)
     {
         Status st = sock.open(NETLINK_GENERIC);
         if (!st.is_ok())
             fail("netlink socket: %s", st.text().c_str());
-        if (!genl_family_id(sock, name, id).is_ok())
+        std::uint32_t maxattr = 0;
+        if (!genl_family_id(sock, name, id, &maxattr).is_ok())
             fail("no generic netlink family %s (module not loaded?)", name);
+        no_stats = !strcmp(name, "wgx") && maxattr >= WGX_DEVICE_A_GET_FLAGS;
     }
 
     // The peers GET_DEVICE lists for @ifname, split peers coalesced.  wgx is
-    // asked without its counters: the tree wireguard.ko sends, so both
-    // families cost the poll alike.
+    // asked without its counters (when its module knows the flag): the tree
+    // wireguard.ko sends, so both families cost the poll alike.
     std::vector<Peer> dump(const std::string &ifname)
     {
         Device dev;
-        NlMessage req = build_get_device_request(id, ifname, wgx ? WGX_GET_F_NO_STATS : 0);
+        NlMessage req = build_get_device_request(id, ifname, no_stats ? WGX_GET_F_NO_STATS : 0);
         Status st = sock.request(req, [&](const nlmsghdr *nlh) { return parse_get_device_message(nlh, dev); });
         if (!st.is_ok())
             fail("cannot read device %s: %s", ifname.c_str(), st.text().c_str());

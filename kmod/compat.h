@@ -36,8 +36,9 @@
 
 /*
  * wgx_compat_genl_dump_attrs - the parsed top-level attributes of the
- * request a generic netlink dump answers, in its start callback.  6.6 moved
- * them into a struct genl_info inside struct genl_dumpit_info.
+ * request a generic netlink dump answers, in its start and dumpit
+ * callbacks (valid until done).  6.6 moved them into a struct genl_info
+ * inside struct genl_dumpit_info.
  */
 static inline struct nlattr **wgx_compat_genl_dump_attrs(struct netlink_callback *cb)
 {

@@ -164,8 +164,9 @@ static int wgx_nl_get_start(struct netlink_callback *cb, const struct wgx_nl_fla
 	/*
 	 * "wgx": the request is checked and the device looked up in the first
 	 * dumpit call, as a start callback has no extack on 6.1 (cb->extack is
-	 * set only around dumpit) and a refused request must name the
-	 * attribute; its error then ends the dump in NLMSG_DONE.  "wireguard"
+	 * set only around dumpit) and a refused request must say why; its
+	 * error then ends the dump in NLMSG_DONE (whose extack carries the
+	 * message, which names the attribute, but no attribute offset).  "wireguard"
 	 * does it here, as WireGuard does: wg(8) expects a failed lookup as an
 	 * NLMSG_ERROR.
 	 */
@@ -187,10 +188,15 @@ static int wgx_nl_get_begin(struct netlink_callback *cb)
 {
 	struct wgx_dump_ctx *ctx = wgx_dump_ctx(cb);
 	struct nlattr **attrs = wgx_compat_genl_dump_attrs(cb);
-	struct nlattr *flags_attr = attrs[WGX_DEVICE_A_GET_FLAGS];
+	struct nlattr *flags_attr;
 	struct wgx_device *wgx;
-	u32 flags = flags_attr ? nla_get_u32(flags_attr) : 0;
+	u32 flags;
 
+	/* "wireguard" dumps look up in start; their table ends at WGDEVICE_A_MAX. */
+	if (WARN_ON_ONCE(ctx->wireguard))
+		return -EINVAL;
+	flags_attr = attrs[WGX_DEVICE_A_GET_FLAGS];
+	flags = flags_attr ? nla_get_u32(flags_attr) : 0;
 	if (flags & ~WGX_GET_F_ALL) {
 		NL_SET_ERR_MSG_ATTR(cb->extack, flags_attr, "unknown flag in WGX_DEVICE_A_GET_FLAGS");
 		return -EOPNOTSUPP;

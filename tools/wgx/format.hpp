@@ -71,6 +71,13 @@ std::optional<std::string> format_show_field(const Device &dev, std::string_view
 const std::vector<std::string> &show_fields();
 
 /**
+ * Whether format_show_field() prints counters for @field (Device::stats,
+ * Peer::stats): only "dump", whose wgx columns after wg's are the peer's
+ * counters.  The others can be read without them (WGX_GET_F_NO_STATS).
+ */
+bool show_field_needs_stats(std::string_view field);
+
+/**
  * `showconf`: the configuration in wg(8) file grammar.  Zero private and
  * preshared keys count as absent.  `MTU = ` is printed only for kind wgx
  * with a known MTU, so that for an in-tree WireGuard device the output is

@@ -28,12 +28,12 @@ Status link_of_kind(const std::string &name, LinkInfo &link, Kind &kind)
     return Status::ok();
 }
 
-Status open_family(NlSocket &sock, Kind kind, std::uint16_t &family)
+Status open_family(NlSocket &sock, Kind kind, std::uint16_t &family, std::uint32_t *maxattr = nullptr)
 {
     Status st = sock.open(NETLINK_GENERIC);
     if (!st.is_ok())
         return st;
-    st = genl_family_id(sock, kind_family(kind), family);
+    st = genl_family_id(sock, kind_family(kind), family, maxattr);
     if (!st.is_ok() && st.err == ENOENT)
         st.msg += kind == Kind::Wgx ? " (is the wgx module loaded?)" : " (is wireguard loaded?)";
     return st;
@@ -61,11 +61,15 @@ Status get_device(const std::string &name, Device &out, bool stats)
         return st;
     NlSocket sock;
     std::uint16_t family;
-    if (!(st = open_family(sock, kind, family)).is_ok())
+    std::uint32_t maxattr;
+    if (!(st = open_family(sock, kind, family, &maxattr)).is_ok())
         return st;
+    // A wgx.ko older than WGX_DEVICE_A_GET_FLAGS refuses it (strict
+    // validation, EINVAL): such a module is asked for everything.
+    const bool brief = kind == Kind::Wgx && !stats && maxattr >= WGX_DEVICE_A_GET_FLAGS;
     for (int attempt = 0;; ++attempt) {
         Device dev;
-        NlMessage req = build_get_device_request(family, name, kind == Kind::Wgx && !stats ? WGX_GET_F_NO_STATS : 0);
+        NlMessage req = build_get_device_request(family, name, brief ? WGX_GET_F_NO_STATS : 0);
         bool interrupted = false;
         st = sock.request(
             req, [&](const nlmsghdr *nlh) { return parse_get_device_message(nlh, dev); }, &interrupted);

@@ -24,7 +24,8 @@ Status list_devices(std::vector<LinkInfo> &out);
  * restarted if the kernel flags it as interrupted by a concurrent change.
  * With @stats false a wgx device is asked without its counters
  * (WGX_GET_F_NO_STATS; Device::stats and Peer::stats stay empty), a smaller
- * dump for callers that need the configuration or handshake times only.
+ * dump for callers that need the configuration or handshake times only; a
+ * module too old to know that flag is asked for everything.
  * Errors: ENODEV (no such link), EOPNOTSUPP (not wgx/wireguard), ENOENT
  * (family not registered), EPERM, or what the kernel returns.
  */

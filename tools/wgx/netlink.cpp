@@ -212,21 +212,33 @@ Status NlSocket::request(NlMessage &msg, const Callback &cb, bool *dump_interrup
 
 // ---------------------------------------------------------------- genl ctrl
 
-Status genl_family_id(NlSocket &sock, const std::string &name, std::uint16_t &id)
+bool parse_genl_family_reply(const nlmsghdr *nlh, std::uint16_t &id, std::uint32_t &maxattr)
+{
+    bool found = false;
+    for_each_attr(nlh, sizeof(genlmsghdr), [&](const nlattr *a) {
+        if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID && mnl_attr_validate(a, MNL_TYPE_U16) == 0) {
+            id = mnl_attr_get_u16(a);
+            found = true;
+        }
+        if (mnl_attr_get_type(a) == CTRL_ATTR_MAXATTR && mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+            maxattr = mnl_attr_get_u32(a);
+    });
+    return found;
+}
+
+Status genl_family_id(NlSocket &sock, const std::string &name, std::uint16_t &id, std::uint32_t *maxattr)
 {
     NlMessage msg(GENL_ID_CTRL, NLM_F_REQUEST | NLM_F_ACK);
     msg.put_genl_header(CTRL_CMD_GETFAMILY, 1);
     msg.put_strz(CTRL_ATTR_FAMILY_NAME, name);
     bool found = false;
+    std::uint32_t max = 0;
     Status st = sock.request(msg, [&](const nlmsghdr *nlh) {
-        for_each_attr(nlh, sizeof(genlmsghdr), [&](const nlattr *a) {
-            if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID && mnl_attr_validate(a, MNL_TYPE_U16) == 0) {
-                id = mnl_attr_get_u16(a);
-                found = true;
-            }
-        });
+        found |= parse_genl_family_reply(nlh, id, max);
         return Status::ok();
     });
+    if (maxattr)
+        *maxattr = max;
     if (!st.is_ok()) {
         if (st.err == ENOENT)
             st.msg = "generic netlink family `" + name + "' is not registered";

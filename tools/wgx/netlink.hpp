@@ -117,8 +117,21 @@ template <class F> void for_each_nested(const nlattr *nest, F &&f)
     }
 }
 
-/** Resolve a generic netlink family name to its id (CTRL_CMD_GETFAMILY). ENOENT if absent. */
-Status genl_family_id(NlSocket &sock, const std::string &name, std::uint16_t &id);
+/**
+ * parse_genl_family_reply - the family id (CTRL_ATTR_FAMILY_ID) and, when
+ * present, the highest attribute number of the family's policy
+ * (CTRL_ATTR_MAXATTR; 0 when its ops carry their own policies) from one
+ * CTRL_CMD_NEWFAMILY reply.  False if it has no id.  Exposed for unit tests.
+ */
+bool parse_genl_family_reply(const nlmsghdr *nlh, std::uint16_t &id, std::uint32_t &maxattr);
+
+/**
+ * genl_family_id - resolve a generic netlink family name to its id
+ * (CTRL_CMD_GETFAMILY); with @maxattr also the highest attribute number the
+ * family's policy knows (CTRL_ATTR_MAXATTR, 0 if the reply has none).
+ * ENOENT if the family is absent.
+ */
+Status genl_family_id(NlSocket &sock, const std::string &name, std::uint16_t &id, std::uint32_t *maxattr = nullptr);
 
 /**
  * Parse the error payload of an NLMSG_ERROR / NLMSG_DONE message: the

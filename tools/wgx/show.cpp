@@ -395,6 +395,11 @@ std::string format_dump(const Device &dev, bool with_interface)
     return s;
 }
 
+bool show_field_needs_stats(std::string_view field)
+{
+    return field == "dump";
+}
+
 const std::vector<std::string> &show_fields()
 {
     static const std::vector<std::string> f = {"public-key",
@@ -584,8 +589,8 @@ int show_main(int argc, const char *argv[])
         int ret = 0;
         for (std::size_t i = 0; i < links.size(); ++i) {
             Device d;
-            // One field (wg's scripting interface): the counters are not needed.
-            st = get_device(links[i].name, d, args.size() != 2);
+            // One field (wg's scripting interface): most need no counters.
+            st = get_device(links[i].name, d, args.size() != 2 || show_field_needs_stats(args[1]));
             if (!st.is_ok()) {
                 fprintf(stderr, "Unable to access interface %s: %s\n", links[i].name.c_str(), st.text().c_str());
                 continue;
@@ -628,7 +633,7 @@ int show_main(int argc, const char *argv[])
         return 1;
     }
     Device d;
-    Status st = get_device(args[0], d, args.size() != 2);
+    Status st = get_device(args[0], d, args.size() != 2 || show_field_needs_stats(args[1]));
     if (!st.is_ok()) {
         fprintf(stderr, "Unable to access interface %s: %s\n", args[0].c_str(), st.text().c_str());
         return 1;

@@ -40,9 +40,11 @@
  * Device lookup (both commands): exactly one of WGX_DEVICE_A_IFINDEX and
  * WGX_DEVICE_A_IFNAME, else -EBADR; no such device in the caller's network
  * namespace: -ENODEV; a device that is not of link kind "wgx": -EOPNOTSUPP.
- * A GET_DEVICE refused for these or for its GET flags ends in NLMSG_DONE
- * carrying the errno and the extack (the "wireguard" family of drop-in mode
- * answers lookup errors with NLMSG_ERROR instead, as WireGuard does).
+ * A GET_DEVICE refused for these, or for an unknown bit in its GET flags,
+ * ends in NLMSG_DONE carrying the errno and the extack message (no
+ * attribute offset); what the generic netlink core refuses first (a
+ * malformed attribute, -EPERM) and every refusal of the "wireguard" family
+ * of drop-in mode come as NLMSG_ERROR, as WireGuard's do.
  *
  * WGX_CMD_GET_DEVICE
  * ------------------
@@ -51,7 +53,10 @@
  * WGX_DEVICE_A_IFNAME, and optionally WGX_DEVICE_A_GET_FLAGS (NLA_U32,
  * enum wgx_get_flag; wgx extension, ignored by SET): WGX_GET_F_NO_STATS
  * leaves the counter nests out, for readers that want the configuration or
- * the handshake times only (a dump of many peers gets several times smaller).  A bit outside WGX_GET_F_ALL: -EOPNOTSUPP.
+ * the handshake times only (a dump of many peers gets several times
+ * smaller).  A module older than this attribute refuses it (-EINVAL):
+ * userspace sends it only when the family's CTRL_ATTR_MAXATTR reaches
+ * WGX_DEVICE_A_GET_FLAGS.  A bit outside WGX_GET_F_ALL: -EOPNOTSUPP.
  * The reply is a sequence of NLM_F_MULTI messages
  * ending in NLMSG_DONE, whose payload is 0 or a negative errno.
  * The first message carries this tree:
@@ -414,7 +419,7 @@ enum wgx_device_attribute {
 	WGX_DEVICE_A_HANDSHAKE_BUDGET,	/* 14, u32, initiations/s, 0 = automatic */
 	WGX_DEVICE_A_KEY_GRACE,		/* 15, u32, seconds, 0..WGX_MAX_KEY_GRACE */
 	WGX_DEVICE_A_PREVIOUS_PUBLIC_KEY, /* 16, 32 bytes, read-only, during a grace */
-	WGX_DEVICE_A_GET_FLAGS,		/* 17, u32, GET request only: enum wgx_get_flag */
+	WGX_DEVICE_A_GET_FLAGS,		/* 17, u32, GET request only */
 	__WGX_DEVICE_A_LAST
 };
 #define WGX_DEVICE_A_MAX (__WGX_DEVICE_A_LAST - 1)

@@ -469,6 +469,26 @@ std::optional<std::uint32_t> request_u32(const NlMessage &m, std::uint16_t type)
     return v;
 }
 
+TEST(ToolNetlink, FamilyReplyGivesIdAndMaxattr)
+{
+    NlMessage m(GENL_ID_CTRL, NLM_F_REQUEST, 256);
+    m.put_genl_header(CTRL_CMD_NEWFAMILY, 2);
+    m.put_strz(CTRL_ATTR_FAMILY_NAME, WGX_GENL_NAME);
+    m.put_u16(CTRL_ATTR_FAMILY_ID, 0x1d);
+    m.put_u32(CTRL_ATTR_VERSION, WGX_GENL_VERSION);
+    m.put_u32(CTRL_ATTR_MAXATTR, WGX_DEVICE_A_GET_FLAGS);
+    std::uint16_t id = 0;
+    std::uint32_t maxattr = 0;
+    ASSERT_TRUE(parse_genl_family_reply(m.hdr(), id, maxattr));
+    EXPECT_EQ(id, 0x1d);
+    EXPECT_EQ(maxattr, static_cast<std::uint32_t>(WGX_DEVICE_A_GET_FLAGS));
+    // No id: not a family.
+    NlMessage bare(GENL_ID_CTRL, NLM_F_REQUEST, 64);
+    bare.put_genl_header(CTRL_CMD_NEWFAMILY, 2);
+    bare.put_u32(CTRL_ATTR_MAXATTR, 3);
+    EXPECT_FALSE(parse_genl_family_reply(bare.hdr(), id, maxattr));
+}
+
 TEST(ToolNetlink, GetRequestCarriesGetFlagsOnlyWhenAsked)
 {
     EXPECT_EQ(request_u32(build_get_device_request(kFamily, "wg0"), WGX_DEVICE_A_GET_FLAGS), std::nullopt);
