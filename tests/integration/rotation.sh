@@ -319,7 +319,10 @@ test_rotation_grace_with_wireguard_peer() {
 		sent=$(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' "$f")
 		got=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' "$f")
 		echo "$(basename "$f"): $got of $sent answered; $(grep -o 'rtt.*' "$f")"
-		[ -n "$sent" ] && [ "$sent" = "$got" ] || fail "$(basename "$f"): pings lost"
+		[ -n "$sent" ] && [ "$sent" = "$got" ] && continue
+		[ "$f" = /tmp/ping-switch ] &&
+			fail "pings lost across c's switch; one reply in flight at that moment is lost by wireguard.ko's design (docs/testing.md), more is a fault"
+		fail "$(basename "$f"): pings lost"
 	done
 	f=$(cat /tmp/ping-ac /tmp/ping-ca | sed -n 's|^rtt [^=]*= [^/]*/[^/]*/\([0-9]*\).*|\1|p' | sort -n | tail -1)
 	[ "${f:-99999}" -lt 1000 ] || fail "a ping waited ${f} ms before c was told: staged during the grace"
