@@ -16,14 +16,22 @@
 //       the first transport data packet of the new session arrives, so a
 //       peer counts once its handshake is complete on both sides.  Prints
 //         {"peers":M,"listed":L,"completed":C,"seconds":S,"p50_seconds":S50,
+//          "poll_seconds":PS,"poll_p50_seconds":PS50,"clock_skew":K,
 //          "polls":N,"poll_ms":P,"dump_seconds":D,"cmd_seconds":T,"cmd_exit":X}
 //       S: from starting CMD to the last completion (to the timeout when
-//       C < M); S50: to the median completion; D: time spent in the N
+//       C < M) and S50 to the median one, both from the kernel's own stamp
+//       of each completion (the peer's last handshake time, CLOCK_REALTIME,
+//       against the same clock read when CMD starts), so the poll only has
+//       to notice completions, not time them, and may be slow; PS, PS50:
+//       the same as first seen by a poll (the figure before 2026-12-03, a
+//       poll late at most); K: how many completions the kernel stamped
+//       after the poll saw them, or before CMD started (0 unless the clock
+//       jumped; a bed check).  D: time spent in the N
 //       GET_DEVICE dumps (the poll's own cost, which competes with the
 //       handshakes for the guest's CPUs; wgx is asked without its counters,
 //       WGX_GET_F_NO_STATS, so its dump holds what wireguard.ko's does).  With WGX_BENCH_CMD_NETNS=PATH
 //       (e.g. /var/run/netns/a) CMD runs in that network namespace.  T:
-//       when CMD exited (as seen by the first poll after it; bringing
+//       when CMD exited (looked for every 5 ms, between polls too; bringing
 //       initiators up takes time of its own).  CMD's output goes to stderr.
 //
 //   wgx-bench-nl setup FAMILY FILE
@@ -90,11 +98,16 @@ constexpr long kMaxPeers = 65536;
     exit(1);
 }
 
-double now_s()
+double clock_s(clockid_t clock)
 {
     timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock, &ts);
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+double now_s()
+{
+    return clock_s(CLOCK_MONOTONIC);
 }
 
 // One generic netlink socket and the id of FAMILY.
@@ -139,13 +152,22 @@ long parse_long(const char *s, long lo, long hi, const char *what)
     return v;
 }
 
-// A peer's latest handshake before CMD, and when (seconds after CMD started)
-// it changed; done < 0: not yet.
+// A peer's latest handshake before CMD; when (seconds after CMD started) a
+// poll first saw it change (seen < 0: not yet), and the kernel's stamp of
+// the new one, in the same seconds.
 struct Waited {
     Key key;
     std::int64_t sec, nsec;
-    double done = -1;
+    double seen = -1, stamped = -1;
 };
+
+// The median and the last of @times (sorted here); 0 for none.
+void median_last(std::vector<double> &times, double &p50, double &last)
+{
+    std::sort(times.begin(), times.end());
+    p50 = times.empty() ? 0 : times[(times.size() - 1) / 2];
+    last = times.empty() ? 0 : times.back();
+}
 
 int cmd_wait(Family &f, char **argv)
 {
@@ -171,7 +193,7 @@ int cmd_wait(Family &f, char **argv)
     }
 
     fflush(stdout);
-    const double t0 = now_s();
+    const double t0 = now_s(), t0_real = clock_s(CLOCK_REALTIME);
     pid_t pid = fork();
     if (pid < 0)
         fail("fork: %s", strerror(errno));
@@ -199,39 +221,61 @@ int cmd_wait(Family &f, char **argv)
         if (cmd_s < 0 && waitpid(pid, &status, WNOHANG) == pid)
             cmd_s = t;
         const std::vector<Peer> now = f.dump(ifname);
-        dump_s += now_s() - t0 - t;
+        // A completion stamped while the dump ran is in it: seen at its end.
+        const double t_end = now_s() - t0;
+        dump_s += t_end - t;
         for (const Peer &p : now) {
             auto it = by_key.find(p.public_key);
             if (it == by_key.end())
                 continue;
             Waited *w = &peers[it->second];
-            if (w->done < 0 && (p.last_handshake_sec || p.last_handshake_nsec) &&
-                (p.last_handshake_sec != w->sec || p.last_handshake_nsec != w->nsec))
-                w->done = t;
+            if (w->seen < 0 && (p.last_handshake_sec || p.last_handshake_nsec) &&
+                (p.last_handshake_sec != w->sec || p.last_handshake_nsec != w->nsec)) {
+                w->seen = t_end;
+                w->stamped = static_cast<double>(p.last_handshake_sec) - t0_real +
+                             static_cast<double>(p.last_handshake_nsec) / 1e9;
+            }
         }
         polls++;
-        done = std::count_if(peers.begin(), peers.end(), [](const Waited &w) { return w.done >= 0; });
+        done = std::count_if(peers.begin(), peers.end(), [](const Waited &w) { return w.seen >= 0; });
         if (done >= static_cast<std::size_t>(want) || t >= static_cast<double>(timeout))
             break;
-        timespec pause = {0, poll_ms * 1000000};
-        nanosleep(&pause, nullptr);
+        // Until the next poll, look for CMD's exit every 5 ms (a cheap
+        // syscall), so its time keeps that resolution with a slow poll.
+        const double next = t + static_cast<double>(poll_ms) / 1e3;
+        for (double u = now_s() - t0; u < next; u = now_s() - t0) {
+            if (cmd_s < 0 && waitpid(pid, &status, WNOHANG) == pid)
+                cmd_s = u;
+            const long ns = std::min(5000000L, static_cast<long>((next - u) * 1e9) + 1);
+            timespec pause = {0, ns};
+            nanosleep(&pause, nullptr);
+        }
     }
     if (cmd_s < 0) {
         waitpid(pid, &status, 0);
         cmd_s = now_s() - t0;
     }
 
-    std::vector<double> times;
-    for (const Waited &w : peers)
-        if (w.done >= 0)
-            times.push_back(w.done);
-    std::sort(times.begin(), times.end());
-    const double last = times.empty() ? 0 : times.back();
-    const double p50 = times.empty() ? 0 : times[(times.size() - 1) / 2];
+    // A stamp outside [0, seen] means the real-time clock moved against
+    // the monotonic one: counted, and the stamp clamped into that window.
+    std::vector<double> seen, stamped;
+    std::size_t skew = 0;
+    for (const Waited &w : peers) {
+        if (w.seen < 0)
+            continue;
+        seen.push_back(w.seen);
+        const double s = std::min(std::max(w.stamped, 0.0), w.seen);
+        skew += s != w.stamped;
+        stamped.push_back(s);
+    }
+    double last, p50, poll_last, poll_p50;
+    median_last(stamped, p50, last);
+    median_last(seen, poll_p50, poll_last);
+    const bool all = seen.size() >= static_cast<std::size_t>(want);
     printf("{\"peers\":%ld,\"listed\":%zu,\"completed\":%zu,\"seconds\":%.4f,"
-           "\"p50_seconds\":%.4f,\"polls\":%zu,\"poll_ms\":%ld,\"dump_seconds\":%.4f,"
-           "\"cmd_seconds\":%.4f,\"cmd_exit\":%d}\n",
-           want, listed, times.size(), times.size() >= static_cast<std::size_t>(want) ? last : t, p50, polls, poll_ms,
+           "\"p50_seconds\":%.4f,\"poll_seconds\":%.4f,\"poll_p50_seconds\":%.4f,\"clock_skew\":%zu,"
+           "\"polls\":%zu,\"poll_ms\":%ld,\"dump_seconds\":%.4f,\"cmd_seconds\":%.4f,\"cmd_exit\":%d}\n",
+           want, listed, seen.size(), all ? last : t, p50, all ? poll_last : t, poll_p50, skew, polls, poll_ms,
            dump_s, cmd_s, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
     return 0;
 }

@@ -185,35 +185,56 @@ def ipt_counts(text, port):
     return out
 
 
+def cpu_busy(before, after, user_hz=100):
+    """Two snapshots by run-guest.sh's cpu_stat (the wall clock, then
+    /proc/stat's "cpu" line) -> (busy CPU seconds, all CPUs summed, wall
+    seconds) between them; busy is user, nice, system, irq, softirq and
+    steal (not idle, iowait).  None when a file is missing or malformed."""
+    try:
+        with open(before) as f0, open(after) as f1:
+            a, b = f0.read().split(), f1.read().split()
+        ta, tb = float(a[0]), float(b[0])
+        a = [int(x) for x in a[2:10]]
+        b = [int(x) for x in b[2:10]]
+    except (OSError, ValueError, IndexError):
+        return None
+    if len(a) < 8 or len(b) < 8:
+        return None
+    d = [y - x for x, y in zip(a, b)]
+    return (d[0] + d[1] + d[2] + d[5] + d[6] + d[7]) / user_hz, tb - ta
+
+
 def storm_sample(work, metrics, storm_bed, warnings, path, s, err):
     """One storm wave (bench/run-guest.sh storm_kind): the three figures,
     and the bed check (sessions made, ping loss, wire and device counters,
     the budget in force) for the table's notes and the JSON."""
     n = s["size"]
+    rnd = int(s.get("round", 1))  # the wave: storm_kind runs ROUNDS of each size
     ms = [metrics["storm_hs_%d" % n], metrics["storm_all_%d" % n], metrics["storm_ping_p99_%d" % n],
           metrics["storm_ping_idle_p99_%d" % n]]
     if err:
         for m in ms:
-            m.add(path, 1, error=err)
+            m.add(path, rnd, error=err)
         return
     base = os.path.join(work, s["file"])
     data, text = load_json(base + ".json")
-    bed = {"path": path, "size": n}
+    bed = {"path": path, "size": n, "wave": rnd}
     if data is None or "error" in data:
         e = "wgx-bench-nl: " + (data["error"] if data else "exit %s: %s" % (s.get("rc"), first_line(text)))
         for m in ms:
-            m.add(path, 1, error=e)
+            m.add(path, rnd, error=e)
         return
     bed.update(completed=data["completed"], seconds=data["seconds"], p50_seconds=data["p50_seconds"],
                polls=data.get("polls"), dump_seconds=data.get("dump_seconds"),
-               kick_seconds=data.get("cmd_seconds"), poll_ms=data.get("poll_ms"))
+               kick_seconds=data.get("cmd_seconds"), poll_ms=data.get("poll_ms"),
+               poll_seconds=data.get("poll_seconds"), clock_skew=data.get("clock_skew"))
     if data["completed"] < data["peers"]:
         e = "%d of %d sessions within %.0f s" % (data["completed"], data["peers"], data["seconds"])
-        ms[0].add(path, 1, error=e)
-        ms[1].add(path, 1, error=e)
+        ms[0].add(path, rnd, error=e)
+        ms[1].add(path, rnd, error=e)
     else:
-        ms[0].add(path, 1, value=data["peers"] / max(data["seconds"], 1e-6))
-        ms[1].add(path, 1, value=data["seconds"])
+        ms[0].add(path, rnd, value=data["peers"] / max(data["seconds"], 1e-6))
+        ms[1].add(path, rnd, value=data["seconds"])
     for m, suffix, key in ((ms[2], ".ping.txt", "ping"), (ms[3], ".idle.txt", "idle")):
         try:
             with open(base + suffix) as f:
@@ -222,9 +243,22 @@ def storm_sample(work, metrics, storm_bed, warnings, path, s, err):
             rtts, tx, rx = [], 0, 0
         bed[key + "_sent"], bed[key + "_received"] = tx, rx
         if rtts:
-            m.add(path, 1, value=pct(sorted(rtts), 99))
+            m.add(path, rnd, value=pct(sorted(rtts), 99))
         else:
-            m.add(path, 1, error="no ping replies (%d sent)" % tx)
+            m.add(path, rnd, error="no ping replies (%d sent)" % tx)
+    cpu = cpu_busy(base + ".stat0.txt", base + ".stat1.txt")
+    idle = cpu_busy(base + ".idlestat0.txt", base + ".idlestat1.txt")
+    if cpu is not None:
+        bed["cpu_busy_seconds"], bed["cpu_wall_seconds"] = cpu
+    tasks, _ = load_json(base + ".tasks.json") if os.path.exists(base + ".tasks.json") else (None, "")
+    if tasks and "tasks" in tasks:
+        bed["background_probe"] = tasks
+    if idle is not None and idle[1] > 0:
+        bed["cpu_background_share"] = idle[0] / idle[1]
+        if cpu is not None and data["completed"]:
+            # Less the background at its idle rate and the poll's dumps.
+            busy = cpu[0] - bed["cpu_background_share"] * cpu[1] - (data.get("dump_seconds") or 0)
+            bed["cpu_ms_per_handshake"] = 1000 * busy / data["completed"]
     if s.get("iptables") == 1:
         try:
             with open(base + ".ipt0.txt") as f0, open(base + ".ipt1.txt") as f1:
@@ -250,9 +284,13 @@ def storm_sample(work, metrics, storm_bed, warnings, path, s, err):
 def print_storm_bed(storm_bed, guest_cpus):
     """The storm's bed check, next to the figures."""
     for b in storm_bed:
-        line = "storm bed %s, %d initiators: %s/%d sessions, last %.2f s, median %.2f s" % (
-            PATH_LABEL[b["path"]], b["size"], b.get("completed", "?"), b["size"],
+        line = "storm bed %s, %d initiators, wave %d: %s/%d sessions, last %.2f s, median %.2f s (kernel stamps)" % (
+            PATH_LABEL[b["path"]], b["size"], b.get("wave", 1), b.get("completed", "?"), b["size"],
             b.get("seconds", 0), b.get("p50_seconds", 0))
+        if b.get("poll_seconds") is not None:
+            line += ", last seen by the poll %.2f s" % b["poll_seconds"]
+        if b.get("clock_skew"):
+            line += ", %d stamps outside the wave (clock moved; clamped)" % b["clock_skew"]
         if b.get("kick_seconds") is not None:
             line += " (the kick's process done after %.2f s)" % b["kick_seconds"]
         if "ping_sent" in b:
@@ -270,6 +308,17 @@ def print_storm_bed(storm_bed, guest_cpus):
         if b.get("dump_seconds") is not None:
             line += "; poll every %s ms: %d dumps, %.2f s" % (b.get("poll_ms"), b.get("polls") or 0,
                                                                b["dump_seconds"])
+        if b.get("cpu_busy_seconds") is not None and b.get("completed"):
+            line += "; guest CPU busy %.2f CPU-s in %.2f s" % (b["cpu_busy_seconds"], b["cpu_wall_seconds"])
+            if b.get("cpu_ms_per_handshake") is not None:
+                line += " (background %.2f CPUs while idle); %.2f ms per handshake less background and dumps" % (
+                    b["cpu_background_share"], b["cpu_ms_per_handshake"])
+        probe = b.get("background_probe")
+        if probe:
+            c = probe["cpu"]
+            line += "; background over %.1f s: user %.2f, system %.2f, softirq %.2f CPU-s; busiest: %s" % (
+                probe["seconds"], c.get("user", 0), c.get("system", 0), c.get("softirq", 0),
+                ", ".join("%s %.2f" % (t["comm"], t["cpu_s"]) for t in probe["tasks"][:4]) or "none")
         print(line)
 
 

@@ -643,9 +643,14 @@ hs_kind() {
 	ip -n b link set "$resp" down
 }
 
+# cpu_stat — one line: the wall clock (s) and /proc/stat's "cpu" line.
+cpu_stat() {
+	echo "$EPOCHREALTIME $(head -n 1 /proc/stat)"
+}
+
 # ---- handshake storms ----------------------------------------------------------------
-# storm_kind PATH — for each N of STORM_SIZES, N initiators asking for a
-# handshake at the same moment against one responder, while an established
+# storm_kind PATH — for each N of STORM_SIZES, ROUNDS waves of N initiators
+# asking for a handshake at the same moment against one responder, while an established
 # peer of that responder is pinged every STORM_PING_INTERVAL s.  Initiators:
 # <p>i<n> devices in a, one peer each (the responder <p>r0 in b, which has
 # all of them), no keepalive, allowed IP 10.<k>.x.y/32 routed to the device.
@@ -654,13 +659,18 @@ hs_kind() {
 # then STORM_IDLE_PINGS idle pings), the N initiators up and routed (not
 # timed: bringing devices up is not handshaking, and at 1,000 devices it
 # takes seconds), then `wgx-bench-nl kick` sends one datagram to each of the
-# N addresses and `wgx-bench-nl wait` times the sessions from there.  Its
-# poll is every N/4 ms (at least 5): a dump of 1,000 peers costs tens of ms
-# under TCG, CPU the handshakes need.  Bed check, both kinds alike:
+# N addresses and `wgx-bench-nl wait` times the sessions from there, by the
+# responder's own stamp of each completion (its last handshake time), so
+# its poll only notices them: every 250 ms, since a dump of 1,000 peers
+# costs tens of ms under TCG, CPU the handshakes need (until 2026-12-03 the
+# poll also timed them, every N/4 ms).  Bed check, both kinds alike:
 # iptables counters on b's listen port by IP length count the initiations
 # received (176 bytes), responses (120) and cookie replies (92) sent; for
 # wgx also the responder's under-load and cookie counters and its handshake
-# budget (`wgx show --json`).
+# budget (`wgx show --json`); and the guest's CPU time while `wait` ran
+# and, for the background (the ping, the devices' timers), while the idle
+# pings ran (cpu_stat before and after each), which give the CPU cost of a
+# handshake, both ends and the kick together.
 storm_kind() {
 	local path=$1 kind tool resp est pre port net n err file ipt ping_pid rc poll
 	kind=$(path_kind "$path")
@@ -693,32 +703,40 @@ storm_kind() {
 		n b iptables -w -A OUTPUT -p udp --sport "$port" -m length --length 120 -j ACCEPT &&
 		n b iptables -w -A OUTPUT -p udp --sport "$port" -m length --length 92 -j ACCEPT || ipt=0
 	for n in $STORM_SIZES; do
-		ip -batch "$WORK/storm/down-$kind.batch"
-		ip link set "$est" down
-		ip -n b link set "$resp" down
-		ip -n b link set "$resp" up
-		ip link set "$est" up
-		file=raw/storm-$path-$n
-		if ! err=$(ip -batch "$WORK/storm/up$n-$kind.batch" 2>&1 && ip -batch "$WORK/storm/routes$n-$kind.batch" 2>&1); then
-			record type=storm path="$path" size="$n" error="bringing the initiators up: $err"
-			continue
-		fi
-		ping -c 3 -i 0.2 -W 2 "10.$net.0.1" >/dev/null 2>&1
-		ping -c "$STORM_IDLE_PINGS" -i "$STORM_PING_INTERVAL" -W 1 "10.$net.0.1" >"$WORK/$file.idle.txt" 2>&1
-		[ "$ipt" = 1 ] && n b iptables-save -c >"$WORK/$file.ipt0.txt" 2>&1
-		[ "$kind" = wgx ] && n b "$tool" show "$resp" --json >"$WORK/$file.show0.json" 2>&1
-		poll=$((n / 4 > 5 ? n / 4 : 5))
-		blog "storm: $path, $n initiators at once (poll every $poll ms)"
-		ping -i "$STORM_PING_INTERVAL" -W 1 -w "$STORM_TIMEOUT" "10.$net.0.1" >"$WORK/$file.ping.txt" 2>&1 &
-		ping_pid=$!
-		WGX_BENCH_POLL_MS=$poll WGX_BENCH_CMD_NETNS=/var/run/netns/a n b "$NL_BIN" wait "$kind" "$resp" "$n" "$STORM_TIMEOUT" \
-			"$NL_BIN" kick "10.$((net - 4)).0.1" "$n" 9 >"$WORK/$file.json" 2>"$WORK/$file.err"
-		rc=$?
-		kill -INT "$ping_pid" 2>/dev/null
-		wait "$ping_pid" 2>/dev/null
-		[ "$ipt" = 1 ] && n b iptables-save -c >"$WORK/$file.ipt1.txt" 2>&1
-		[ "$kind" = wgx ] && n b "$tool" show "$resp" --json >"$WORK/$file.show1.json" 2>&1
-		record type=storm path="$path" size="$n" file="$file" rc="$rc" iptables="$ipt" port="$port"
+		for ((w = 1; w <= ROUNDS; w++)); do
+			ip -batch "$WORK/storm/down-$kind.batch"
+			ip link set "$est" down
+			ip -n b link set "$resp" down
+			ip -n b link set "$resp" up
+			ip link set "$est" up
+			file=raw/storm-$path-$n-$w
+			if ! err=$(ip -batch "$WORK/storm/up$n-$kind.batch" 2>&1 && ip -batch "$WORK/storm/routes$n-$kind.batch" 2>&1); then
+				record type=storm path="$path" size="$n" round="$w" error="bringing the initiators up: $err"
+				continue
+			fi
+			ping -c 3 -i 0.2 -W 2 "10.$net.0.1" >/dev/null 2>&1
+			cpu_stat >"$WORK/$file.idlestat0.txt"
+			ping -c "$STORM_IDLE_PINGS" -i "$STORM_PING_INTERVAL" -W 1 "10.$net.0.1" >"$WORK/$file.idle.txt" 2>&1
+			cpu_stat >"$WORK/$file.idlestat1.txt"
+			# What the background is, once per size (the probe's start-up costs a second).
+			[ "$w" = 1 ] && python3 "$here/probes/cpu-tasks.py" 1 >"$WORK/$file.tasks.json" 2>&1
+			[ "$ipt" = 1 ] && n b iptables-save -c >"$WORK/$file.ipt0.txt" 2>&1
+			[ "$kind" = wgx ] && n b "$tool" show "$resp" --json >"$WORK/$file.show0.json" 2>&1
+			poll=250
+			blog "storm: $path, $n initiators at once, wave $w of $ROUNDS (poll every $poll ms)"
+			ping -i "$STORM_PING_INTERVAL" -W 1 -w "$STORM_TIMEOUT" "10.$net.0.1" >"$WORK/$file.ping.txt" 2>&1 &
+			ping_pid=$!
+			cpu_stat >"$WORK/$file.stat0.txt"
+			WGX_BENCH_POLL_MS=$poll WGX_BENCH_CMD_NETNS=/var/run/netns/a n b "$NL_BIN" wait "$kind" "$resp" "$n" "$STORM_TIMEOUT" \
+				"$NL_BIN" kick "10.$((net - 4)).0.1" "$n" 9 >"$WORK/$file.json" 2>"$WORK/$file.err"
+			rc=$?
+			cpu_stat >"$WORK/$file.stat1.txt"
+			kill -INT "$ping_pid" 2>/dev/null
+			wait "$ping_pid" 2>/dev/null
+			[ "$ipt" = 1 ] && n b iptables-save -c >"$WORK/$file.ipt1.txt" 2>&1
+			[ "$kind" = wgx ] && n b "$tool" show "$resp" --json >"$WORK/$file.show1.json" 2>&1
+			record type=storm path="$path" size="$n" round="$w" file="$file" rc="$rc" iptables="$ipt" port="$port"
+		done
 	done
 	ip -batch "$WORK/storm/down-$kind.batch"
 	ip link set "$est" down
