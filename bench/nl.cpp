@@ -17,22 +17,25 @@
 //       peer counts once its handshake is complete on both sides.  Prints
 //         {"peers":M,"listed":L,"completed":C,"seconds":S,"p50_seconds":S50,
 //          "poll_seconds":PS,"poll_p50_seconds":PS50,"clock_skew":K,
-//          "polls":N,"poll_ms":P,"dump_seconds":D,"cmd_seconds":T,"cmd_exit":X}
+//          "polls":N,"poll_ms":P,"dump_seconds":D,"first_dump_seconds":D0,
+//          "cmd_seconds":T,"cmd_exit":X}
 //       S: from starting CMD to the last completion (to the timeout when
 //       C < M) and S50 to the median one, both from the kernel's own stamp
 //       of each completion (the peer's last handshake time, CLOCK_REALTIME,
 //       against the same clock read when CMD starts), so the poll only has
-//       to notice completions, not time them, and may be slow; PS, PS50:
-//       the same as first seen by a poll (the figure before 2026-12-03, a
-//       poll late at most); K: how many completions the kernel stamped
-//       after the poll saw them, or before CMD started (0 unless the clock
-//       jumped; a bed check).  D: time spent in the N
-//       GET_DEVICE dumps (the poll's own cost, which competes with the
-//       handshakes for the guest's CPUs; wgx is asked without its counters,
-//       WGX_GET_F_NO_STATS, so its dump holds what wireguard.ko's does).  With WGX_BENCH_CMD_NETNS=PATH
-//       (e.g. /var/run/netns/a) CMD runs in that network namespace.  T:
-//       when CMD exited (looked for every 5 ms, between polls too; bringing
-//       initiators up takes time of its own).  CMD's output goes to stderr.
+//       to notice completions, not time them, and may be slow.  PS, PS50:
+//       the same as first seen by a poll, at the end of its dump (before
+//       2026-12-03 the figure, then the dump's start).  K: how many
+//       completions the kernel stamped after the poll saw them, or before
+//       CMD started (0 unless the clock jumped; a bed check).  D: time
+//       spent in the N GET_DEVICE dumps (the poll's own cost, which
+//       competes with the handshakes for the guest's CPUs; wgx is asked
+//       without its counters, WGX_GET_F_NO_STATS, so its dump holds what
+//       wireguard.ko's does); D0: the dump before CMD, not in D.  With
+//       WGX_BENCH_CMD_NETNS=PATH (e.g. /var/run/netns/a) CMD runs in that
+//       network namespace.  T: when CMD exited (looked for every 5 ms,
+//       between polls too; bringing initiators up takes time of its own).
+//       CMD's output goes to stderr.
 //
 //   wgx-bench-nl setup FAMILY FILE
 //       Configure many single-peer devices in one process (instead of one
@@ -181,7 +184,9 @@ int cmd_wait(Family &f, char **argv)
 
     std::vector<Waited> peers;
     std::map<Key, std::size_t> by_key;  // a linear search per peer and poll costs ms under TCG
+    const double d0 = now_s();
     const std::vector<Peer> before = f.dump(ifname);
+    const double first_dump_s = now_s() - d0;
     const std::size_t listed = before.size();
     if (listed < static_cast<std::size_t>(want))
         fail("%s: GET_DEVICE lists %zu peers, expected %ld", ifname.c_str(), listed, want);
@@ -241,13 +246,16 @@ int cmd_wait(Family &f, char **argv)
         if (done >= static_cast<std::size_t>(want) || t >= static_cast<double>(timeout))
             break;
         // Until the next poll, look for CMD's exit every 5 ms (a cheap
-        // syscall), so its time keeps that resolution with a slow poll.
+        // syscall), so its time keeps that resolution with a slow poll;
+        // once it has exited, one sleep to the next poll.
         const double next = t + static_cast<double>(poll_ms) / 1e3;
         for (double u = now_s() - t0; u < next; u = now_s() - t0) {
             if (cmd_s < 0 && waitpid(pid, &status, WNOHANG) == pid)
                 cmd_s = u;
-            const long ns = std::min(5000000L, static_cast<long>((next - u) * 1e9) + 1);
-            timespec pause = {0, ns};
+            long ns = static_cast<long>((next - u) * 1e9) + 1;
+            if (cmd_s < 0)
+                ns = std::min(5000000L, ns);
+            timespec pause = {ns / 1000000000L, ns % 1000000000L};
             nanosleep(&pause, nullptr);
         }
     }
@@ -274,9 +282,10 @@ int cmd_wait(Family &f, char **argv)
     const bool all = seen.size() >= static_cast<std::size_t>(want);
     printf("{\"peers\":%ld,\"listed\":%zu,\"completed\":%zu,\"seconds\":%.4f,"
            "\"p50_seconds\":%.4f,\"poll_seconds\":%.4f,\"poll_p50_seconds\":%.4f,\"clock_skew\":%zu,"
-           "\"polls\":%zu,\"poll_ms\":%ld,\"dump_seconds\":%.4f,\"cmd_seconds\":%.4f,\"cmd_exit\":%d}\n",
-           want, listed, seen.size(), all ? last : t, p50, all ? poll_last : t, poll_p50, skew, polls, poll_ms,
-           dump_s, cmd_s, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+           "\"polls\":%zu,\"poll_ms\":%ld,\"dump_seconds\":%.4f,\"first_dump_seconds\":%.4f,"
+           "\"cmd_seconds\":%.4f,\"cmd_exit\":%d}\n",
+           want, listed, seen.size(), all ? last : t, p50, all ? poll_last : t, poll_p50, skew, polls, poll_ms, dump_s,
+           first_dump_s, cmd_s, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
     return 0;
 }
 

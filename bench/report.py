@@ -187,9 +187,10 @@ def ipt_counts(text, port):
 
 def cpu_busy(before, after, user_hz=100):
     """Two snapshots by run-guest.sh's cpu_stat (the wall clock, then
-    /proc/stat's "cpu" line) -> (busy CPU seconds, all CPUs summed, wall
-    seconds) between them; busy is user, nice, system, irq, softirq and
-    steal (not idle, iowait).  None when a file is missing or malformed."""
+    /proc/stat's "cpu" line) -> (busy CPU-seconds summed over all CPUs,
+    wall seconds) between them; busy is user, nice, system, irq, softirq
+    and steal (not idle, iowait).  None when a file is missing or
+    malformed."""
     try:
         with open(before) as f0, open(after) as f1:
             a, b = f0.read().split(), f1.read().split()
@@ -227,7 +228,8 @@ def storm_sample(work, metrics, storm_bed, warnings, path, s, err):
     bed.update(completed=data["completed"], seconds=data["seconds"], p50_seconds=data["p50_seconds"],
                polls=data.get("polls"), dump_seconds=data.get("dump_seconds"),
                kick_seconds=data.get("cmd_seconds"), poll_ms=data.get("poll_ms"),
-               poll_seconds=data.get("poll_seconds"), clock_skew=data.get("clock_skew"))
+               poll_seconds=data.get("poll_seconds"), poll_p50_seconds=data.get("poll_p50_seconds"),
+               clock_skew=data.get("clock_skew"), first_dump_seconds=data.get("first_dump_seconds"))
     if data["completed"] < data["peers"]:
         e = "%d of %d sessions within %.0f s" % (data["completed"], data["peers"], data["seconds"])
         ms[0].add(path, rnd, error=e)
@@ -256,8 +258,11 @@ def storm_sample(work, metrics, storm_bed, warnings, path, s, err):
     if idle is not None and idle[1] > 0:
         bed["cpu_background_share"] = idle[0] / idle[1]
         if cpu is not None and data["completed"]:
-            # Less the background at its idle rate and the poll's dumps.
-            busy = cpu[0] - bed["cpu_background_share"] * cpu[1] - (data.get("dump_seconds") or 0)
+            # Less the background at its idle rate and the poll's dumps
+            # (the one before the kick too, where wait reports it).  Still
+            # in it: the start-up of wait and of the kick's process.
+            busy = (cpu[0] - bed["cpu_background_share"] * cpu[1] - (data.get("dump_seconds") or 0) -
+                    (data.get("first_dump_seconds") or 0))
             bed["cpu_ms_per_handshake"] = 1000 * busy / data["completed"]
     if s.get("iptables") == 1:
         try:
@@ -287,7 +292,7 @@ def print_storm_bed(storm_bed, guest_cpus):
         line = "storm bed %s, %d initiators, wave %d: %s/%d sessions, last %.2f s, median %.2f s (kernel stamps)" % (
             PATH_LABEL[b["path"]], b["size"], b.get("wave", 1), b.get("completed", "?"), b["size"],
             b.get("seconds", 0), b.get("p50_seconds", 0))
-        if b.get("poll_seconds") is not None:
+        if b.get("poll_seconds") is not None and b.get("completed") == b["size"]:
             line += ", last seen by the poll %.2f s" % b["poll_seconds"]
         if b.get("clock_skew"):
             line += ", %d stamps outside the wave (clock moved; clamped)" % b["clock_skew"]

@@ -643,9 +643,12 @@ hs_kind() {
 	ip -n b link set "$resp" down
 }
 
-# cpu_stat — one line: the wall clock (s) and /proc/stat's "cpu" line.
+# cpu_stat — one line: the wall clock (s) and /proc/stat's "cpu" line,
+# read by the shell itself (a fork+exec would land in the window measured).
 cpu_stat() {
-	echo "$EPOCHREALTIME $(head -n 1 /proc/stat)"
+	local line
+	read -r line </proc/stat
+	echo "$EPOCHREALTIME $line"
 }
 
 # ---- handshake storms ----------------------------------------------------------------
@@ -672,7 +675,7 @@ cpu_stat() {
 # pings ran (cpu_stat before and after each), which give the CPU cost of a
 # handshake, both ends and the kick together.
 storm_kind() {
-	local path=$1 kind tool resp est pre port net n err file ipt ping_pid rc poll
+	local path=$1 kind tool resp est pre port net n w err file ipt ping_pid rc poll
 	kind=$(path_kind "$path")
 	tool=$(path_tool "$path")
 	if [ "$kind" = wgx ]; then pre=sx port=52011 net=253; else pre=sk port=52010 net=252; fi

@@ -5,10 +5,11 @@ use the guest's CPUs over the next SECONDS: a bed check for the benchmark's
 "background" (what runs while the bench itself is idle).
 
 Prints one JSON object: {"seconds": S, "cpu": {"user": s, "system": s,
-"irq": s, "softirq": s, ...}, "tasks": [{"pid": P, "comm": C, "cpu_s": s},
+"irq": s, "softirq": s, ...}, "tasks": [{"tid": T, "comm": C, "cpu_s": s},
 ...]} with the TOP (default 8) busiest threads (utime + stime from
-/proc/PID/task/TID/stat, in seconds), busiest first.  Threads that start or
-end inside the window are counted for the part seen."""
+/proc/PID/task/TID/stat, in seconds), busiest first.  A thread that starts
+inside the window is counted from its start; one that exits inside it is
+not counted (its time still shows in "cpu")."""
 import json
 import os
 import sys
@@ -58,7 +59,7 @@ def main():
     for tid, (comm, ticks) in t1.items():
         d = ticks - t0.get(tid, (comm, 0))[1]
         if d > 0:
-            tasks.append({"pid": tid, "comm": comm, "cpu_s": d / HZ})
+            tasks.append({"tid": tid, "comm": comm, "cpu_s": d / HZ})
     tasks.sort(key=lambda t: -t["cpu_s"])
     print(json.dumps({"seconds": round(w1 - w0, 3),
                       "cpu": {k: (b - a) / HZ for k, a, b in zip(FIELDS, c0, c1)},
