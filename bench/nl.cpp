@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 //
 // nl.cpp - wgx-bench-nl, the benchmark's generic netlink helper, for the
-// handshake and many-peers workloads.  FAMILY is "wireguard" or "wgx": both
+// handshake and many-peers workloads (and `burst`, which speaks the
+// protocol itself).  FAMILY is "wireguard" or "wgx": both
 // use the same commands and attribute numbers, and the helper speaks them
 // through the wgx tool's own library (tools/wgx: netlink.hpp, wgnl.hpp), so
 // the benchmark configures and reads devices with exactly the tool's
@@ -50,6 +51,20 @@
 //       packet for each of COUNT devices without a session, so each asks for
 //       a handshake at (nearly) the same moment.  Exit 1 when a send fails.
 //
+//   wgx-bench-nl burst FILE COUNT TIMEOUT
+//       The responder alone: make COUNT genuine initiations, one for each
+//       of the first COUNT devices of FILE (setup's format: its private
+//       key, its peer's public key and endpoint), with the host build of
+//       the core (kmod/core over tests/host) before the clock starts; then
+//       send them back to back from one UDP socket to that endpoint and
+//       time, from the first send, the response to each (matched by its
+//       receiver index) until all came or TIMEOUT seconds (1..600) pass
+//       (the socket's buffer is forced to 16 MiB: needs CAP_NET_ADMIN).
+//       Prints {"sent":N,"send_seconds":T,"responses":R,"cookie_replies":C,
+//       "other":O,"seconds":S,"p50_seconds":S50}: S, S50 to the last and
+//       the median response.  The responder's peers roam to this socket,
+//       and their sessions are replaced, as by any new handshake.
+//
 //   wgx-bench-nl count FAMILY IFNAME
 //       Prints {"peers":N}: how many peers GET_DEVICE lists for IFNAME.
 //
@@ -58,6 +73,7 @@
 // listed than PEERS).  Exit 2: usage.
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -75,6 +91,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <wgx/core.h>
 
 #include "model.hpp"
 #include "netlink.hpp"
@@ -302,13 +320,16 @@ bool hex_key(const std::string &hex, Key &key)
     return true;
 }
 
-int cmd_setup(Family &f, char **argv)
+// FILE of `setup` and `burst`: one single-peer device per line, as the tool
+// would configure it.  Exits through fail() naming FILE:LINE on a bad line.
+std::vector<Device> read_setup(const char *path)
 {
-    std::ifstream in(argv[0]);
+    std::ifstream in(path);
     if (!in)
-        fail("%s: %s", argv[0], strerror(errno));
+        fail("%s: %s", path, strerror(errno));
+    std::vector<Device> devices;
     std::string line;
-    std::size_t lineno = 0, devices = 0;
+    std::size_t lineno = 0;
     while (std::getline(in, line)) {
         lineno++;
         if (line.empty() || line[0] == '#')
@@ -325,13 +346,13 @@ int cmd_setup(Family &f, char **argv)
         if (!(fields >> ifname >> priv_hex >> pub_hex >> ip >> port >> keepalive) || !hex_key(priv_hex, priv) ||
             !hex_key(pub_hex, peer.public_key) || inet_pton(AF_INET, ip.c_str(), &ep.addr4.sin_addr) != 1 || port < 1 ||
             port > 65535 || keepalive < 0 || keepalive > 65535)
-            fail("%s:%zu: expected IFNAME PRIVKEY_HEX PUBKEY_HEX IPV4 PORT KEEPALIVE [ALLOWED_IPV4]", argv[0], lineno);
+            fail("%s:%zu: expected IFNAME PRIVKEY_HEX PUBKEY_HEX IPV4 PORT KEEPALIVE [ALLOWED_IPV4]", path, lineno);
         if (fields >> allowed) {
             AllowedIp a;
             a.family = AF_INET;
             a.cidr = 32;
             if (inet_pton(AF_INET, allowed.c_str(), a.addr.data()) != 1)
-                fail("%s:%zu: bad ALLOWED_IPV4 '%s'", argv[0], lineno, allowed.c_str());
+                fail("%s:%zu: bad ALLOWED_IPV4 '%s'", path, lineno, allowed.c_str());
             peer.allowed_ips.push_back(a);
         }
         ep.addr4.sin_port = htons(static_cast<std::uint16_t>(port));
@@ -340,17 +361,118 @@ int cmd_setup(Family &f, char **argv)
         dev.name = ifname;
         dev.private_key = priv;
         dev.peers.push_back(peer);
+        devices.push_back(std::move(dev));
+    }
+    return devices;
+}
 
+int cmd_setup(Family &f, char **argv)
+{
+    const std::vector<Device> devices = read_setup(argv[0]);
+    for (const Device &dev : devices) {
         std::vector<NlMessage> msgs;
         Status st = build_set_device_messages(dev, f.id, default_set_message_size(), msgs);
         for (NlMessage &m : msgs)
             if (st.is_ok())
                 st = f.sock.request(m, nullptr);
         if (!st.is_ok())
-            fail("SET_DEVICE %s: %s", ifname.c_str(), st.text().c_str());
-        devices++;
+            fail("SET_DEVICE %s: %s", dev.name.c_str(), st.text().c_str());
     }
-    printf("{\"devices\":%zu}\n", devices);
+    printf("{\"devices\":%zu}\n", devices.size());
+    return 0;
+}
+
+// One initiator of `burst`: its identity, handshake and prepared message.
+struct Prepared {
+    wgx_noise_identity *id = nullptr;
+    wgx_noise_handshake *hs = nullptr;
+    std::uint8_t msg[WGX_MSG_INITIATION_LEN];
+};
+
+int cmd_burst(char **argv)
+{
+    const std::vector<Device> devices = read_setup(argv[0]);
+    const long count = parse_long(argv[1], 1, kMaxPeers, "COUNT");
+    const long timeout = parse_long(argv[2], 1, 600, "TIMEOUT");
+    if (devices.size() < static_cast<std::size_t>(count))
+        fail("%s: %zu lines, COUNT is %ld", argv[0], devices.size(), count);
+
+    // Every initiation made before the clock starts: the burst measures the
+    // responder alone.  Sender index i + 1 names initiator i.
+    std::vector<Prepared> inits(static_cast<std::size_t>(count));
+    for (std::size_t i = 0; i < inits.size(); i++) {
+        Prepared &p = inits[i];
+        const Device &dev = devices[i];
+        const timespec wall = [] {
+            timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            return ts;
+        }();
+        p.id = wgx_noise_identity_create(true);
+        if (!p.id || wgx_noise_identity_set_private_key(p.id, dev.private_key->data()) != 0)
+            fail("%s: cannot use the private key", dev.name.c_str());
+        p.hs = wgx_noise_handshake_create(p.id, dev.peers[0].public_key.data(), nullptr, true);
+        if (!p.hs || wgx_noise_create_initiation(
+                         p.hs, p.msg, static_cast<std::uint32_t>(i + 1), static_cast<std::uint64_t>(now_s() * 1e9),
+                         static_cast<std::uint64_t>(wall.tv_sec), static_cast<std::uint32_t>(wall.tv_nsec)) != 0)
+            fail("%s: cannot create an initiation", dev.name.c_str());
+    }
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        fail("socket: %s", strerror(errno));
+    // Room for every response at once (rmem_max would cap SO_RCVBUF at
+    // about 200 datagrams): a response lost here would be the bed's.
+    const int rcvbuf = 16 << 20;
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) != 0)
+        fail("SO_RCVBUFFORCE: %s", strerror(errno));
+    const sockaddr_in to = devices[0].peers[0].endpoint->addr4;
+
+    const double t0 = now_s();
+    for (const Prepared &p : inits)
+        if (sendto(fd, p.msg, sizeof(p.msg), 0, reinterpret_cast<const sockaddr *>(&to), sizeof(to)) !=
+            static_cast<ssize_t>(sizeof(p.msg)))
+            fail("sendto: %s", strerror(errno));
+    const double sent_s = now_s() - t0;
+
+    std::vector<double> answered(inits.size(), -1);
+    std::size_t responses = 0, cookies = 0, other = 0;
+    std::uint8_t rx[256];
+    while (responses < inits.size()) {
+        const double left = static_cast<double>(timeout) - (now_s() - t0);
+        if (left <= 0)
+            break;
+        pollfd pfd = {fd, POLLIN, 0};
+        if (poll(&pfd, 1, static_cast<int>(left * 1e3) + 1) <= 0)
+            continue;
+        const ssize_t len = recv(fd, rx, sizeof(rx), MSG_DONTWAIT);
+        const double t = now_s() - t0;
+        std::uint32_t index = 0;
+        if (len <= 0)
+            continue;
+        const int type = wgx_msg_classify(rx, static_cast<std::size_t>(len));
+        if (type == WGX_MSG_COOKIE_REPLY)
+            cookies++;
+        else if (type == WGX_MSG_RESPONSE && wgx_msg_receiver_index(rx, static_cast<std::size_t>(len), &index) &&
+                 index >= 1 && index <= inits.size() && answered[index - 1] < 0) {
+            answered[index - 1] = t;
+            responses++;
+        } else
+            other++;
+    }
+    close(fd);
+    std::vector<double> times;
+    for (double t : answered)
+        if (t >= 0)
+            times.push_back(t);
+    double p50, last;
+    median_last(times, p50, last);
+    printf("{\"sent\":%zu,\"send_seconds\":%.4f,\"responses\":%zu,\"cookie_replies\":%zu,\"other\":%zu,"
+           "\"seconds\":%.4f,\"p50_seconds\":%.4f}\n",
+           inits.size(), sent_s, responses, cookies, other, last, p50);
+    for (Prepared &p : inits) {
+        wgx_noise_handshake_destroy(p.hs);
+        wgx_noise_identity_destroy(p.id);
+    }
     return 0;
 }
 
@@ -388,7 +510,8 @@ int cmd_count(Family &f, char **argv)
     fprintf(stderr, "usage: wgx-bench-nl wait FAMILY IFNAME PEERS TIMEOUT CMD [ARG...]\n"
                     "       wgx-bench-nl setup FAMILY FILE\n"
                     "       wgx-bench-nl count FAMILY IFNAME\n"
-                    "       wgx-bench-nl kick FIRST_IPV4 COUNT PORT\n");
+                    "       wgx-bench-nl kick FIRST_IPV4 COUNT PORT\n"
+                    "       wgx-bench-nl burst FILE COUNT TIMEOUT\n");
     exit(2);
 }
 
@@ -401,6 +524,8 @@ int main(int argc, char **argv)
     const std::string cmd = argv[1];
     if (cmd == "kick" && argc == 5)
         return cmd_kick(argv + 2);
+    if (cmd == "burst" && argc == 5)
+        return cmd_burst(argv + 2);
     if (cmd == "wait" && argc >= 7) {
         Family f(argv[2]);
         return cmd_wait(f, argv + 3);

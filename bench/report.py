@@ -286,6 +286,29 @@ def storm_sample(work, metrics, storm_bed, warnings, path, s, err):
     storm_bed.append(bed)
 
 
+def burst_sample(work, metrics, path, s, err):
+    """One burst (bench/run-guest.sh storm_kind): N prepared initiations
+    against the responder alone -> responses per second, and the median
+    response's time."""
+    n, rnd = s["size"], int(s.get("round", 1))
+    ms = [metrics["burst_hs_%d" % n], metrics["burst_p50_%d" % n]]
+    if err:
+        for m in ms:
+            m.add(path, rnd, error=err)
+        return
+    data, text = load_json(os.path.join(work, s["file"]) + ".json")
+    if data is None or "error" in data:
+        e = "wgx-bench-nl burst: " + (data["error"] if data else "exit %s: %s" % (s.get("rc"), first_line(text)))
+    elif data["responses"] < data["sent"]:
+        e = "%d of %d responses (%d cookie replies)" % (data["responses"], data["sent"], data["cookie_replies"])
+    else:
+        ms[0].add(path, rnd, value=data["responses"] / max(data["seconds"], 1e-6))
+        ms[1].add(path, rnd, value=data["p50_seconds"])
+        return
+    for m in ms:
+        m.add(path, rnd, error=e)
+
+
 def print_storm_bed(storm_bed, guest_cpus):
     """The storm's bed check, next to the figures."""
     for b in storm_bed:
@@ -769,6 +792,11 @@ def build(work, params, quick):
                "us", False, group="control")
         metric("storm_ping_idle_p99_%d" % n, "storm: established peer ping p99 idle, before %d" % n,
                "us", False, group="control")
+    for n in [int(x) for x in str(params.get("BURST_SIZES", "")).split()]:
+        metric("burst_hs_%d" % n, "storm: responder alone, %d prepared initiations at once" % n, "hs/s", True,
+               group="control")
+        metric("burst_p50_%d" % n, "storm: responder alone, median response of %d" % n, "s", False,
+               group="control")
     if params.get("ROT_SECONDS", 0) > 0:
         metric("rot_gap", "rotation: longest gap, %s pkt/s flow" % params.get("ROT_RATE"), "ms", False,
                group="control")
@@ -914,6 +942,8 @@ def build(work, params, quick):
                                     % (PATH_LABEL[path], rnd, data["cmd_exit"]))
         elif t == "storm":
             storm_sample(work, metrics, storm_bed, warnings, path, s, err)
+        elif t == "burst":
+            burst_sample(work, metrics, path, s, err)
         elif t == "rot":
             rot_sample(work, metrics, rot_bed, path, s, err)
         elif t == "setconf":

@@ -741,6 +741,20 @@ storm_kind() {
 			record type=storm path="$path" size="$n" round="$w" file="$file" rc="$rc" iptables="$ipt" port="$port"
 		done
 	done
+	# The responder alone: BURST_SIZES initiations made in advance by
+	# `wgx-bench-nl burst` (the host build of the core) and sent back to
+	# back, ROUNDS times each, a second apart (a peer's next initiation
+	# must carry a later timestamp).  Nothing else runs meanwhile.
+	for n in ${BURST_SIZES:-}; do
+		for ((w = 1; w <= ROUNDS; w++)); do
+			file=raw/burst-$path-$n-$w
+			blog "storm: $path, responder alone: $n prepared initiations, burst $w of $ROUNDS"
+			n a "$NL_BIN" burst "$WORK/storm/setup-$kind.txt" "$n" 30 >"$WORK/$file.json" 2>&1
+			rc=$?
+			record type=burst path="$path" size="$n" round="$w" file="$file" rc="$rc"
+			sleep 1
+		done
+	done
 	ip -batch "$WORK/storm/down-$kind.batch"
 	ip link set "$est" down
 	ip -n b link set "$resp" down
