@@ -56,7 +56,8 @@
 //       of the first COUNT devices of FILE (setup's format: its private
 //       key, its peer's public key and endpoint), with the host build of
 //       the core (kmod/core over tests/host) before the clock starts; then
-//       send them back to back from one UDP socket to that endpoint and
+//       send them back to back from one UDP socket to the first line's
+//       endpoint (the storm's files give every line the same one), and
 //       time, from the first send, the response to each (matched by its
 //       receiver index) until all came or TIMEOUT seconds (1..600) pass
 //       (the socket's buffer is forced to 16 MiB: needs CAP_NET_ADMIN).
@@ -403,11 +404,8 @@ int cmd_burst(char **argv)
     for (std::size_t i = 0; i < inits.size(); i++) {
         Prepared &p = inits[i];
         const Device &dev = devices[i];
-        const timespec wall = [] {
-            timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            return ts;
-        }();
+        timespec wall;
+        clock_gettime(CLOCK_REALTIME, &wall);
         p.id = wgx_noise_identity_create(true);
         if (!p.id || wgx_noise_identity_set_private_key(p.id, dev.private_key->data()) != 0)
             fail("%s: cannot use the private key", dev.name.c_str());

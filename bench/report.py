@@ -205,6 +205,12 @@ def cpu_busy(before, after, user_hz=100):
     return (d[0] + d[1] + d[2] + d[5] + d[6] + d[7]) / user_hz, tb - ta
 
 
+def nl_error(what, data, text, rc):
+    """The error of a wgx-bench-nl run whose JSON is @data (None when its
+    output @text held none), prefixed with @what."""
+    return what + ": " + (data["error"] if data else "exit %s: %s" % (rc, first_line(text)))
+
+
 def storm_sample(work, metrics, storm_bed, warnings, path, s, err):
     """One storm wave (bench/run-guest.sh storm_kind): the three figures,
     and the bed check (sessions made, ping loss, wire and device counters,
@@ -221,7 +227,7 @@ def storm_sample(work, metrics, storm_bed, warnings, path, s, err):
     data, text = load_json(base + ".json")
     bed = {"path": path, "size": n, "wave": rnd}
     if data is None or "error" in data:
-        e = "wgx-bench-nl: " + (data["error"] if data else "exit %s: %s" % (s.get("rc"), first_line(text)))
+        e = nl_error("wgx-bench-nl", data, text, s.get("rc"))
         for m in ms:
             m.add(path, rnd, error=e)
         return
@@ -298,7 +304,7 @@ def burst_sample(work, metrics, path, s, err):
         return
     data, text = load_json(os.path.join(work, s["file"]) + ".json")
     if data is None or "error" in data:
-        e = "wgx-bench-nl burst: " + (data["error"] if data else "exit %s: %s" % (s.get("rc"), first_line(text)))
+        e = nl_error("wgx-bench-nl burst", data, text, s.get("rc"))
     elif data["responses"] < data["sent"]:
         e = "%d of %d responses (%d cookie replies)" % (data["responses"], data["sent"], data["cookie_replies"])
     else:
