@@ -289,10 +289,25 @@ def storm_sample(work, metrics, storm_bed, warnings, path, s, err):
         bed["handshake_budget"] = d1.get("handshake_budget")
     except (OSError, ValueError, KeyError, IndexError):
         pass
+    bed.update(eph_delta(base))
     storm_bed.append(bed)
 
 
-def burst_sample(work, metrics, path, s, err):
+def eph_delta(base):
+    """The ephemeral key pool's counters around a wave or burst (wgx only):
+    pairs taken and takes that found it empty, and what it held before."""
+    try:
+        with open(base + ".eph0.txt") as f0, open(base + ".eph1.txt") as f1:
+            w0, w1 = f0.read().split(), f1.read().split()
+        c0 = {w0[i]: int(w0[i + 1]) for i in range(0, len(w0) - 1, 2)}
+        c1 = {w1[i]: int(w1[i + 1]) for i in range(0, len(w1) - 1, 2)}
+        return {"eph_held": c0["held"], "eph_taken": c1["taken"] - c0["taken"],
+                "eph_missed": c1["missed"] - c0["missed"]}
+    except (OSError, ValueError, KeyError, IndexError):
+        return {}
+
+
+def burst_sample(work, metrics, storm_bed, path, s, err):
     """One burst (bench/run-guest.sh storm_kind): N prepared initiations
     against the responder alone -> responses per second, and the median
     response's time."""
@@ -302,6 +317,9 @@ def burst_sample(work, metrics, path, s, err):
         for m in ms:
             m.add(path, rnd, error=err)
         return
+    eph = eph_delta(os.path.join(work, s["file"]))
+    if eph:
+        storm_bed.append(dict(eph, path=path, size=n, wave=rnd, burst=True))
     data, text = load_json(os.path.join(work, s["file"]) + ".json")
     if data is None or "error" in data:
         e = nl_error("wgx-bench-nl burst", data, text, s.get("rc"))
@@ -318,6 +336,11 @@ def burst_sample(work, metrics, path, s, err):
 def print_storm_bed(storm_bed, guest_cpus):
     """The storm's bed check, next to the figures."""
     for b in storm_bed:
+        if b.get("burst"):
+            print("storm bed %s, responder alone, %d initiations, burst %d: ephemeral pool %d taken, %d missed "
+                  "(held %d before)" % (PATH_LABEL[b["path"]], b["size"], b["wave"], b["eph_taken"],
+                                        b["eph_missed"], b["eph_held"]))
+            continue
         line = "storm bed %s, %d initiators, wave %d: %s/%d sessions, last %.2f s, median %.2f s (kernel stamps)" % (
             PATH_LABEL[b["path"]], b["size"], b.get("wave", 1), b.get("completed", "?"), b["size"],
             b.get("seconds", 0), b.get("p50_seconds", 0))
@@ -335,6 +358,9 @@ def print_storm_bed(storm_bed, guest_cpus):
         if "under_load_entered" in b:
             line += "; responder: under load entered %d, cookie replies %d, mac2 drops %d" % (
                 b["under_load_entered"], b.get("cookie_replies_tx", 0), b.get("rx_drop_mac2", 0))
+        if "eph_taken" in b:
+            line += "; ephemeral pool: %d taken, %d missed (held %d before)" % (
+                b["eph_taken"], b["eph_missed"], b["eph_held"])
         if b.get("handshake_budget") is not None:
             budget = b["handshake_budget"]
             line += "; budget %s" % ("auto (%s/s per device)" % (1000 * guest_cpus if guest_cpus else "1000 x CPUs")
@@ -949,7 +975,7 @@ def build(work, params, quick):
         elif t == "storm":
             storm_sample(work, metrics, storm_bed, warnings, path, s, err)
         elif t == "burst":
-            burst_sample(work, metrics, path, s, err)
+            burst_sample(work, metrics, storm_bed, path, s, err)
         elif t == "rot":
             rot_sample(work, metrics, rot_bed, path, s, err)
         elif t == "setconf":

@@ -643,6 +643,15 @@ hs_kind() {
 	ip -n b link set "$resp" down
 }
 
+# eph_stat KIND — wgx.ko's ephemeral key pool counters ("held H made M taken
+# T missed X expired E", kmod/ephemeral.c) for KIND wgx; nothing for others.
+# Read by the shell itself: a fork+exec would cost the window it measures.
+eph_stat() {
+	local line
+	[ "$1" = wgx ] || return 0
+	read -r line </sys/module/wgx/parameters/ephemeral_pool_stats && printf '%s\n' "$line"
+}
+
 # cpu_stat — one line: the wall clock (s) and /proc/stat's "cpu" line,
 # read by the shell itself (a fork+exec would land in the window measured).
 cpu_stat() {
@@ -725,6 +734,7 @@ storm_kind() {
 			[ "$w" = 1 ] && python3 "$here/probes/cpu-tasks.py" 1 >"$WORK/$file.tasks.json" 2>&1
 			[ "$ipt" = 1 ] && n b iptables-save -c >"$WORK/$file.ipt0.txt" 2>&1
 			[ "$kind" = wgx ] && n b "$tool" show "$resp" --json >"$WORK/$file.show0.json" 2>&1
+			eph_stat "$kind" >"$WORK/$file.eph0.txt"
 			poll=250
 			blog "storm: $path, $n initiators at once, wave $w of $ROUNDS (poll every $poll ms)"
 			ping -i "$STORM_PING_INTERVAL" -W 1 -w "$STORM_TIMEOUT" "10.$net.0.1" >"$WORK/$file.ping.txt" 2>&1 &
@@ -738,6 +748,7 @@ storm_kind() {
 			wait "$ping_pid" 2>/dev/null
 			[ "$ipt" = 1 ] && n b iptables-save -c >"$WORK/$file.ipt1.txt" 2>&1
 			[ "$kind" = wgx ] && n b "$tool" show "$resp" --json >"$WORK/$file.show1.json" 2>&1
+			eph_stat "$kind" >"$WORK/$file.eph1.txt"
 			record type=storm path="$path" size="$n" round="$w" file="$file" rc="$rc" iptables="$ipt" port="$port"
 		done
 	done
@@ -749,8 +760,10 @@ storm_kind() {
 		for ((w = 1; w <= ROUNDS; w++)); do
 			file=raw/burst-$path-$n-$w
 			blog "storm: $path, responder alone: $n prepared initiations, burst $w of $ROUNDS"
+			eph_stat "$kind" >"$WORK/$file.eph0.txt"
 			n a "$NL_BIN" burst "$WORK/storm/setup-$kind.txt" "$n" 30 >"$WORK/$file.json" 2>&1
 			rc=$?
+			eph_stat "$kind" >"$WORK/$file.eph1.txt"
 			record type=burst path="$path" size="$n" round="$w" file="$file" rc="$rc"
 			sleep 1
 		done

@@ -14,6 +14,7 @@
 #include "telemetry_bench.h"
 #include "compat.h"
 #include "device.h"
+#include "ephemeral.h"
 #include "netlink.h"
 #include "timers.h"
 
@@ -79,9 +80,12 @@ static int __init wgx_mod_init(void)
 	if (wgx_timer_scale != 1)
 		pr_warn("wgx: protocol timers divided by %u (timer_scale): for tests only\n",
 			wgx_timer_scale);
-	ret = wgx_device_init();
+	ret = wgx_ephemeral_init();
 	if (ret < 0)
 		return ret;
+	ret = wgx_device_init();
+	if (ret < 0)
+		goto err_ephemeral;
 	if (wgx_compat_wireguard) {
 		ret = wgx_device_wg_init();
 		if (ret < 0) {
@@ -118,6 +122,8 @@ err_device_wg:
 		wgx_device_wg_exit();
 err_device:
 	wgx_device_exit();
+err_ephemeral:
+	wgx_ephemeral_exit();
 	return ret;
 }
 
@@ -131,6 +137,8 @@ static void __exit wgx_mod_exit(void)
 	if (wgx_compat_wireguard)
 		wgx_device_wg_exit();
 	wgx_device_exit();
+	/* Every device, and so every caller of wgx_ephemeral_take(), is gone. */
+	wgx_ephemeral_exit();
 	/* Deferred frees of the core (wgx_platform_free_deferred) must run before the code goes. */
 	rcu_barrier();
 }

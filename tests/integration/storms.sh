@@ -109,3 +109,67 @@ test_deferred_initiation_dropped_after_session() {
 	expect_eq "initiations a sent to b after b's handshake" 0 "$tx"
 	ping_ok a 10.0.0.2
 }
+
+# ephemeral_stat FIELD — one counter of wgx.ko's ephemeral key pool
+# ("held H made M taken T missed X expired E", kmod/ephemeral.c).
+ephemeral_stat() {
+	awk -v k="$1" '{for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1)}' \
+		/sys/module/wgx/parameters/ephemeral_pool_stats
+}
+
+# ephemeral_wait_held N — wait (at most 20 s) until the pool holds N pairs.
+ephemeral_wait_held() {
+	local i
+	for i in $(seq 200); do
+		[ "$(ephemeral_stat held)" = "$1" ] && return 0
+		sleep 0.1
+	done
+	fail "ephemeral pool: holds $(ephemeral_stat held) pairs after 20 s, expected $1"
+}
+
+# The handshake ephemerals made ahead of time (module parameter
+# ephemeral_pool): the pool fills after load on a nice-19 thread, every
+# handshake message wgx creates takes a pair from it (here against the
+# in-tree module: the pairs are ordinary WireGuard ephemerals on the wire),
+# the thread refills what was taken, and with ephemeral_pool=0 nothing is
+# pooled and the handshakes still work.
+test_ephemeral_pool_serves_handshakes() {
+	local taken made
+	trap 'netns_cleanup; rmmod wgx 2>/dev/null; insmod "$WGX_MODULE_KO"' EXIT
+	rmmod wgx
+	must_fail insmod "$WGX_MODULE_KO" ephemeral_pool=4097
+	must_fail insmod "$WGX_MODULE_KO" ephemeral_pool=-1
+	# 4 pairs: one take reaches the low mark (three quarters) and wakes the refill.
+	insmod "$WGX_MODULE_KO" ephemeral_pool=4
+	ephemeral_wait_held 4
+	expect_eq "pairs made while filling" 4 "$(ephemeral_stat made)"
+	expect_eq "refill thread's nice" 19 "$(ps -o ni= -C wgx-ephemeral | tr -d ' ')"
+	must_fail sh -c 'echo 1 >/sys/module/wgx/parameters/ephemeral_pool_stats'
+
+	tunnel_setup wireguard
+	ping_ok a 10.0.0.2
+	ping_ok b 10.0.0.1
+	taken=$(ephemeral_stat taken)
+	# a made the initiation (or, if b initiated too, also a response).
+	[ "$taken" -ge 1 ] || fail "no ephemeral taken from the pool for a handshake"
+	expect_eq "takes that found the pool empty" 0 "$(ephemeral_stat missed)"
+	ephemeral_wait_held 4
+	made=$(ephemeral_stat made)
+	expect_eq "pairs made: the fill and one per pair taken" $((4 + taken)) "$made"
+	# b forgets the session and initiates again: a's response takes a fresh pair.
+	n b wg set wgt0 peer "$KA_pub" remove
+	n b wg set wgt0 peer "$KA_pub" endpoint 192.0.2.1:$TUN_PORT_A allowed-ips 10.0.0.1/32
+	ping_ok b 10.0.0.1
+	[ "$(ephemeral_stat taken)" -gt "$taken" ] || fail "the second handshake took no pair"
+
+	netns_cleanup
+	rmmod wgx
+	insmod "$WGX_MODULE_KO" ephemeral_pool=0
+	expect_eq "pool off" "held 0 made 0 taken 0 missed 0 expired 0" \
+		"$(cat /sys/module/wgx/parameters/ephemeral_pool_stats)"
+	must_fail pgrep -x wgx-ephemeral
+	tunnel_setup wgx
+	ping_ok a 10.0.0.2
+	expect_eq "pool off after a handshake" "held 0 made 0 taken 0 missed 0 expired 0" \
+		"$(cat /sys/module/wgx/parameters/ephemeral_pool_stats)"
+}

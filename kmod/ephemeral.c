@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ephemeral.c - handshake ephemeral key pairs made ahead of time on a
+ * nice-19 kernel thread (ephemeral.h says why; docs/rotation.md, "Ephemeral
+ * keys made ahead", what it means for a key compromise).
+ */
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/moduleparam.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include <crypto/curve25519.h>
+
+#include "ephemeral.h"
+
+/* Largest ephemeral_pool accepted: 4,096 pairs are 288 KiB. */
+#define WGX_EPHEMERAL_POOL_MAX 4096
+
+static unsigned int wgx_ephemeral_pool_size = 256;
+
+static int wgx_ephemeral_size_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+	int ret = kstrtouint(val, 0, &n);
+
+	if (ret < 0)
+		return ret;
+	if (n > WGX_EPHEMERAL_POOL_MAX) {
+		pr_err("wgx: ephemeral_pool=%u: at most %u key pairs\n", n,
+		       WGX_EPHEMERAL_POOL_MAX);
+		return -ERANGE;
+	}
+	wgx_ephemeral_pool_size = n;
+	return 0;
+}
+
+static const struct kernel_param_ops wgx_ephemeral_size_ops = {
+	.set = wgx_ephemeral_size_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(ephemeral_pool, &wgx_ephemeral_size_ops, &wgx_ephemeral_pool_size, 0444);
+MODULE_PARM_DESC(ephemeral_pool,
+		 "handshake ephemeral key pairs made ahead of time, each wiped unused after 120 s (0: off, every pair is made at its handshake as WireGuard does; default 256, at most 4096)");
+
+static struct wgx_ephemeral_pool wgx_ephemeral_module_pool;
+/*
+ * Set once the module's pool and its thread exist; cleared at module exit,
+ * after the last device (and so the last taker) is gone.  The pool's memory
+ * is static, so a reader of the counters racing with exit reads a valid lock.
+ */
+static struct wgx_ephemeral_pool *wgx_ephemeral_live;
+
+static int wgx_ephemeral_stats_set(const char *val, const struct kernel_param *kp)
+{
+	return -EPERM;
+}
+
+/* "held H made M taken T missed X expired E": counters since load. */
+static int wgx_ephemeral_stats_get(char *buffer, const struct kernel_param *kp)
+{
+	struct wgx_ephemeral_pool *pool = smp_load_acquire(&wgx_ephemeral_live);
+	u64 made, taken, missed, expired;
+	unsigned int held;
+
+	if (!pool)
+		return sysfs_emit(buffer, "held 0 made 0 taken 0 missed 0 expired 0\n");
+	spin_lock_bh(&pool->lock);
+	held = pool->count;
+	made = pool->made;
+	taken = pool->taken;
+	missed = pool->missed;
+	expired = pool->expired;
+	spin_unlock_bh(&pool->lock);
+	return sysfs_emit(buffer, "held %u made %llu taken %llu missed %llu expired %llu\n", held,
+			  made, taken, missed, expired);
+}
+
+static const struct kernel_param_ops wgx_ephemeral_stats_ops = {
+	.set = wgx_ephemeral_stats_set,
+	.get = wgx_ephemeral_stats_get,
+};
+
+module_param_cb(ephemeral_pool_stats, &wgx_ephemeral_stats_ops, NULL, 0444);
+MODULE_PARM_DESC(ephemeral_pool_stats,
+		 "read only: pairs held now, and made, taken, missed (pool empty) and expired since load");
+static struct task_struct *wgx_ephemeral_thread;
+
+/* Caller holds pool->lock.  Wipes the slot at the head and drops it. */
+static void wgx_ephemeral_drop_head(struct wgx_ephemeral_pool *pool)
+{
+	memzero_explicit(&pool->slots[pool->head], sizeof(pool->slots[0]));
+	pool->head = (pool->head + 1) % pool->size;
+	pool->count--;
+}
+
+/* Caller holds pool->lock. */
+static void wgx_ephemeral_expire_locked(struct wgx_ephemeral_pool *pool, unsigned long now)
+{
+	while (pool->count &&
+	       time_after_eq(now, pool->slots[pool->head].born + pool->lifetime)) {
+		wgx_ephemeral_drop_head(pool);
+		pool->expired++;
+	}
+}
+
+int wgx_ephemeral_pool_init(struct wgx_ephemeral_pool *pool, unsigned int size,
+			    unsigned long lifetime)
+{
+	memset(pool, 0, sizeof(*pool));
+	spin_lock_init(&pool->lock);
+	init_waitqueue_head(&pool->refill_wait);
+	pool->lifetime = lifetime;
+	if (!size)
+		return 0;
+	pool->slots = kcalloc(size, sizeof(pool->slots[0]), GFP_KERNEL);
+	if (!pool->slots)
+		return -ENOMEM;
+	pool->size = size;
+	return 0;
+}
+
+void wgx_ephemeral_pool_destroy(struct wgx_ephemeral_pool *pool)
+{
+	if (pool->slots)
+		memzero_explicit(pool->slots, pool->size * sizeof(pool->slots[0]));
+	kfree(pool->slots);
+	pool->slots = NULL;
+	pool->size = 0;
+	pool->count = 0;
+}
+
+bool wgx_ephemeral_pool_take(struct wgx_ephemeral_pool *pool, u8 private_key[WGX_KEY_LEN],
+			     u8 public_key[WGX_KEY_LEN], unsigned long now)
+{
+	struct wgx_ephemeral *e;
+	bool wake;
+
+	spin_lock_bh(&pool->lock);
+	wgx_ephemeral_expire_locked(pool, now);
+	if (!pool->count) {
+		pool->missed++;
+		wake = pool->size != 0;
+		spin_unlock_bh(&pool->lock);
+		if (wake)
+			wake_up(&pool->refill_wait);
+		return false;
+	}
+	e = &pool->slots[pool->head];
+	memcpy(private_key, e->private_key, WGX_KEY_LEN);
+	memcpy(public_key, e->public_key, WGX_KEY_LEN);
+	wgx_ephemeral_drop_head(pool);
+	pool->taken++;
+	wake = pool->count <= pool->size - pool->size / 4;
+	spin_unlock_bh(&pool->lock);
+	if (wake)
+		wake_up(&pool->refill_wait);
+	return true;
+}
+
+bool wgx_ephemeral_pool_add(struct wgx_ephemeral_pool *pool, unsigned long now)
+{
+	struct wgx_ephemeral e;
+	bool added = false;
+
+	get_random_bytes(e.private_key, WGX_KEY_LEN);
+	curve25519_clamp_secret(e.private_key);
+	if (!curve25519_generate_public(e.public_key, e.private_key))
+		goto out;
+	e.born = now;
+	spin_lock_bh(&pool->lock);
+	if (pool->count < pool->size) {
+		pool->slots[(pool->head + pool->count) % pool->size] = e;
+		pool->count++;
+		pool->made++;
+		added = true;
+	}
+	spin_unlock_bh(&pool->lock);
+out:
+	memzero_explicit(&e, sizeof(e));
+	return added;
+}
+
+long wgx_ephemeral_pool_expire(struct wgx_ephemeral_pool *pool, unsigned long now)
+{
+	long left = MAX_SCHEDULE_TIMEOUT;
+
+	spin_lock_bh(&pool->lock);
+	wgx_ephemeral_expire_locked(pool, now);
+	if (pool->count)
+		left = (long)(pool->slots[pool->head].born + pool->lifetime - now);
+	spin_unlock_bh(&pool->lock);
+	return left;
+}
+
+unsigned int wgx_ephemeral_pool_count(struct wgx_ephemeral_pool *pool)
+{
+	return READ_ONCE(pool->count);
+}
+
+/*
+ * Keeps the pool full: fills it whenever a take leaves it at or below its
+ * low mark, and replaces pairs as they expire (so a full idle pool costs
+ * size / lifetime fixed-base multiplications per second: about 2 at the
+ * default).  Nice 19, so during a storm the handshakes themselves get the
+ * CPU and this thread only what is left.  No pair is made before the CRNG
+ * is initialised.
+ */
+static int wgx_ephemeral_refill(void *data)
+{
+	struct wgx_ephemeral_pool *pool = data;
+	long left;
+
+	while (!kthread_should_stop()) {
+		if (!rng_is_initialized()) {
+			schedule_timeout_interruptible(HZ);
+			continue;
+		}
+		left = wgx_ephemeral_pool_expire(pool, jiffies);
+		if (wgx_ephemeral_pool_count(pool) < pool->size) {
+			while (!kthread_should_stop() && wgx_ephemeral_pool_add(pool, jiffies))
+				cond_resched();
+			/* Not full, yet nothing added: no public key (cannot happen
+			 * for a clamped secret); do not spin on it. */
+			if (wgx_ephemeral_pool_count(pool) < pool->size)
+				schedule_timeout_interruptible(HZ / 10);
+			continue;
+		}
+		wait_event_interruptible_timeout(pool->refill_wait,
+						 kthread_should_stop() ||
+						 wgx_ephemeral_pool_count(pool) <=
+						 pool->size - pool->size / 4,
+						 left);
+	}
+	return 0;
+}
+
+int wgx_ephemeral_init(void)
+{
+	struct wgx_ephemeral_pool *pool = &wgx_ephemeral_module_pool;
+	struct task_struct *t;
+	int ret;
+
+	ret = wgx_ephemeral_pool_init(pool, wgx_ephemeral_pool_size,
+				      WGX_EPHEMERAL_LIFETIME_SECONDS * HZ);
+	if (ret < 0)
+		return ret;
+	if (!pool->size)
+		return 0;
+	t = kthread_run(wgx_ephemeral_refill, pool, "wgx-ephemeral");
+	if (IS_ERR(t)) {
+		wgx_ephemeral_pool_destroy(pool);
+		return PTR_ERR(t);
+	}
+	sched_set_normal(t, MAX_NICE);
+	wgx_ephemeral_thread = t;
+	smp_store_release(&wgx_ephemeral_live, pool);
+	return 0;
+}
+
+void wgx_ephemeral_exit(void)
+{
+	WRITE_ONCE(wgx_ephemeral_live, NULL);
+	if (wgx_ephemeral_thread)
+		kthread_stop(wgx_ephemeral_thread);
+	wgx_ephemeral_thread = NULL;
+	wgx_ephemeral_pool_destroy(&wgx_ephemeral_module_pool);
+}
+
+bool wgx_ephemeral_take(u8 private_key[WGX_KEY_LEN], u8 public_key[WGX_KEY_LEN])
+{
+	struct wgx_ephemeral_pool *pool = smp_load_acquire(&wgx_ephemeral_live);
+
+	return pool && wgx_ephemeral_pool_take(pool, private_key, public_key, jiffies);
+}

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ephemeral_kunit.c - KUnit suite "wgx_ephemeral": the pool of handshake
+ * ephemeral key pairs made ahead of time (kmod/ephemeral.c).  Every pair it
+ * hands out is a real clamped X25519 pair, handed out once, oldest first,
+ * never after its lifetime, and its slot is wiped; concurrent takers never
+ * get the same pair.  The pools here are the tests' own (the module's pool
+ * does not exist yet when the suites run), with time passed in as jiffies.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/kthread.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <crypto/curve25519.h>
+
+#include "ephemeral.h"
+#include "kunit_util.h"
+
+static void wgx_ephemeral_expect_pair(struct kunit *test, const u8 *priv, const u8 *pub)
+{
+	u8 want[CURVE25519_KEY_SIZE];
+
+	/* Clamped (RFC 7748 section 5) and @pub its public key. */
+	KUNIT_EXPECT_EQ(test, priv[0] & 7, 0);
+	KUNIT_EXPECT_EQ(test, priv[31] & 0xc0, 0x40);
+	KUNIT_ASSERT_TRUE(test, curve25519_generate_public(want, priv));
+	KUNIT_EXPECT_EQ(test, memcmp(want, pub, sizeof(want)), 0);
+}
+
+static bool wgx_ephemeral_slots_zero(const struct wgx_ephemeral_pool *pool)
+{
+	return !memchr_inv(pool->slots, 0, pool->size * sizeof(pool->slots[0]));
+}
+
+static void wgx_ephemeral_pairs_are_real_and_used_once(struct kunit *test)
+{
+	struct wgx_ephemeral_pool pool;
+	u8 priv[4][WGX_KEY_LEN], pub[4][WGX_KEY_LEN], x[WGX_KEY_LEN], y[WGX_KEY_LEN];
+	int i, j;
+
+	KUNIT_ASSERT_EQ(test, wgx_ephemeral_pool_init(&pool, 4, 100), 0);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_TRUE(test, wgx_ephemeral_pool_add(&pool, 1000));
+	/* Full: the fifth is refused (and wiped inside add). */
+	KUNIT_EXPECT_FALSE(test, wgx_ephemeral_pool_add(&pool, 1000));
+	KUNIT_EXPECT_EQ(test, wgx_ephemeral_pool_count(&pool), 4u);
+	for (i = 0; i < 4; i++) {
+		KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_take(&pool, priv[i], pub[i], 1010));
+		wgx_ephemeral_expect_pair(test, priv[i], pub[i]);
+		for (j = 0; j < i; j++) {
+			KUNIT_EXPECT_NE(test, memcmp(priv[i], priv[j], WGX_KEY_LEN), 0);
+			KUNIT_EXPECT_NE(test, memcmp(pub[i], pub[j], WGX_KEY_LEN), 0);
+		}
+	}
+	/* Empty: nothing is written, the miss is counted. */
+	memset(x, 0xa5, sizeof(x));
+	memset(y, 0xa5, sizeof(y));
+	KUNIT_EXPECT_FALSE(test, wgx_ephemeral_pool_take(&pool, x, y, 1010));
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(x, 0xa5, sizeof(x)), (void *)NULL);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(y, 0xa5, sizeof(y)), (void *)NULL);
+	/* Every slot a pair left is wiped. */
+	KUNIT_EXPECT_TRUE(test, wgx_ephemeral_slots_zero(&pool));
+	KUNIT_EXPECT_EQ(test, pool.made, 4ull);
+	KUNIT_EXPECT_EQ(test, pool.taken, 4ull);
+	KUNIT_EXPECT_EQ(test, pool.missed, 1ull);
+	KUNIT_EXPECT_EQ(test, pool.expired, 0ull);
+	wgx_ephemeral_pool_destroy(&pool);
+}
+
+/* Oldest first, across the ring's wrap. */
+static void wgx_ephemeral_fifo_across_wrap(struct kunit *test)
+{
+	struct wgx_ephemeral_pool pool;
+	u8 want[5][WGX_KEY_LEN], priv[WGX_KEY_LEN], pub[WGX_KEY_LEN];
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, wgx_ephemeral_pool_init(&pool, 3, 100), 0);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_add(&pool, 1000 + i));
+	for (i = 0; i < 3; i++)
+		memcpy(want[i], pool.slots[i].public_key, WGX_KEY_LEN);
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_take(&pool, priv, pub, 1005));
+		KUNIT_EXPECT_EQ(test, memcmp(pub, want[i], WGX_KEY_LEN), 0);
+	}
+	/* Two more go into slots 0 and 1, behind slot 2. */
+	for (i = 3; i < 5; i++) {
+		KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_add(&pool, 1005 + i));
+		memcpy(want[i], pool.slots[i - 3].public_key, WGX_KEY_LEN);
+	}
+	for (i = 2; i < 5; i++) {
+		KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_take(&pool, priv, pub, 1010));
+		KUNIT_EXPECT_EQ(test, memcmp(pub, want[i], WGX_KEY_LEN), 0);
+		wgx_ephemeral_expect_pair(test, priv, pub);
+	}
+	KUNIT_EXPECT_EQ(test, wgx_ephemeral_pool_count(&pool), 0u);
+	wgx_ephemeral_pool_destroy(&pool);
+}
+
+/* A pair is never handed out at or after born + lifetime, and is wiped then. */
+static void wgx_ephemeral_lifetime(struct kunit *test)
+{
+	struct wgx_ephemeral_pool pool;
+	u8 young[WGX_KEY_LEN], priv[WGX_KEY_LEN], pub[WGX_KEY_LEN];
+
+	KUNIT_ASSERT_EQ(test, wgx_ephemeral_pool_init(&pool, 4, 100), 0);
+	KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_add(&pool, 1000));
+	KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_add(&pool, 1000));
+	KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_add(&pool, 1050));
+	memcpy(young, pool.slots[2].public_key, WGX_KEY_LEN);
+
+	/* One jiffy before the oldest expires: all kept, 1 jiffy left. */
+	KUNIT_EXPECT_EQ(test, wgx_ephemeral_pool_expire(&pool, 1099), 1L);
+	KUNIT_EXPECT_EQ(test, wgx_ephemeral_pool_count(&pool), 3u);
+
+	/* At 1100 the two born at 1000 are gone, wiped; the one of 1050 comes out. */
+	KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_take(&pool, priv, pub, 1100));
+	KUNIT_EXPECT_EQ(test, memcmp(pub, young, WGX_KEY_LEN), 0);
+	KUNIT_EXPECT_EQ(test, pool.expired, 2ull);
+	KUNIT_EXPECT_TRUE(test, wgx_ephemeral_slots_zero(&pool));
+
+	/* expire() alone wipes too, and says the empty pool has no deadline. */
+	KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_add(&pool, 2000));
+	KUNIT_EXPECT_EQ(test, wgx_ephemeral_pool_expire(&pool, 2040), 60L);
+	KUNIT_EXPECT_EQ(test, wgx_ephemeral_pool_expire(&pool, 2100), MAX_SCHEDULE_TIMEOUT);
+	KUNIT_EXPECT_EQ(test, pool.expired, 3ull);
+	KUNIT_EXPECT_TRUE(test, wgx_ephemeral_slots_zero(&pool));
+	KUNIT_EXPECT_FALSE(test, wgx_ephemeral_pool_take(&pool, priv, pub, 2100));
+
+	/* Across the jiffies wrap. */
+	KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_add(&pool, ULONG_MAX - 10));
+	KUNIT_EXPECT_EQ(test, wgx_ephemeral_pool_expire(&pool, 5), 84L);
+	KUNIT_EXPECT_TRUE(test, wgx_ephemeral_pool_take(&pool, priv, pub, 88));
+	KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_add(&pool, ULONG_MAX - 10));
+	KUNIT_EXPECT_FALSE(test, wgx_ephemeral_pool_take(&pool, priv, pub, 89));
+	wgx_ephemeral_pool_destroy(&pool);
+}
+
+/* ephemeral_pool=0: a pool that is always empty. */
+static void wgx_ephemeral_size_zero(struct kunit *test)
+{
+	struct wgx_ephemeral_pool pool;
+	u8 priv[WGX_KEY_LEN], pub[WGX_KEY_LEN];
+
+	KUNIT_ASSERT_EQ(test, wgx_ephemeral_pool_init(&pool, 0, 100), 0);
+	KUNIT_EXPECT_FALSE(test, wgx_ephemeral_pool_add(&pool, 1));
+	KUNIT_EXPECT_FALSE(test, wgx_ephemeral_pool_take(&pool, priv, pub, 1));
+	KUNIT_EXPECT_EQ(test, wgx_ephemeral_pool_expire(&pool, 1), MAX_SCHEDULE_TIMEOUT);
+	wgx_ephemeral_pool_destroy(&pool);
+}
+
+#define WGX_EPHEMERAL_TAKERS 4
+#define WGX_EPHEMERAL_PAIRS 64
+
+struct wgx_ephemeral_taker {
+	struct wgx_ephemeral_pool *pool;
+	struct completion *go;
+	struct completion done;
+	unsigned int n;
+	u8 pub[WGX_EPHEMERAL_PAIRS][WGX_KEY_LEN];
+};
+
+static int wgx_ephemeral_taker_fn(void *data)
+{
+	struct wgx_ephemeral_taker *t = data;
+	u8 priv[WGX_KEY_LEN];
+
+	wait_for_completion(t->go);
+	while (t->n < WGX_EPHEMERAL_PAIRS &&
+	       wgx_ephemeral_pool_take(t->pool, priv, t->pub[t->n], 1000))
+		t->n++;
+	complete(&t->done);
+	return 0;
+}
+
+/* Takers on several CPUs share out the pool: every pair goes to exactly one. */
+static void wgx_ephemeral_concurrent_takers_get_distinct_pairs(struct kunit *test)
+{
+	struct wgx_ephemeral_taker *t;
+	struct wgx_ephemeral_pool pool;
+	DECLARE_COMPLETION_ONSTACK(go);
+	unsigned int i, j, a, b, started = 0, total = 0;
+	struct task_struct *task;
+
+	t = kunit_kcalloc(test, WGX_EPHEMERAL_TAKERS, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_EQ(test, wgx_ephemeral_pool_init(&pool, WGX_EPHEMERAL_PAIRS, 100), 0);
+	for (i = 0; i < WGX_EPHEMERAL_PAIRS; i++)
+		KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_add(&pool, 1000));
+	for (i = 0; i < WGX_EPHEMERAL_TAKERS; i++) {
+		t[i].pool = &pool;
+		t[i].go = &go;
+		init_completion(&t[i].done);
+		task = kthread_run(wgx_ephemeral_taker_fn, &t[i], "wgx-eph-kunit%u", i);
+		if (IS_ERR(task))
+			break;
+		started++;
+	}
+	/* No assertion before every started thread is done: they use this test's memory. */
+	complete_all(&go);
+	for (i = 0; i < started; i++)
+		wait_for_completion(&t[i].done);
+	KUNIT_ASSERT_EQ(test, started, (unsigned int)WGX_EPHEMERAL_TAKERS);
+	for (i = 0; i < started; i++)
+		total += t[i].n;
+	KUNIT_EXPECT_EQ(test, total, (unsigned int)WGX_EPHEMERAL_PAIRS);
+	KUNIT_EXPECT_EQ(test, pool.taken, (u64)WGX_EPHEMERAL_PAIRS);
+	for (a = 0; a < started; a++)
+		for (i = 0; i < t[a].n; i++)
+			for (b = a; b < started; b++)
+				for (j = (b == a ? i + 1 : 0); j < t[b].n; j++)
+					KUNIT_EXPECT_NE(test, memcmp(t[a].pub[i], t[b].pub[j],
+								     WGX_KEY_LEN), 0);
+	KUNIT_EXPECT_TRUE(test, wgx_ephemeral_slots_zero(&pool));
+	wgx_ephemeral_pool_destroy(&pool);
+}
+
+static struct kunit_case wgx_ephemeral_cases[] = {
+	KUNIT_CASE(wgx_ephemeral_pairs_are_real_and_used_once),
+	KUNIT_CASE(wgx_ephemeral_fifo_across_wrap),
+	KUNIT_CASE(wgx_ephemeral_lifetime),
+	KUNIT_CASE(wgx_ephemeral_size_zero),
+	KUNIT_CASE(wgx_ephemeral_concurrent_takers_get_distinct_pairs),
+	{}
+};
+
+static struct kunit_suite wgx_ephemeral_suite = {
+	.name = "wgx_ephemeral",
+	.test_cases = wgx_ephemeral_cases,
+};
+
+kunit_test_suites(&wgx_ephemeral_suite);
