@@ -23,18 +23,18 @@ import subprocess
 import sys
 
 PATHS = ["bare", "wireguard", "wgx", "wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs", "wgx_nolane", "wgx_lane",
-         "wgx_nobql"]
+         "wgx_nobql", "wgx_noinline"]
 MAIN_PATHS = ["bare", "wireguard", "wgx"]
 # The priority lane figure's columns: wgx (path wgx, device wgx0) twice,
 # with its lane off (priority-dscp none) and on (the default set); the
 # receive-scaling paths (lane on) when a lane-only run asked for them.
-LANE_PATHS = ["bare", "wireguard", "wgx_nolane", "wgx_lane", "wgx_nobql", "wgx_p2", "wgx_p4",
-              "wgx_p8", "wgx_rs"]
+LANE_PATHS = ["bare", "wireguard", "wgx_nolane", "wgx_lane", "wgx_nobql", "wgx_noinline", "wgx_p2",
+              "wgx_p4", "wgx_p8", "wgx_rs"]
 LANE_SCALED = ["wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs"]
 PATH_LABEL = {"bare": "bare veth", "wireguard": "wireguard.ko", "wgx": "wgx",
               "wgx_p2": "wgx 2 ports", "wgx_p4": "wgx 4 ports", "wgx_p8": "wgx 8 ports",
               "wgx_rs": "wgx rx-spread", "wgx_nolane": "wgx lane off", "wgx_lane": "wgx lane on",
-              "wgx_nobql": "wgx lane on, no BQL"}
+              "wgx_nobql": "wgx lane on, no BQL", "wgx_noinline": "wgx lane on, no inline"}
 # Targets of issue #14 (medians of the lane figure): wgx's lane p99 against
 # wireguard.ko's and the bare link's under the same load, and the bulk's
 # goodput with the lane against without it.
@@ -71,6 +71,18 @@ LANE_INFO += [
     ("rr_p99_nobql_vs_wireguard", "req/resp p99, wgx without BQL / wireguard.ko", "wgx_nobql", "wireguard", "rr_lane_p99"),
     ("bulk_nobql_vs_wireguard", "bulk goodput, wgx without BQL / wireguard.ko", "wgx_nobql", "wireguard", "bulk_lane"),
 ]
+# What sending marked packets at once (lane_inline) changes: the same device
+# with every marked packet waiting on the lane for the queue's worker.
+LANE_INFO += [
+    ("rr_p99_lane_vs_noinline", "req/resp p99, wgx lane on / lane on without inline", "wgx_lane", "wgx_noinline",
+     "rr_lane_p99"),
+    ("ping_p99_lane_vs_noinline", "ping p99, wgx lane on / lane on without inline", "wgx_lane", "wgx_noinline",
+     "ping_lane_p99"),
+    ("ping_p99_noinline_vs_bare", "ping p99, wgx lane on without inline / bare veth", "wgx_noinline", "bare",
+     "ping_lane_p99"),
+    ("bulk_lane_vs_noinline", "bulk goodput, wgx lane on / lane on without inline", "wgx_lane", "wgx_noinline",
+     "bulk_lane"),
+]
 
 
 
@@ -92,7 +104,7 @@ def measured_paths(params, group):
         scaled = not str(params.get("TCP_FLOWS", "")).strip()
         return [p for p in LANE_PATHS
                 if ((p in paths and scaled) if p in LANE_SCALED
-                    else ("wgx" in paths and scaled) if p == "wgx_nobql"
+                    else ("wgx" in paths and scaled) if p in ("wgx_nobql", "wgx_noinline")
                     else (p[:3] if p.startswith("wgx_") else p) in paths)]
     return [p for p in PATHS if p in paths]
 
@@ -893,6 +905,8 @@ def build(work, params, quick):
                             o.update(parse_sender(f.read()))
                     except OSError:
                         pass
+                if s.get("lane_counters_file"):
+                    o.update(lane_counter_delta(os.path.join(work, s["lane_counters_file"])))
                 obs.append(o)
             if not s.get("covered"):
                 m.add(path, rnd, error="the background load was not running through the probes")
@@ -1002,7 +1016,7 @@ def build(work, params, quick):
             for m in metrics.values():
                 cols = [p]
                 if m.group == "lane" and p == "wgx":
-                    cols = ["wgx_nolane", "wgx_lane", "wgx_nobql"]
+                    cols = ["wgx_nolane", "wgx_lane", "wgx_nobql", "wgx_noinline"]
                 for c in cols:
                     if m.group != "control" and not m.samples[c]:
                         m.add(c, 0, error="path not measured: " + info["error"])
@@ -1115,6 +1129,21 @@ def lane_targets(metrics):
     return out
 
 
+def lane_counter_delta(base):
+    """a's and b's tx_lane / tx_lane_inline over the probes (files BASE.0 and
+    BASE.1, one line "A_LANE A_INLINE B_LANE B_INLINE" each)."""
+    try:
+        with open(base + ".0") as f0, open(base + ".1") as f1:
+            v0 = [int(x) for x in f0.read().split()]
+            v1 = [int(x) for x in f1.read().split()]
+        if len(v0) != 4 or len(v1) != 4:
+            return {}
+        d = [b - a for a, b in zip(v0, v1)]
+        return {"lane_a": d[0], "inline_a": d[1], "lane_b": d[2], "inline_b": d[3]}
+    except (OSError, ValueError):
+        return {}
+
+
 def print_lane(metrics, lane, params):
     """The priority lane figure: a table over LANE_PATHS, the targets, and
     the lane's bed check (who received the bulk)."""
@@ -1177,6 +1206,11 @@ def print_lane(metrics, lane, params):
         if qd and any(qd):
             parts.append("a's qdisc drops since the device was made (cumulative) %s"
                          % "/".join(str(v) for v in qd))
+        lc = [x for x in o if "inline_a" in x]
+        if lc:
+            parts.append("marked packets during the probes, queued on the lane / sent inline, a %s, b %s"
+                         % (" ".join("%d/%d" % (x["lane_a"], x["inline_a"]) for x in lc),
+                            " ".join("%d/%d" % (x["lane_b"], x["inline_b"]) for x in lc)))
         d = [x["softnet_drops"] for x in o if x.get("softnet_drops") is not None]
         if d:
             parts.append("receive backlog drops during the probes %s" % "/".join(str(v) for v in d))
@@ -1188,7 +1222,8 @@ def print_lane(metrics, lane, params):
         if sh and "median" in sh:
             print("bed check (lane bulk): %s: the busiest CPU did %.0f%% of the receive work (%s)"
                   "%s" % (PATH_LABEL[p], 100 * sh["median"], sh["of"],
-                          "; one outer flow on a NIC-like bed: 100%" if p in ("wgx_nolane", "wgx_lane", "wgx_nobql") else ""))
+                          "; one outer flow on a NIC-like bed: 100%"
+                          if p in ("wgx_nolane", "wgx_lane", "wgx_nobql", "wgx_noinline") else ""))
 
 
 def fmt(v):

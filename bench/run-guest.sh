@@ -286,6 +286,21 @@ bql_param_set() {
 	echo "$1" >/sys/module/wgx/parameters/bql
 }
 
+# lane_inline_set 0|1 — module parameter lane_inline (a marked packet with an
+# empty lane sent by ndo_start_xmit at once); 0 only for the wgx_noinline
+# column.
+lane_inline_set() {
+	echo "$1" >/sys/module/wgx/parameters/lane_inline
+}
+
+# lane_counters FILE DEV — a's and b's DEV device counters tx_lane and
+# tx_lane_inline, one line "A_LANE A_INLINE B_LANE B_INLINE" (wgx only).
+lane_counters() {
+	local ja jb
+	ja=$(n a "$WGX_TOOL" show "$2" --json 2>/dev/null) && jb=$(n b "$WGX_TOOL" show "$2" --json 2>/dev/null) &&
+		printf '%s\n%s\n' "$ja" "$jb" | jq -rs '[.[].interfaces[0].stats | .tx_lane, .tx_lane_inline] | @tsv' >"$1" 2>&1
+}
+
 # sender_sampler DEV FILE — until killed, about every 0.2 s: the bytes BQL
 # counts in flight over DEV's tx queues and their limits, summed ("b TIME
 # INFLIGHT LIMIT"; for wgx the bytes waiting in or being sent from its
@@ -323,7 +338,7 @@ sender_sampler() {
 # tunnel: inner bytes), and per-CPU histograms of the bulk's receive work
 # give the bed check (one outer flow on one CPU).
 run_lane() {
-	local lpath=$1 round=$2 path bulk file alive=0 rx0 rx1 t0 el stop try rc sd0 sd1 qfile
+	local lpath=$1 round=$2 path bulk file alive=0 rx0 rx1 t0 el stop try rc sd0 sd1 qfile lfile
 	local sfile spid
 	local dec_total dec_max dec_cpus
 	path=$lpath
@@ -332,6 +347,7 @@ run_lane() {
 	wgx_nolane) path=wgx; lane_set off ;;
 	wgx_lane) path=wgx; lane_set on ;;
 	wgx_nobql) path=wgx; lane_set on && bql_min_set 1500000 ;;
+	wgx_noinline) path=wgx; lane_set on && lane_inline_set 0 ;;
 	esac || { record type=bulk metric=bulk_lane path="$lpath" round="$round" error="wgx set priority-dscp failed"; return; }
 	path_vars "$path"
 	file=raw/r$round-$lpath-lane_bulk.json
@@ -347,6 +363,9 @@ run_lane() {
 		kill -0 "$bulk" 2>/dev/null && break
 		wait "$bulk"
 	done
+	# Which way the marked probes went (wgx): queued on the lane or sent inline.
+	lfile=
+	case $path in wgx*) lfile=raw/r$round-$lpath-lane_counters && lane_counters "$WORK/$lfile.0" "$PV_DEV_A" ;; esac
 	dev_rx_bytes rx0 b "$PV_DEV_B"
 	softnet_drops sd0
 	# Where the probes could wait at the sender, sampled while they run.
@@ -370,6 +389,7 @@ run_lane() {
 	dev_rx_bytes rx1 b "$PV_DEV_B"
 	softnet_drops sd1
 	elapsed_s el "$t0"
+	[ -n "$lfile" ] && lane_counters "$WORK/$lfile.1" "$PV_DEV_A"
 	# Where the bulk queues on the sending side: the qdisc of a's device
 	# (wgx: mq with fq_codel per tx queue) while the load still runs.
 	qfile=raw/r$round-$lpath-lane_qdisc.txt
@@ -381,9 +401,11 @@ run_lane() {
 	record type=bulk metric=bulk_lane path="$lpath" round="$round" covered="$alive" \
 		rx_bytes=$((rx1 - rx0)) seconds="$el" stop_wall="$stop" \
 		softnet_drops=$((sd1 - sd0)) qdisc_file="$qfile" sender_file="$sfile" \
+		lane_counters_file="$lfile" \
 		decrypt_total="$dec_total" decrypt_max="$dec_max" decrypt_cpus="$dec_cpus" \
 		veth_rx_total="$CPUS_TOTAL" veth_rx_max="$CPUS_MAX" veth_rx_cpus="$CPUS_LIST"
 	if [ "$lpath" = wgx_nobql ]; then bql_min_set 0; fi
+	if [ "$lpath" = wgx_noinline ]; then lane_inline_set 1; fi
 	bql_param_set 0
 }
 
@@ -440,8 +462,12 @@ if [ ${#active[@]} -gt 0 ]; then
 				case $p in
 				wgx)
 					lanes+=(wgx_nolane wgx_lane)
-					# Lane-only runs: also wgx with BQL out of play.
-					[ -z "$TCP_FLOWS" ] && lanes+=(wgx_nobql)
+					# Lane-only runs: also wgx with every marked packet
+					# waiting for the worker, and with BQL out of play.
+					# In this order: the rounds rotate the list, so the
+					# column after wgx_nobql (whose BQL limit takes a
+					# while to come down) is always bare's.
+					[ -z "$TCP_FLOWS" ] && lanes+=(wgx_noinline wgx_nobql)
 					;;
 				wgx_p* | wgx_rs) [ -z "$TCP_FLOWS" ] && lanes+=("$p") ;;
 				*) lanes+=("$p") ;;

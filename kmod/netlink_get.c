@@ -84,6 +84,8 @@ static const struct {
 	{ WGX_DEVICE_STATS_A_TX_DROP_NO_PEER, WGX_DEVICE_STAT_TX_DROP_NO_PEER },
 	{ WGX_DEVICE_STATS_A_UNDER_LOAD_ENTERED, WGX_DEVICE_STAT_UNDER_LOAD_ENTERED },
 	{ WGX_DEVICE_STATS_A_HANDSHAKES_PACED, WGX_DEVICE_STAT_HANDSHAKES_PACED },
+	{ WGX_DEVICE_STATS_A_TX_LANE, WGX_DEVICE_STAT_TX_LANE },
+	{ WGX_DEVICE_STATS_A_TX_LANE_INLINE, WGX_DEVICE_STAT_TX_LANE_INLINE },
 };
 
 /*
@@ -155,10 +157,10 @@ static int wgx_nl_get_start(struct netlink_callback *cb, const struct wgx_nl_fla
 	 * counters 30 and 31, HANDSHAKES_PACED (34) and HANDSHAKES_PREVIOUS_KEY (35); the handshake RTT
 	 * gauges 21..24 and the passive TCP RTT gauges 25..29 once sampled,
 	 * the TCP retransmission counters 32 and 33 while the TCP samplers are
-	 * on (wgx_nl_put_peer_rtt()).  Every device counter 1..12.
+	 * on (wgx_nl_put_peer_rtt()).  Every device counter 1..14.
 	 */
 	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_peer_stats) != WGX_PEER_STATS_A_KEEPALIVES_RX + 4);
-	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_device_stats) != WGX_DEVICE_STATS_A_HANDSHAKES_PACED);
+	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_device_stats) != WGX_DEVICE_STATS_A_MAX);
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->wireguard = flavour->wireguard;
 	/*

@@ -28,6 +28,23 @@ module_param_named(bql, wgx_queueing_bql, bool, 0644);
 MODULE_PARM_DESC(bql,
 		 "1: byte queue limits on the transmit rings (the backlog stays in the qdisc, which the priority lane needs under bulk load); 0 (default): off");
 
+/*
+ * lane_inline: a priority packet with nothing ahead of it in its queue's lane
+ * is sent from ndo_start_xmit at once instead of waiting for the queue's
+ * worker to be scheduled (docs/datapath.md, "The priority lane").
+ */
+static bool wgx_queueing_lane_inline = true;
+module_param_named(lane_inline, wgx_queueing_lane_inline, bool, 0644);
+MODULE_PARM_DESC(lane_inline,
+		 "1 (default): a priority packet with an empty lane ahead of it is encrypted and sent by ndo_start_xmit on the queue's CPU, without waiting for the queue's worker; 0: every lane packet waits for the worker");
+
+/*
+ * Largest inner packet sent inline (bytes): small messages, what the lane is
+ * for, whose encryption is a few ChaCha20 blocks; ndo_start_xmit runs with
+ * BHs off, so a marked bulk transfer's MTU-sized segments wait for the worker.
+ */
+#define WGX_LANE_INLINE_MAX_LEN 512
+
 /* Workers yield the CPU after this many packets so one queue cannot hog it. */
 #define WGX_WORKER_BATCH 64
 
@@ -59,7 +76,7 @@ static void wgx_txq_sent_one(struct wgx_txq *txq, unsigned int *n)
  * the bytes go back to the queue they were charged to, whichever CPU the
  * worker runs on.  May wake the queue if BQL stopped it.
  */
-static void wgx_txq_send(struct wgx_txq *txq, struct sk_buff *skb, unsigned int *n)
+static void wgx_txq_send_locked(struct wgx_txq *txq, struct sk_buff *skb)
 {
 	u32 bql_len = WGX_SKB_CB(skb)->bql_len;
 
@@ -74,18 +91,35 @@ static void wgx_txq_send(struct wgx_txq *txq, struct sk_buff *skb, unsigned int 
 		netdev_tx_completed_queue(netdev_get_tx_queue(txq->wgx->dev, txq->index), 1,
 					  bql_len);
 	}
+}
+
+/* The same, then count it (and perhaps yield): not under a lock. */
+static void wgx_txq_send(struct wgx_txq *txq, struct sk_buff *skb, unsigned int *n)
+{
+	wgx_txq_send_locked(txq, skb);
 	wgx_txq_sent_one(txq, n);
 }
 
-/* Send everything on the priority lane. */
+/*
+ * Send everything on the priority lane, each packet taken and sent under
+ * the lane lock, so ndo_start_xmit cannot send a later lane packet inline
+ * meanwhile.  The yield (wgx_txq_sent_one) comes after the lock.
+ */
 static void wgx_txq_drain_lane(struct wgx_txq *txq, unsigned int *n)
 {
 	struct sk_buff *skb;
 
 	/* Lockless test: this worker is the lane's only consumer. */
-	while (!__ptr_ring_empty(&txq->lane) &&
-	       (skb = ptr_ring_consume_bh(&txq->lane)) != NULL)
-		wgx_txq_send(txq, skb, n);
+	while (!__ptr_ring_empty(&txq->lane)) {
+		spin_lock_bh(&txq->lane_lock);
+		skb = ptr_ring_consume_bh(&txq->lane);
+		if (skb)
+			wgx_txq_send_locked(txq, skb);
+		spin_unlock_bh(&txq->lane_lock);
+		if (!skb)
+			break;
+		wgx_txq_sent_one(txq, n);
+	}
 }
 
 /*
@@ -157,6 +191,33 @@ static bool wgx_txq_produce(struct ptr_ring *r, struct sk_buff *skb, struct netd
 	return ok;
 }
 
+/*
+ * Send @skb, a lane packet of ndo_start_xmit of at most
+ * WGX_LANE_INLINE_MAX_LEN bytes, at once if nothing of the lane is ahead of it: the lane empty and no lane packet being sent (the
+ * lane lock free; the worker holds it from taking a lane packet to handing
+ * it to the socket).  Only on @txq's own CPU: there the packet takes the
+ * underlay queue (XPS) the worker's packets take, as the worker would have
+ * sent it.  We hold the tx queue's lock, the lane's only producer, so the
+ * emptiness test holds while we send.  BHs are off (ndo_start_xmit).
+ */
+static bool wgx_txq_send_inline(struct wgx_txq *txq, struct sk_buff *skb)
+{
+	if (!READ_ONCE(wgx_queueing_lane_inline) || skb->len > WGX_LANE_INLINE_MAX_LEN ||
+	    txq->cpu != smp_processor_id())
+		return false;
+	if (!spin_trylock(&txq->lane_lock))
+		return false;
+	if (!__ptr_ring_empty(&txq->lane)) {
+		spin_unlock(&txq->lane_lock);
+		return false;
+	}
+	WGX_SKB_CB(skb)->bql_len = 0;
+	wgx_device_stats_inc(txq->wgx, WGX_DEVICE_STAT_TX_LANE_INLINE);
+	wgx_send_encrypt_and_send(skb);
+	spin_unlock(&txq->lane_lock);
+	return true;
+}
+
 bool wgx_queueing_tx_enqueue(struct wgx_txq *txq, struct sk_buff *skb, bool priority, bool charge)
 {
 	atomic_t *pending = &txq->bulk_pending[WGX_SKB_CB(skb)->bucket];
@@ -169,9 +230,17 @@ bool wgx_queueing_tx_enqueue(struct wgx_txq *txq, struct sk_buff *skb, bool prio
 	 * The lane only while no earlier packet of the bucket can still be in
 	 * the bulk ring: a zero count was uncounted after the send.  A full
 	 * lane sends the packet to the bulk ring, counted, like any other.
+	 * Inline only from ndo_start_xmit (@charge), which holds the tx
+	 * queue's lock.
 	 */
-	if (priority && !atomic_read(pending) && wgx_txq_produce(&txq->lane, skb, q))
-		goto kick;
+	if (priority && !atomic_read(pending)) {
+		if (charge && wgx_txq_send_inline(txq, skb))
+			return true;
+		if (wgx_txq_produce(&txq->lane, skb, q)) {
+			wgx_device_stats_inc(txq->wgx, WGX_DEVICE_STAT_TX_LANE);
+			goto kick;
+		}
+	}
 	/* Counted before it becomes visible to the worker, which uncounts it. */
 	atomic_inc(pending);
 	if (unlikely(!wgx_txq_produce(&txq->ring, skb, q))) {
@@ -216,6 +285,7 @@ int wgx_queueing_init(struct wgx_device *wgx)
 			ptr_ring_cleanup(&txq->ring, NULL);
 			goto err_rings;
 		}
+		spin_lock_init(&txq->lane_lock);
 		INIT_WORK(&txq->work, wgx_txq_worker);
 		txq->wgx = wgx;
 		txq->index = i;

@@ -82,6 +82,10 @@ static inline struct wgx_skb_cb *WGX_SKB_CB(struct sk_buff *skb)
  *        stack holds the tx queue's lock in ndo_start_xmit; plus the staged
  *        packet flush, which takes the producer lock too).
  * @lane: the priority lane, drained before @ring (same producers).
+ * @lane_lock: held by whoever sends a lane packet: the worker, for each
+ *             one it takes from @lane, or ndo_start_xmit sending one at
+ *             once (wgx_queueing_tx_enqueue()); so no lane packet overtakes
+ *             another.  A BH spinlock.
  * @work: drains @lane and @ring on @cpu.
  * @len: skbs in @ring (for stopping and waking the net_device queue).
  * @bulk_pending: per flow bucket, the skbs of @ring not yet sent (counted
@@ -90,6 +94,7 @@ static inline struct wgx_skb_cb *WGX_SKB_CB(struct sk_buff *skb)
 struct wgx_txq {
 	struct ptr_ring ring;
 	struct ptr_ring lane;
+	spinlock_t lane_lock;
 	struct work_struct work;
 	struct wgx_device *wgx;
 	atomic_t len;
@@ -115,7 +120,12 @@ void wgx_queueing_down(struct wgx_device *wgx);
  * wgx_queueing_tx_enqueue - queue @skb (cb filled, including cb->bucket; peer
  * ref held) for encryption on tx queue @txq: on the priority lane when
  * @priority is set, the lane has room and no bulk packet of the skb's flow
- * bucket is pending, else on the bulk ring.  With @charge and the module
+ * bucket is pending, else on the bulk ring.  A priority packet of at most
+ * 512 bytes that could take the lane is instead encrypted and sent at once,
+ * in the caller's context, when the module parameter lane_inline is on, the caller runs on
+ * @txq's CPU (so the packet leaves on the underlay queue the worker's
+ * packets take), the lane is empty and no lane packet is being sent; it is
+ * never charged to BQL then.  With @charge and the module
  * parameter bql on, skb->len is charged to the tx queue's byte queue limit
  * (which may stop the queue);
  * only ndo_start_xmit may charge, since BQL's enqueue side is serialised by

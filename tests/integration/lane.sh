@@ -66,14 +66,38 @@ order_run() {
 	expect_eq "reordered datagrams ($flows flows)" 0 "$reordered"
 }
 
+# lane_stat NS FIELD — device counter FIELD of wgt0 in NS (show --json).
+lane_stat() {
+	n "$1" "$WGX_TOOL" show wgt0 --json | jq -r ".interfaces[0].stats.$2"
+}
+
+# Per-flow order with the lane's both ways of sending: marked packets that
+# find their lane empty are sent by ndo_start_xmit at once (module
+# parameter lane_inline, the default), the others wait on the lane for the
+# queue's worker; with lane_inline=0 all wait.  Either way no flow may be
+# reordered, and the counters must show which way was taken.
 test_lane_keeps_flow_order() {
+	local i0 i1 l0
+	trap 'echo 1 >/sys/module/wgx/parameters/lane_inline' EXIT
 	tunnel_setup wgx
 	ping_ok a 10.0.0.2
 	# fq_codel keeps a flow in one queue whatever its TOS (pfifo_fast's
 	# bands would reorder it before wgx sees it).
 	n a tc qdisc replace dev wgt0 root fq_codel
+	expect_eq "lane_inline by default" Y "$(cat /sys/module/wgx/parameters/lane_inline)"
+	i0=$(lane_stat a tx_lane_inline)
 	order_run 1 6000
 	order_run 8 1500
+	i1=$(lane_stat a tx_lane_inline)
+	echo "sent inline: $((i1 - i0)), queued on the lane: $(lane_stat a tx_lane)"
+	[ "$i1" -gt "$i0" ] || fail "no marked packet was sent inline"
+
+	echo 0 >/sys/module/wgx/parameters/lane_inline
+	l0=$(lane_stat a tx_lane)
+	order_run 1 6000
+	order_run 8 1500
+	expect_eq "sent inline with lane_inline=0" "$i1" "$(lane_stat a tx_lane_inline)"
+	[ "$(lane_stat a tx_lane)" -gt "$l0" ] || fail "no marked packet was queued on the lane"
 }
 
 test_set_get_round_trip() {

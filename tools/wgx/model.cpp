@@ -163,6 +163,9 @@ const std::vector<StatInfo> kDeviceStats = {
      "Times the device entered the under-load state (whitepaper 5.3)"},
     {WGX_DEVICE_STATS_A_HANDSHAKES_PACED, "handshakes_paced", K::Counter,
      "Handshake initiations (all peers) deferred by the device's handshake budget"},
+    {WGX_DEVICE_STATS_A_TX_LANE, "tx_lane", K::Counter, "Priority packets queued on a tx queue's priority lane"},
+    {WGX_DEVICE_STATS_A_TX_LANE_INLINE, "tx_lane_inline", K::Counter,
+     "Priority packets sent at once by the transmit path, their lane empty"},
 };
 
 const StatInfo *find_stat(const std::vector<StatInfo> &table, std::uint16_t attr)

@@ -622,7 +622,13 @@ enum wgx_device_stats_attribute {
 	WGX_DEVICE_STATS_A_HANDSHAKES_PACED,	/* 12, may be absent: handshake
 						 *    initiations (all peers) deferred by
 						 *    the device's handshake budget */
-	/* numbers 13..63 reserved for future per-device counters */
+	WGX_DEVICE_STATS_A_TX_LANE,		/* 13, may be absent: priority packets
+						 *    queued on a tx queue's priority lane */
+	WGX_DEVICE_STATS_A_TX_LANE_INLINE,	/* 14, may be absent: priority packets
+						 *    sent at once by ndo_start_xmit, the
+						 *    lane empty (module parameter
+						 *    lane_inline) */
+	/* numbers 15..63 reserved for future per-device counters */
 	__WGX_DEVICE_STATS_A_LAST
 };
 #define WGX_DEVICE_STATS_A_MAX (__WGX_DEVICE_STATS_A_LAST - 1)
