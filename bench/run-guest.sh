@@ -781,7 +781,16 @@ storm_kind() {
 	# The responder alone: BURST_SIZES initiations made in advance by
 	# `wgx-bench-nl burst` (the host build of the core) and sent back to
 	# back, ROUNDS times each, a second apart (a peer's next initiation
-	# must carry a later timestamp).  Nothing else runs meanwhile.
+	# must carry a later timestamp).  Nothing else runs meanwhile: the
+	# initiator devices go down first.  Left up, each of them that had
+	# sent the last wave's kick expected an answer within KEEPALIVE +
+	# REKEY_TIMEOUT (15 s); a burst moves the responder's endpoint of its
+	# peers to the burst's socket, so the responder's keepalive went there,
+	# and 15 s after the kick the real initiators re-handshook, in the
+	# middle of a burst whose older timestamps the responder then refused
+	# (2026-12-03: a burst of 400 answered 140 and 174 times, while the
+	# module made about 800 other handshake messages).
+	ip -batch "$WORK/storm/down-$kind.batch"
 	for n in ${BURST_SIZES:-}; do
 		for ((w = 1; w <= ROUNDS; w++)); do
 			file=raw/burst-$path-$n-$w
