@@ -133,14 +133,6 @@ static int wgx_send4(struct wgx_device *wgx, struct sk_buff *skb, struct wgx_end
 		if (cache)
 			dst_cache_set_ip4(cache, &rt->dst, fl.saddr);
 	}
-	/* The outer packet would re-enter this device (as WireGuard, refuse). */
-	if (unlikely(rt->dst.dev == wgx->dev)) {
-		ip_rt_put(rt);
-		ret = -ELOOP;
-		net_dbg_ratelimited("%s: not sending to %pISpfsc: its route is through this device\n",
-				    wgx->dev->name, &endpoint->addr);
-		goto err;
-	}
 
 	skb->ignore_df = 1;
 	udp_tunnel_xmit_skb(rt, sock, skb, fl.saddr, fl.daddr, ds, ip4_dst_hoplimit(&rt->dst), 0,
@@ -203,13 +195,6 @@ static int wgx_send6(struct wgx_device *wgx, struct sk_buff *skb, struct wgx_end
 		}
 		if (cache)
 			dst_cache_set_ip6(cache, dst, &fl.saddr);
-	}
-	if (unlikely(dst->dev == wgx->dev)) {
-		dst_release(dst);
-		ret = -ELOOP;
-		net_dbg_ratelimited("%s: not sending to %pISpfsc: its route is through this device\n",
-				    wgx->dev->name, &endpoint->addr);
-		goto err;
 	}
 
 	skb->ignore_df = 1;
