@@ -89,6 +89,16 @@ MODULE_PARM_DESC(ephemeral_pool_stats,
 		 "read only: pairs held now, and made, taken, missed (pool empty) and expired since load");
 static struct task_struct *wgx_ephemeral_thread;
 
+/*
+ * The refill thread wakes when a take leaves at most this many pairs: three
+ * quarters of the pool, and always below its size (a pool of 1-3 pairs would
+ * otherwise "need" a refill while full, and its thread never sleep).
+ */
+static unsigned int wgx_ephemeral_low_mark(const struct wgx_ephemeral_pool *pool)
+{
+	return pool->size - max(1u, pool->size / 4);
+}
+
 /* Caller holds pool->lock.  Wipes the slot at the head and drops it. */
 static void wgx_ephemeral_drop_head(struct wgx_ephemeral_pool *pool)
 {
@@ -154,7 +164,7 @@ bool wgx_ephemeral_pool_take(struct wgx_ephemeral_pool *pool, u8 private_key[WGX
 	memcpy(public_key, e->public_key, WGX_KEY_LEN);
 	wgx_ephemeral_drop_head(pool);
 	pool->taken++;
-	wake = pool->count <= pool->size - pool->size / 4;
+	wake = pool->count <= wgx_ephemeral_low_mark(pool);
 	spin_unlock_bh(&pool->lock);
 	if (wake)
 		wake_up(&pool->refill_wait);
@@ -232,7 +242,7 @@ static int wgx_ephemeral_refill(void *data)
 		wait_event_interruptible_timeout(pool->refill_wait,
 						 kthread_should_stop() ||
 						 wgx_ephemeral_pool_count(pool) <=
-						 pool->size - pool->size / 4,
+						 wgx_ephemeral_low_mark(pool),
 						 left);
 	}
 	return 0;

@@ -162,6 +162,20 @@ test_ephemeral_pool_serves_handshakes() {
 	ping_ok b 10.0.0.1
 	[ "$(ephemeral_stat taken)" -gt "$taken" ] || fail "the second handshake took no pair"
 
+	# A full pool of 1 must let its thread sleep (its low mark was once its
+	# size: the thread spun): under 0.2 s of CPU in 2 s.
+	netns_cleanup
+	rmmod wgx
+	insmod "$WGX_MODULE_KO" ephemeral_pool=1
+	ephemeral_wait_held 1
+	local pid c0 c1
+	pid=$(pgrep -x wgx-ephemeral)
+	c0=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+	sleep 2
+	c1=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+	echo "refill thread with a full pool of 1: $((c1 - c0)) ticks in 2 s"
+	[ $((c1 - c0)) -lt $(( $(getconf CLK_TCK) / 5 )) ] || fail "the refill thread ran $((c1 - c0)) ticks in 2 s with a full pool"
+
 	netns_cleanup
 	rmmod wgx
 	insmod "$WGX_MODULE_KO" ephemeral_pool=0
