@@ -12,7 +12,6 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
-#include <crypto/curve25519.h>
 
 #include "ephemeral.h"
 
@@ -176,9 +175,9 @@ bool wgx_ephemeral_pool_add(struct wgx_ephemeral_pool *pool, unsigned long now)
 	struct wgx_ephemeral e;
 	bool added = false;
 
-	get_random_bytes(e.private_key, WGX_KEY_LEN);
-	curve25519_clamp_secret(e.private_key);
-	if (!curve25519_generate_public(e.public_key, e.private_key))
+	/* Made as a handshake would make it (kmod/platform.c). */
+	wgx_platform_curve25519_generate_secret(e.private_key);
+	if (!wgx_platform_curve25519_generate_public(e.public_key, e.private_key))
 		goto out;
 	e.born = now;
 	spin_lock_bh(&pool->lock);

@@ -24,9 +24,10 @@
 #include <linux/wait.h>
 
 #include <wgx/platform.h>
+#include <wgx/timers.h>
 
-/* A pooled pair is wiped unused after this long (seconds; REKEY_AFTER_TIME). */
-#define WGX_EPHEMERAL_LIFETIME_SECONDS 120
+/* A pooled pair is wiped unused after this long (seconds): REKEY_AFTER_TIME. */
+#define WGX_EPHEMERAL_LIFETIME_SECONDS WGX_REKEY_AFTER_TIME_S
 
 /**
  * struct wgx_ephemeral - one key pair and when it was made (jiffies).

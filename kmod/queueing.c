@@ -76,7 +76,7 @@ static void wgx_txq_sent_one(struct wgx_txq *txq, unsigned int *n)
  * the bytes go back to the queue they were charged to, whichever CPU the
  * worker runs on.  May wake the queue if BQL stopped it.
  */
-static void wgx_txq_send_locked(struct wgx_txq *txq, struct sk_buff *skb)
+static void wgx_txq_send_and_credit(struct wgx_txq *txq, struct sk_buff *skb)
 {
 	u32 bql_len = WGX_SKB_CB(skb)->bql_len;
 
@@ -96,7 +96,7 @@ static void wgx_txq_send_locked(struct wgx_txq *txq, struct sk_buff *skb)
 /* The same, then count it (and perhaps yield): not under a lock. */
 static void wgx_txq_send(struct wgx_txq *txq, struct sk_buff *skb, unsigned int *n)
 {
-	wgx_txq_send_locked(txq, skb);
+	wgx_txq_send_and_credit(txq, skb);
 	wgx_txq_sent_one(txq, n);
 }
 
@@ -114,7 +114,7 @@ static void wgx_txq_drain_lane(struct wgx_txq *txq, unsigned int *n)
 		spin_lock_bh(&txq->lane_lock);
 		skb = ptr_ring_consume_bh(&txq->lane);
 		if (skb)
-			wgx_txq_send_locked(txq, skb);
+			wgx_txq_send_and_credit(txq, skb);
 		spin_unlock_bh(&txq->lane_lock);
 		if (!skb)
 			break;
