@@ -28,9 +28,6 @@
 #include "socket.h"
 #include "timers.h"
 
-/* Workers yield the CPU after this many messages. */
-#define WGX_HANDSHAKE_WORKER_BATCH 64
-
 /* Source address and port of a received datagram: the cookie's "source" (whitepaper 5.4.7). */
 static size_t wgx_handshake_cookie_source(const struct sk_buff *skb, u8 src[WGX_COOKIE_SOURCE_MAX_LEN])
 {
@@ -553,13 +550,17 @@ static void wgx_handshake_worker(struct work_struct *work)
 	struct wgx_handshake_worker *worker = container_of(work, struct wgx_handshake_worker, work);
 	struct wgx_device *wgx = worker->wgx;
 	struct sk_buff *skb;
-	unsigned int n = 0;
 
+	/*
+	 * A message costs up to three X25519 operations.  Yield after each:
+	 * under voluntary preemption (Debian's default) a transport worker
+	 * woken on this CPU, e.g. for an established peer's packet, would
+	 * otherwise wait for the whole batch of a storm.
+	 */
 	while ((skb = ptr_ring_consume_bh(&wgx->handshake_ring)) != NULL) {
 		atomic_dec(&wgx->handshake_ring_len);
 		wgx_handshake_process(wgx, skb);
-		if (++n % WGX_HANDSHAKE_WORKER_BATCH == 0)
-			cond_resched();
+		cond_resched();
 	}
 }
 
