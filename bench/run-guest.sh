@@ -708,7 +708,11 @@ cpu_stat() {
 # budget (`wgx show --json`); and the guest's CPU time while `wait` ran
 # and, for the background (the ping, the devices' timers), while the idle
 # pings ran (cpu_stat before and after each), which give the CPU cost of a
-# handshake, both ends and the kick together.
+# handshake, both ends and the kick together.  The pings are
+# wgx-bench-ping's (bench/ping.c), which sleeps between probes: iputils
+# ping, used until 2026-12-03 evening, spins on sched_yield() between a
+# reply and its next probe at a 10 ms interval, and under TCG that took
+# 0.2-0.97 of the two vCPUs from the waves it shared them with.
 storm_kind() {
 	local path=$1 kind tool resp est pre port net n w err file ipt ping_pid rc poll
 	kind=$(path_kind "$path")
@@ -752,9 +756,9 @@ storm_kind() {
 				record type=storm path="$path" size="$n" round="$w" error="bringing the initiators up: $err"
 				continue
 			fi
-			ping -c 3 -i 0.2 -W 2 "10.$net.0.1" >/dev/null 2>&1
+			"$PING_BIN" -c 3 -i 0.2 -W 2 "10.$net.0.1" >/dev/null 2>&1
 			cpu_stat >"$WORK/$file.idlestat0.txt"
-			ping -c "$STORM_IDLE_PINGS" -i "$STORM_PING_INTERVAL" -W 1 "10.$net.0.1" >"$WORK/$file.idle.txt" 2>&1
+			"$PING_BIN" -c "$STORM_IDLE_PINGS" -i "$STORM_PING_INTERVAL" -W 1 "10.$net.0.1" >"$WORK/$file.idle.txt" 2>&1
 			cpu_stat >"$WORK/$file.idlestat1.txt"
 			# What the background is, once per size (the probe's start-up costs a second).
 			[ "$w" = 1 ] && python3 "$here/probes/cpu-tasks.py" 1 >"$WORK/$file.tasks.json" 2>&1
@@ -763,15 +767,41 @@ storm_kind() {
 			eph_stat "$kind" >"$WORK/$file.eph0.txt"
 			poll=250
 			blog "storm: $path, $n initiators at once, wave $w of $ROUNDS (poll every $poll ms)"
-			ping -i "$STORM_PING_INTERVAL" -W 1 -w "$STORM_TIMEOUT" "10.$net.0.1" >"$WORK/$file.ping.txt" 2>&1 &
+			# --storm-perf: the first wave of 100 under perf (a diagnostic).
+			# perf starts first (under TCG it takes seconds to list every
+			# task) and stops right after the wave; its report is made
+			# after the wave's CPU reading.  The profile also holds the
+			# 5 s of idle before the wave.
+			perf_pid=
+			if [ -n "${STORM_PERF:-}" ] && [ "$n" = 100 ] && [ "$w" = 1 ]; then
+				perf record -q -a -g --no-buildid -F 999 -e cpu-clock -o "/tmp/$path.perf.data" &
+				perf_pid=$!
+				sleep 5
+			fi
+			"$PING_BIN" -i "$STORM_PING_INTERVAL" -W 1 -w "$STORM_TIMEOUT" "10.$net.0.1" >"$WORK/$file.ping.txt" 2>&1 &
 			ping_pid=$!
 			cpu_stat >"$WORK/$file.stat0.txt"
 			WGX_BENCH_POLL_MS=$poll WGX_BENCH_CMD_NETNS=/var/run/netns/a n b "$NL_BIN" wait "$kind" "$resp" "$n" "$STORM_TIMEOUT" \
 				"$NL_BIN" kick "10.$((net - 4)).0.1" "$n" 9 >"$WORK/$file.json" 2>"$WORK/$file.err"
 			rc=$?
+			[ -n "$perf_pid" ] && kill -INT "$perf_pid"
 			cpu_stat >"$WORK/$file.stat1.txt"
 			kill -INT "$ping_pid" 2>/dev/null
 			wait "$ping_pid" 2>/dev/null
+			if [ -n "$perf_pid" ]; then
+				wait "$perf_pid"
+				{
+					echo "# $path, wave $w of $n: by task"
+					perf report -i "/tmp/$path.perf.data" --stdio --no-children -g none --sort comm --percent-limit 0.5 2>&1
+					echo "# by symbol"
+					perf report -i "/tmp/$path.perf.data" --stdio --no-children -g none --sort sym --percent-limit 0.3 2>&1
+					echo "# by task and symbol"
+					perf report -i "/tmp/$path.perf.data" --stdio --no-children -g none --sort comm,sym --percent-limit 0.3 2>&1
+					echo "# by symbol, callers of the top ones"
+					perf report -i "/tmp/$path.perf.data" --stdio --children -g caller,0.5,callee --sort sym --percent-limit 3 2>&1 | head -n 1500
+				} >"$WORK/$file.perf.txt"
+				rm -f "/tmp/$path.perf.data"
+			fi
 			[ "$ipt" = 1 ] && n b iptables-save -c >"$WORK/$file.ipt1.txt" 2>&1
 			[ "$kind" = wgx ] && n b "$tool" show "$resp" --json >"$WORK/$file.show1.json" 2>&1
 			eph_stat "$kind" >"$WORK/$file.eph1.txt"
