@@ -25,6 +25,7 @@
 #include <net/rtnetlink.h>
 
 #include "device.h"
+#include "ephemeral.h"
 #include "handshake.h"
 #include "peer.h"
 #include "peerlookup.h"
@@ -669,19 +670,30 @@ static struct pernet_operations wgx_netns_ops = {
 
 /*
  * Before the machine suspends or hibernates, every session key and handshake
- * state goes: a hibernation image on disk must not hold them, and a machine
- * that wakes up hours later must not resume stale sessions.  Peers simply
- * handshake again on the next packet, as WireGuard does.  Not with
- * CONFIG_PM_AUTOSLEEP, where the system suspends whenever idle.
+ * state goes, and so do the handshake ephemerals made ahead (the pool is
+ * paused until the resume, so its thread makes none meanwhile): a
+ * hibernation image on disk must not hold them, and a machine that wakes up
+ * hours later must not resume stale sessions.  Peers simply handshake again
+ * on the next packet, as WireGuard does.  Not with CONFIG_PM_AUTOSLEEP,
+ * where the system suspends whenever idle; there the pool's boottime clock
+ * counts the suspended time, and the resume only wakes its thread to wipe
+ * what expired meanwhile.
  */
 static int wgx_device_pm_notification(struct notifier_block *nb, unsigned long action, void *data)
 {
 	struct wgx_device *wgx;
 	struct wgx_peer *peer;
 
+	/* Also after a failed prepare: the chain sends the post to every notifier. */
+	if (action == PM_POST_SUSPEND || action == PM_POST_HIBERNATION) {
+		wgx_ephemeral_resume();
+		return NOTIFY_DONE;
+	}
 	if (IS_ENABLED(CONFIG_PM_AUTOSLEEP) ||
 	    (action != PM_HIBERNATION_PREPARE && action != PM_SUSPEND_PREPARE))
 		return NOTIFY_DONE;
+
+	wgx_ephemeral_suspend();
 
 	rtnl_lock();
 	list_for_each_entry(wgx, &wgx_device_list, device_list) {

@@ -4,8 +4,10 @@
  * nice-19 kernel thread (ephemeral.h says why; docs/rotation.md, "Ephemeral
  * keys made ahead", what it means for a key compromise).
  */
+#include <linux/freezer.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
+#include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/sched.h>
@@ -58,24 +60,28 @@ static int wgx_ephemeral_stats_set(const char *val, const struct kernel_param *k
 	return -EPERM;
 }
 
-/* "held H made M taken T missed X expired E": counters since load. */
+/*
+ * "held H made M taken T missed X expired E wiped W": counters since load.
+ * New counters go at the end (parsers read the line as name/value pairs).
+ */
 static int wgx_ephemeral_stats_get(char *buffer, const struct kernel_param *kp)
 {
 	struct wgx_ephemeral_pool *pool = smp_load_acquire(&wgx_ephemeral_live);
-	u64 made, taken, missed, expired;
+	u64 made, taken, missed, expired, wiped;
 	unsigned int held;
 
 	if (!pool)
-		return sysfs_emit(buffer, "held 0 made 0 taken 0 missed 0 expired 0\n");
+		return sysfs_emit(buffer, "held 0 made 0 taken 0 missed 0 expired 0 wiped 0\n");
 	spin_lock_bh(&pool->lock);
 	held = pool->count;
 	made = pool->made;
 	taken = pool->taken;
 	missed = pool->missed;
 	expired = pool->expired;
+	wiped = pool->wiped;
 	spin_unlock_bh(&pool->lock);
-	return sysfs_emit(buffer, "held %u made %llu taken %llu missed %llu expired %llu\n", held,
-			  made, taken, missed, expired);
+	return sysfs_emit(buffer, "held %u made %llu taken %llu missed %llu expired %llu wiped %llu\n",
+			  held, made, taken, missed, expired, wiped);
 }
 
 static const struct kernel_param_ops wgx_ephemeral_stats_ops = {
@@ -85,8 +91,7 @@ static const struct kernel_param_ops wgx_ephemeral_stats_ops = {
 
 module_param_cb(ephemeral_pool_stats, &wgx_ephemeral_stats_ops, NULL, 0444);
 MODULE_PARM_DESC(ephemeral_pool_stats,
-		 "read only: pairs held now, and made, taken, missed (pool empty) and expired since load");
-static struct task_struct *wgx_ephemeral_thread;
+		 "read only: pairs held now, and made, taken, missed (pool empty), expired and wiped (suspend) since load");
 
 /*
  * The refill thread wakes when a take leaves at most this many pairs: three
@@ -106,18 +111,20 @@ static void wgx_ephemeral_drop_head(struct wgx_ephemeral_pool *pool)
 	pool->count--;
 }
 
-/* Caller holds pool->lock. */
-static void wgx_ephemeral_expire_locked(struct wgx_ephemeral_pool *pool, unsigned long now)
+/*
+ * Caller holds pool->lock.  Boottime nanoseconds do not wrap (584 years), so
+ * a plain comparison; a pair born a little after @now (a clock read on
+ * another CPU before the pair was added) is simply young.
+ */
+static void wgx_ephemeral_expire_locked(struct wgx_ephemeral_pool *pool, u64 now)
 {
-	while (pool->count &&
-	       time_after_eq(now, pool->slots[pool->head].born + pool->lifetime)) {
+	while (pool->count && now >= pool->slots[pool->head].born + pool->lifetime) {
 		wgx_ephemeral_drop_head(pool);
 		pool->expired++;
 	}
 }
 
-int wgx_ephemeral_pool_init(struct wgx_ephemeral_pool *pool, unsigned int size,
-			    unsigned long lifetime)
+int wgx_ephemeral_pool_init(struct wgx_ephemeral_pool *pool, unsigned int size, u64 lifetime)
 {
 	memset(pool, 0, sizeof(*pool));
 	spin_lock_init(&pool->lock);
@@ -125,7 +132,8 @@ int wgx_ephemeral_pool_init(struct wgx_ephemeral_pool *pool, unsigned int size,
 	pool->lifetime = lifetime;
 	if (!size)
 		return 0;
-	pool->slots = kcalloc(size, sizeof(pool->slots[0]), GFP_KERNEL);
+	/* 4,096 pairs are 288 KiB: not one contiguous high-order allocation. */
+	pool->slots = kvcalloc(size, sizeof(pool->slots[0]), GFP_KERNEL);
 	if (!pool->slots)
 		return -ENOMEM;
 	pool->size = size;
@@ -134,16 +142,19 @@ int wgx_ephemeral_pool_init(struct wgx_ephemeral_pool *pool, unsigned int size,
 
 void wgx_ephemeral_pool_destroy(struct wgx_ephemeral_pool *pool)
 {
+	if (pool->thread)
+		kthread_stop(pool->thread);
+	pool->thread = NULL;
 	if (pool->slots)
 		memzero_explicit(pool->slots, pool->size * sizeof(pool->slots[0]));
-	kfree(pool->slots);
+	kvfree(pool->slots);
 	pool->slots = NULL;
 	pool->size = 0;
 	pool->count = 0;
 }
 
 bool wgx_ephemeral_pool_take(struct wgx_ephemeral_pool *pool, u8 private_key[WGX_KEY_LEN],
-			     u8 public_key[WGX_KEY_LEN], unsigned long now)
+			     u8 public_key[WGX_KEY_LEN], u64 now)
 {
 	struct wgx_ephemeral *e;
 	bool wake;
@@ -170,7 +181,7 @@ bool wgx_ephemeral_pool_take(struct wgx_ephemeral_pool *pool, u8 private_key[WGX
 	return true;
 }
 
-bool wgx_ephemeral_pool_add(struct wgx_ephemeral_pool *pool, unsigned long now)
+bool wgx_ephemeral_pool_add(struct wgx_ephemeral_pool *pool, u64 now)
 {
 	struct wgx_ephemeral e;
 	bool added = false;
@@ -181,7 +192,8 @@ bool wgx_ephemeral_pool_add(struct wgx_ephemeral_pool *pool, unsigned long now)
 		goto out;
 	e.born = now;
 	spin_lock_bh(&pool->lock);
-	if (pool->count < pool->size) {
+	/* A pause wiped the pool: a pair made across it must not get in. */
+	if (!pool->paused && pool->count < pool->size) {
 		pool->slots[(pool->head + pool->count) % pool->size] = e;
 		pool->count++;
 		pool->made++;
@@ -193,21 +205,59 @@ out:
 	return added;
 }
 
-long wgx_ephemeral_pool_expire(struct wgx_ephemeral_pool *pool, unsigned long now)
+u64 wgx_ephemeral_pool_expire(struct wgx_ephemeral_pool *pool, u64 now)
 {
-	long left = MAX_SCHEDULE_TIMEOUT;
+	u64 left = U64_MAX;
 
 	spin_lock_bh(&pool->lock);
 	wgx_ephemeral_expire_locked(pool, now);
 	if (pool->count)
-		left = (long)(pool->slots[pool->head].born + pool->lifetime - now);
+		left = pool->slots[pool->head].born + pool->lifetime - now;
 	spin_unlock_bh(&pool->lock);
 	return left;
+}
+
+void wgx_ephemeral_pool_pause(struct wgx_ephemeral_pool *pool)
+{
+	spin_lock_bh(&pool->lock);
+	WRITE_ONCE(pool->paused, true);
+	pool->wiped += pool->count;
+	while (pool->count)
+		wgx_ephemeral_drop_head(pool);
+	spin_unlock_bh(&pool->lock);
+}
+
+void wgx_ephemeral_pool_resume(struct wgx_ephemeral_pool *pool)
+{
+	spin_lock_bh(&pool->lock);
+	WRITE_ONCE(pool->paused, false);
+	spin_unlock_bh(&pool->lock);
+	wake_up(&pool->refill_wait);
 }
 
 unsigned int wgx_ephemeral_pool_count(struct wgx_ephemeral_pool *pool)
 {
 	return READ_ONCE(pool->count);
+}
+
+/* Not paused and not full: room for the refill thread to add a pair. */
+static bool wgx_ephemeral_room(const struct wgx_ephemeral_pool *pool)
+{
+	return !READ_ONCE(pool->paused) && READ_ONCE(pool->count) < pool->size;
+}
+
+/* Not paused and at or below the low mark: the refill thread's wake-up. */
+static bool wgx_ephemeral_refill_due(const struct wgx_ephemeral_pool *pool)
+{
+	return !READ_ONCE(pool->paused) && READ_ONCE(pool->count) <= wgx_ephemeral_low_mark(pool);
+}
+
+/* A wait of @ns as a schedule timeout (jiffies, rounded up). */
+static long wgx_ephemeral_timeout(u64 ns)
+{
+	if (ns == U64_MAX)
+		return MAX_SCHEDULE_TIMEOUT;
+	return min_t(u64, nsecs_to_jiffies64(ns) + 1, MAX_SCHEDULE_TIMEOUT - 1);
 }
 
 /*
@@ -216,56 +266,75 @@ unsigned int wgx_ephemeral_pool_count(struct wgx_ephemeral_pool *pool)
  * size / lifetime fixed-base multiplications per second: about 2 at the
  * default).  Nice 19, so during a storm the handshakes themselves get the
  * CPU and this thread only what is left.  No pair is made before the CRNG
- * is initialised.
+ * is initialised, nor while the pool is paused for a suspend.  Freezable:
+ * it stops with the other tasks before a suspend or hibernation (the PM
+ * notifier has wiped and paused the pool by then) and waits after the thaw
+ * until the resume notification ends the pause.  Its sleeps are jiffies,
+ * which stand still during a suspend; the resume wakes it, so pairs that
+ * expired meanwhile by the boottime clock go at once.
  */
 static int wgx_ephemeral_refill(void *data)
 {
 	struct wgx_ephemeral_pool *pool = data;
-	long left;
+	u64 left;
 
+	set_freezable();
 	while (!kthread_should_stop()) {
+		try_to_freeze();
 		if (!rng_is_initialized()) {
 			schedule_timeout_interruptible(HZ);
 			continue;
 		}
-		left = wgx_ephemeral_pool_expire(pool, jiffies);
-		if (wgx_ephemeral_pool_count(pool) < pool->size) {
-			while (!kthread_should_stop() && wgx_ephemeral_pool_add(pool, jiffies))
+		left = wgx_ephemeral_pool_expire(pool, wgx_ephemeral_now());
+		if (wgx_ephemeral_room(pool)) {
+			while (!kthread_should_stop() && !freezing(current) &&
+			       wgx_ephemeral_pool_add(pool, wgx_ephemeral_now()))
 				cond_resched();
-			/* Not full, yet nothing added: no public key (cannot happen
+			/* Room, yet nothing added: no public key (cannot happen
 			 * for a clamped secret); do not spin on it. */
-			if (wgx_ephemeral_pool_count(pool) < pool->size)
+			if (!kthread_should_stop() && !freezing(current) && wgx_ephemeral_room(pool))
 				schedule_timeout_interruptible(HZ / 10);
 			continue;
 		}
-		wait_event_interruptible_timeout(pool->refill_wait,
-						 kthread_should_stop() ||
-						 wgx_ephemeral_pool_count(pool) <=
-						 wgx_ephemeral_low_mark(pool),
-						 left);
+		wait_event_freezable_timeout(pool->refill_wait,
+					     kthread_should_stop() || wgx_ephemeral_refill_due(pool),
+					     wgx_ephemeral_timeout(left));
 	}
+	return 0;
+}
+
+int wgx_ephemeral_pool_start(struct wgx_ephemeral_pool *pool)
+{
+	struct task_struct *t;
+
+	if (!pool->size)
+		return 0;
+	t = kthread_create(wgx_ephemeral_refill, pool, "wgx-ephemeral");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	/* Nice 19 from its first instruction on: it may fill the pool at once. */
+	sched_set_normal(t, MAX_NICE);
+	pool->thread = t;
+	wake_up_process(t);
 	return 0;
 }
 
 int wgx_ephemeral_init(void)
 {
 	struct wgx_ephemeral_pool *pool = &wgx_ephemeral_module_pool;
-	struct task_struct *t;
 	int ret;
 
 	ret = wgx_ephemeral_pool_init(pool, wgx_ephemeral_pool_size,
-				      WGX_EPHEMERAL_LIFETIME_SECONDS * HZ);
+				      WGX_EPHEMERAL_LIFETIME_SECONDS * NSEC_PER_SEC);
 	if (ret < 0)
 		return ret;
 	if (!pool->size)
 		return 0;
-	t = kthread_run(wgx_ephemeral_refill, pool, "wgx-ephemeral");
-	if (IS_ERR(t)) {
+	ret = wgx_ephemeral_pool_start(pool);
+	if (ret < 0) {
 		wgx_ephemeral_pool_destroy(pool);
-		return PTR_ERR(t);
+		return ret;
 	}
-	sched_set_normal(t, MAX_NICE);
-	wgx_ephemeral_thread = t;
 	smp_store_release(&wgx_ephemeral_live, pool);
 	return 0;
 }
@@ -273,15 +342,28 @@ int wgx_ephemeral_init(void)
 void wgx_ephemeral_exit(void)
 {
 	WRITE_ONCE(wgx_ephemeral_live, NULL);
-	if (wgx_ephemeral_thread)
-		kthread_stop(wgx_ephemeral_thread);
-	wgx_ephemeral_thread = NULL;
 	wgx_ephemeral_pool_destroy(&wgx_ephemeral_module_pool);
+}
+
+void wgx_ephemeral_suspend(void)
+{
+	struct wgx_ephemeral_pool *pool = smp_load_acquire(&wgx_ephemeral_live);
+
+	if (pool)
+		wgx_ephemeral_pool_pause(pool);
+}
+
+void wgx_ephemeral_resume(void)
+{
+	struct wgx_ephemeral_pool *pool = smp_load_acquire(&wgx_ephemeral_live);
+
+	if (pool)
+		wgx_ephemeral_pool_resume(pool);
 }
 
 bool wgx_ephemeral_take(u8 private_key[WGX_KEY_LEN], u8 public_key[WGX_KEY_LEN])
 {
 	struct wgx_ephemeral_pool *pool = smp_load_acquire(&wgx_ephemeral_live);
 
-	return pool && wgx_ephemeral_pool_take(pool, private_key, public_key, jiffies);
+	return pool && wgx_ephemeral_pool_take(pool, private_key, public_key, wgx_ephemeral_now());
 }

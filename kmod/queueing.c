@@ -80,7 +80,7 @@ static void wgx_txq_send_and_credit(struct wgx_txq *txq, struct sk_buff *skb)
 {
 	u32 bql_len = WGX_SKB_CB(skb)->bql_len;
 
-	wgx_send_encrypt_and_send(skb);
+	wgx_send_encrypt_and_send(skb, false);
 	if (bql_len) {
 		/*
 		 * The charge happened before the skb was published; the
@@ -193,15 +193,27 @@ static bool wgx_txq_produce(struct ptr_ring *r, struct sk_buff *skb, struct netd
 
 /*
  * Send @skb, a lane packet of ndo_start_xmit of at most
- * WGX_LANE_INLINE_MAX_LEN bytes, at once if nothing of the lane is ahead of it: the lane empty and no lane packet being sent (the
- * lane lock free; the worker holds it from taking a lane packet to handing
- * it to the socket).  Only on @txq's own CPU: there the packet takes the
- * underlay queue (XPS) the worker's packets take, as the worker would have
- * sent it.  We hold the tx queue's lock, the lane's only producer, so the
- * emptiness test holds while we send.  BHs are off (ndo_start_xmit).
+ * WGX_LANE_INLINE_MAX_LEN bytes, at once if nothing of the lane is ahead of
+ * it: the lane empty and no lane packet being sent (the lane lock free; the
+ * worker holds it from taking a lane packet to handing it to the socket).
+ * Only on @txq's own CPU: there the packet takes the underlay queue (XPS)
+ * the worker's packets take, as the worker would have sent it.  We hold the
+ * tx queue's lock, the lane's only producer, so the emptiness test holds
+ * while we send.  BHs are off (ndo_start_xmit).
+ *
+ * Never through a wgx device: when the route the send looks up leaves
+ * through one (a wgx below this one, or this one itself), transmitting from
+ * here would take that device's tx lock inside ours (one lock class:
+ * lockdep reports recursion) or ours again (a dead loop on noqueue).  The
+ * packet, encrypted by then, goes on the lane, still empty and ours to
+ * fill, so it is the lane's first and leaves before every later lane
+ * packet, sent by the worker as it is.  True when @skb left our hands.
  */
 static bool wgx_txq_send_inline(struct wgx_txq *txq, struct sk_buff *skb)
 {
+	enum wgx_send_result res;
+	bool queued;
+
 	if (!READ_ONCE(wgx_queueing_lane_inline) || skb->len > WGX_LANE_INLINE_MAX_LEN ||
 	    txq->cpu != smp_processor_id())
 		return false;
@@ -212,9 +224,24 @@ static bool wgx_txq_send_inline(struct wgx_txq *txq, struct sk_buff *skb)
 		return false;
 	}
 	WGX_SKB_CB(skb)->bql_len = 0;
-	wgx_device_stats_inc(txq->wgx, WGX_DEVICE_STAT_TX_LANE_INLINE);
-	wgx_send_encrypt_and_send(skb);
+	res = wgx_send_encrypt_and_send(skb, true);
+	if (likely(res != WGX_SEND_SEALED)) {
+		spin_unlock(&txq->lane_lock);
+		if (res == WGX_SEND_SENT)
+			wgx_device_stats_inc(txq->wgx, WGX_DEVICE_STAT_TX_LANE_INLINE);
+		return true;
+	}
+	/* Cannot be full: it was empty and we are its only producer. */
+	queued = wgx_txq_produce(&txq->lane, skb, NULL);
 	spin_unlock(&txq->lane_lock);
+	if (unlikely(!queued)) {
+		wgx_skb_cb_release(skb);
+		DEV_STATS_INC(txq->wgx->dev, tx_dropped);
+		kfree_skb(skb);
+		return true;
+	}
+	wgx_device_stats_inc(txq->wgx, WGX_DEVICE_STAT_TX_LANE);
+	queue_work_on(wgx_txq_worker_cpu(txq), txq->wgx->tx_wq, &txq->work);
 	return true;
 }
 

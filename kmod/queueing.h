@@ -56,6 +56,9 @@ enum {
  * @ds: outer DSCP/ECN byte.
  * @port: index of the listen port the datagram leaves from (wgx_socket_flow_port()).
  * @bucket: flow bucket (low bits of the inner skb hash) for the lane's order rule.
+ * @sealed: encrypted already (with @keypair at @nonce) by an inline send that
+ *          could not send it (its outer route leaves through a wgx device);
+ *          the worker sends it as it is.
  * @bql_len: bytes charged to the tx queue's byte queue limit at enqueue, 0 if
  *           none (set by wgx_queueing_tx_enqueue(), credited by the worker).
  */
@@ -67,6 +70,7 @@ struct wgx_skb_cb {
 	u8 ds;
 	u8 port;
 	u8 bucket;
+	u8 sealed;
 	u32 bql_len;
 };
 
@@ -125,7 +129,9 @@ void wgx_queueing_down(struct wgx_device *wgx);
  * in the caller's context, when the module parameter lane_inline is on, the caller runs on
  * @txq's CPU (so the packet leaves on the underlay queue the worker's
  * packets take), the lane is empty and no lane packet is being sent; it is
- * never charged to BQL then.  With @charge and the module
+ * never charged to BQL then.  Never through a wgx device: when its outer
+ * route leaves through one, the packet, encrypted by then, goes on the lane
+ * as its first entry for the worker to send.  With @charge and the module
  * parameter bql on, skb->len is charged to the tx queue's byte queue limit
  * (which may stop the queue);
  * only ndo_start_xmit may charge, since BQL's enqueue side is serialised by

@@ -301,39 +301,27 @@ static void wgx_send_timer_events(struct wgx_peer *peer, bool keepalive)
 		wgx_timers_data_sent(peer);
 }
 
-void wgx_send_encrypt_and_send(struct sk_buff *skb)
+/*
+ * Send @skb, encrypted with cb->keypair at cb->nonce (references held in the
+ * cb), and account for it.  Consumes @skb and the cb's references, except
+ * when @direct and the outer route leaves through a wgx device: then
+ * nothing is sent, the caller keeps @skb with its cb, and the result is
+ * WGX_SEND_SEALED.
+ */
+static enum wgx_send_result wgx_send_sealed(struct sk_buff *skb, bool keepalive, u64 now,
+					    bool direct)
 {
 	struct wgx_skb_cb *cb = WGX_SKB_CB(skb);
 	struct wgx_peer *peer = cb->peer;
-	struct net_device *dev;
-	struct wgx_keypair *keypair;
-	bool keepalive = skb->len == 0;
-	u64 now, nonce;
+	struct wgx_keypair *keypair = cb->keypair;
+	u64 nonce = cb->nonce;
 	int ret;
 
-	if (unlikely(READ_ONCE(peer->is_dead)))
-		goto drop;
-
-	keypair = wgx_send_get_keypair(peer);
-	if (unlikely(!keypair))
-		goto stage;
-	now = wgx_timers_clock_ns();
-	nonce = atomic64_inc_return(&keypair->sending_counter) - 1;
-	if (unlikely(!wgx_timers_core_keypair_usable(&peer->timer_state, keypair->keys.birth_ns, nonce,
-						now))) {
-		WRITE_ONCE(keypair->sending_valid, false);
-		wgx_keypair_put(keypair, false);
-		goto stage;
+	ret = wgx_socket_send_skb_to_peer(peer, skb, cb->ds, cb->port, direct);
+	if (ret == WGX_SOCKET_VIA_WGX) {
+		cb->sealed = 1;
+		return WGX_SEND_SEALED;
 	}
-	cb->keypair = keypair;
-	/* The flow decides the port; after encryption nobody can tell the flow. */
-	cb->port = wgx_socket_flow_port(peer->wgx, skb);
-
-	if (unlikely(!wgx_send_encrypt_skb(skb, keypair, nonce, cb->mtu))) {
-		wgx_peer_stats_inc(peer, WGX_PEER_STAT_TX_DROP_ERROR);
-		goto drop;
-	}
-	ret = wgx_socket_send_skb_to_peer(peer, skb, cb->ds, cb->port);
 	if (unlikely(ret)) {
 		wgx_peer_stats_inc(peer, ret == -EHOSTUNREACH ? WGX_PEER_STAT_TX_DROP_NO_ENDPOINT :
 								 WGX_PEER_STAT_TX_DROP_ERROR);
@@ -349,20 +337,63 @@ void wgx_send_encrypt_and_send(struct sk_buff *skb)
 	/* @skb is gone; release what its cb held. */
 	wgx_keypair_put(keypair, false);
 	wgx_peer_put(peer);
-	return;
+	return ret ? WGX_SEND_GONE : WGX_SEND_SENT;
+}
+
+enum wgx_send_result wgx_send_encrypt_and_send(struct sk_buff *skb, bool direct)
+{
+	struct wgx_skb_cb *cb = WGX_SKB_CB(skb);
+	struct wgx_peer *peer = cb->peer;
+	struct net_device *dev;
+	struct wgx_keypair *keypair;
+	bool keepalive = skb->len == 0;
+	u64 now, nonce;
+
+	if (unlikely(READ_ONCE(peer->is_dead)))
+		goto drop;
+	/*
+	 * Encrypted by an inline send whose outer route turned out to leave
+	 * through a wgx device (only ndo_start_xmit sends inline, never a
+	 * keepalive): the worker sends it as it is.
+	 */
+	if (unlikely(cb->sealed))
+		return wgx_send_sealed(skb, false, wgx_timers_clock_ns(), false);
+
+	keypair = wgx_send_get_keypair(peer);
+	if (unlikely(!keypair))
+		goto stage;
+	now = wgx_timers_clock_ns();
+	nonce = atomic64_inc_return(&keypair->sending_counter) - 1;
+	if (unlikely(!wgx_timers_core_keypair_usable(&peer->timer_state, keypair->keys.birth_ns, nonce,
+						now))) {
+		WRITE_ONCE(keypair->sending_valid, false);
+		wgx_keypair_put(keypair, false);
+		goto stage;
+	}
+	cb->keypair = keypair;
+	cb->nonce = nonce;
+	/* The flow decides the port; after encryption nobody can tell the flow. */
+	cb->port = wgx_socket_flow_port(peer->wgx, skb);
+
+	if (unlikely(!wgx_send_encrypt_skb(skb, keypair, nonce, cb->mtu))) {
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_TX_DROP_ERROR);
+		goto drop;
+	}
+	return wgx_send_sealed(skb, keepalive, now, direct);
 
 stage:
 	/* The cb's peer reference becomes ours until the initiation is asked for. */
 	wgx_send_stage(peer, skb);
 	wgx_handshake_send_initiation(peer, false);
 	wgx_peer_put(peer);
-	return;
+	return WGX_SEND_GONE;
 drop:
 	/* Read the device before the cb's reference, perhaps the peer's last, goes. */
 	dev = peer->wgx->dev;
 	wgx_skb_cb_release(skb);
 	DEV_STATS_INC(dev, tx_dropped);
 	kfree_skb(skb);
+	return WGX_SEND_GONE;
 }
 
 static struct wgx_txq *wgx_send_local_txq(struct wgx_device *wgx, struct sk_buff *skb)

@@ -20,12 +20,31 @@ struct wgx_peer;
 netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev);
 
 /**
- * wgx_send_encrypt_and_send - the tx worker's per-packet step: pick the peer's
- * current keypair and a nonce, pad and encrypt in place, send.  Stages the
- * packet and asks for a handshake when no usable keypair exists.  Consumes
- * @skb and the references in its cb.  Process context (tx worker).
+ * enum wgx_send_result - what wgx_send_encrypt_and_send() did with the skb.
+ * @WGX_SEND_SENT: encrypted and handed to the UDP socket.
+ * @WGX_SEND_GONE: dropped (counted), or staged for a handshake.
+ * @WGX_SEND_SEALED: only with @direct: encrypted, but its outer route
+ *                   leaves through a wgx device, so not sent; the caller
+ *                   still owns the skb and its cb's references (cb->sealed
+ *                   is set: the next call sends it without encrypting).
  */
-void wgx_send_encrypt_and_send(struct sk_buff *skb);
+enum wgx_send_result {
+	WGX_SEND_SENT,
+	WGX_SEND_GONE,
+	WGX_SEND_SEALED,
+};
+
+/**
+ * wgx_send_encrypt_and_send - the tx worker's per-packet step: pick the peer's
+ * current keypair and a nonce, pad and encrypt in place, send (a sealed skb,
+ * cb->sealed, is only sent).  Stages the packet and asks for a handshake
+ * when no usable keypair exists.  @direct: the caller is ndo_start_xmit
+ * (the priority lane's inline send), which must not transmit through
+ * another wgx device or its own (wgx_socket_send_skb_to_peer()).  Consumes
+ * @skb and the references in its cb, except for WGX_SEND_SEALED.  Process
+ * context (tx worker), or ndo_start_xmit with BHs off for @direct.
+ */
+enum wgx_send_result wgx_send_encrypt_and_send(struct sk_buff *skb, bool direct);
 
 /** wgx_send_staged - move the peer's staged packets to the tx queues (a keypair is ready). */
 void wgx_send_staged(struct wgx_peer *peer);

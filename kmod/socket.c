@@ -76,8 +76,22 @@ unsigned int wgx_socket_flow_port(struct wgx_device *wgx, const struct sk_buff *
 	return reciprocal_scale((u32)siphash(&flow, sizeof(flow), &wgx->port_hash_key), n);
 }
 
+/*
+ * A route whose device is a wgx device (another one, or this one: onion
+ * routing) makes the send re-enter a wgx ndo_start_xmit.  From a worker that
+ * is fine; from inside an ndo_start_xmit (@direct: the priority lane's
+ * inline send, holding our tx queue's lock) it would take the lower device's
+ * tx lock inside ours, the same lock class (lockdep: recursive locking), or
+ * our own again ("Dead loop on virtual device").  The check is on the dst
+ * the send looked up anyway.
+ */
+static bool wgx_socket_must_defer(const struct dst_entry *dst, bool direct)
+{
+	return unlikely(direct) && wgx_device_is_wgx(dst->dev);
+}
+
 static int wgx_send4(struct wgx_device *wgx, struct sk_buff *skb, struct wgx_endpoint *endpoint,
-		     u8 ds, struct dst_cache *cache, unsigned int index)
+		     u8 ds, struct dst_cache *cache, unsigned int index, bool direct)
 {
 	struct flowi4 fl = {
 		.saddr = endpoint->src4.s_addr,
@@ -133,6 +147,12 @@ static int wgx_send4(struct wgx_device *wgx, struct sk_buff *skb, struct wgx_end
 		if (cache)
 			dst_cache_set_ip4(cache, &rt->dst, fl.saddr);
 	}
+	if (wgx_socket_must_defer(&rt->dst, direct)) {
+		/* @skb is the caller's still. */
+		ip_rt_put(rt);
+		ret = WGX_SOCKET_VIA_WGX;
+		goto out;
+	}
 
 	skb->ignore_df = 1;
 	udp_tunnel_xmit_skb(rt, sock, skb, fl.saddr, fl.daddr, ds, ip4_dst_hoplimit(&rt->dst), 0,
@@ -147,7 +167,7 @@ out:
 }
 
 static int wgx_send6(struct wgx_device *wgx, struct sk_buff *skb, struct wgx_endpoint *endpoint,
-		     u8 ds, struct dst_cache *cache, unsigned int index)
+		     u8 ds, struct dst_cache *cache, unsigned int index, bool direct)
 {
 #if IS_ENABLED(CONFIG_IPV6)
 	struct flowi6 fl = {
@@ -196,6 +216,11 @@ static int wgx_send6(struct wgx_device *wgx, struct sk_buff *skb, struct wgx_end
 		if (cache)
 			dst_cache_set_ip6(cache, dst, &fl.saddr);
 	}
+	if (wgx_socket_must_defer(dst, direct)) {
+		dst_release(dst);
+		ret = WGX_SOCKET_VIA_WGX;
+		goto out;
+	}
 
 	skb->ignore_df = 1;
 	udp_tunnel6_xmit_skb(dst, sock, skb, skb->dev, &fl.saddr, &fl.daddr, ds,
@@ -214,16 +239,18 @@ out:
 }
 
 int wgx_socket_send_skb_to_peer(struct wgx_peer *peer, struct sk_buff *skb, u8 ds,
-				unsigned int index)
+				unsigned int index, bool direct)
 {
 	size_t skb_len = skb->len;
 	int ret = -EAFNOSUPPORT;
 
 	read_lock_bh(&peer->endpoint_lock);
 	if (peer->endpoint.addr.sa_family == AF_INET)
-		ret = wgx_send4(peer->wgx, skb, &peer->endpoint, ds, &peer->endpoint_cache, index);
+		ret = wgx_send4(peer->wgx, skb, &peer->endpoint, ds, &peer->endpoint_cache, index,
+				direct);
 	else if (peer->endpoint.addr.sa_family == AF_INET6)
-		ret = wgx_send6(peer->wgx, skb, &peer->endpoint, ds, &peer->endpoint_cache, index);
+		ret = wgx_send6(peer->wgx, skb, &peer->endpoint, ds, &peer->endpoint_cache, index,
+				direct);
 	else
 		kfree_skb(skb);
 	if (likely(!ret))
@@ -250,7 +277,7 @@ int wgx_socket_send_buffer_to_peer(struct wgx_peer *peer, const void *buffer, si
 
 	if (unlikely(!skb))
 		return -ENOMEM;
-	return wgx_socket_send_skb_to_peer(peer, skb, ds, 0);
+	return wgx_socket_send_skb_to_peer(peer, skb, ds, 0, false);
 }
 
 int wgx_socket_send_buffer_as_reply_to_skb(struct wgx_device *wgx, struct sk_buff *in_skb,
@@ -284,9 +311,9 @@ int wgx_socket_send_buffer_as_reply_to_skb(struct wgx_device *wgx, struct sk_buf
 	 * responses carry AF41).
 	 */
 	if (endpoint.addr.sa_family == AF_INET)
-		return wgx_send4(wgx, skb, &endpoint, 0, NULL, index);
+		return wgx_send4(wgx, skb, &endpoint, 0, NULL, index, false);
 	if (endpoint.addr.sa_family == AF_INET6)
-		return wgx_send6(wgx, skb, &endpoint, 0, NULL, index);
+		return wgx_send6(wgx, skb, &endpoint, 0, NULL, index, false);
 	kfree_skb(skb);
 	return -EAFNOSUPPORT;
 }

@@ -92,12 +92,20 @@ unsigned int wgx_socket_flow_port(struct wgx_device *wgx, const struct sk_buff *
 /**
  * wgx_socket_send_skb_to_peer - send a fully built UDP payload @skb (a wire
  * message) to @peer's endpoint with DSCP/ECN byte @ds, from listen port
- * @index (wgx_socket_flow_port(); 0 for our own messages).  Consumes @skb.
- * Returns 0, -EHOSTUNREACH without an endpoint, -ENONET without sockets, or
- * a routing error.  Context: any; takes the peer's endpoint_lock for reading.
+ * @index (wgx_socket_flow_port(); 0 for our own messages).  @direct: the
+ * caller is a wgx ndo_start_xmit (the priority lane's inline send), which
+ * must not re-enter a wgx device's transmit: when the outer route leaves
+ * through a wgx device (this one or another) nothing is sent, and
+ * WGX_SOCKET_VIA_WGX returns @skb to the caller.  Otherwise consumes @skb.
+ * Returns 0, WGX_SOCKET_VIA_WGX (only with @direct), -EHOSTUNREACH without
+ * an endpoint, -ENONET without sockets, or a routing error.  Context: any;
+ * takes the peer's endpoint_lock for reading.
  */
+/* Positive, so no errno of the routing code can be mistaken for it. */
+#define WGX_SOCKET_VIA_WGX 1
+
 int wgx_socket_send_skb_to_peer(struct wgx_peer *peer, struct sk_buff *skb, u8 ds,
-				unsigned int index);
+				unsigned int index, bool direct);
 
 /** wgx_socket_send_buffer_to_peer - copy @len bytes at @buffer into a new skb and send it. */
 int wgx_socket_send_buffer_to_peer(struct wgx_peer *peer, const void *buffer, size_t len, u8 ds);

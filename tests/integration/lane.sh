@@ -192,3 +192,55 @@ test_bql_charges_and_credits() {
 	expect_eq "inflight after up and a load" 0 "$(bql_sum a inflight)"
 	echo 0 >$param
 }
+
+# dev_stat NS DEV FIELD — device counter FIELD of DEV in NS (show --json).
+dev_stat() {
+	n "$1" "$WGX_TOOL" show "$2" --json | jq -r ".interfaces[0].stats.$3"
+}
+
+# wgx over wgx: the upper device wgt1's endpoint is reached through the lower
+# wgt0.  A marked small packet on wgt1 that finds its lane empty must not be
+# sent by wgt1's ndo_start_xmit itself: that send would take wgt0's tx queue
+# lock inside wgt1's, one lock class (lockdep on the debug kernel: "possible
+# recursive locking"; this case is in scripts/integration-debug's fixed
+# selection).  It waits on the lane for the worker instead (tx_lane, not
+# tx_lane_inline) and none is lost; wgt0, whose route leaves through the
+# veth, still sends its marked packets (wgt1's, with `dscp copy') inline.
+test_inline_not_through_stacked_wgx() {
+	local up_i0 up_l0 low_i0 up_i1 up_l1 low_i1 out
+	tunnel_setup wgx
+	ping_ok a 10.0.0.2
+	expect_eq "lane_inline" Y "$(cat /sys/module/wgx/parameters/lane_inline)"
+	key_pair KC
+	key_pair KD
+	printf '%s\n' "$KC" >/tmp/kc.key
+	printf '%s\n' "$KD" >/tmp/kd.key
+	n a ip link add wgt1 type wgx
+	n b ip link add wgt1 type wgx
+	n a "$WGX_TOOL" set wgt1 private-key /tmp/kc.key listen-port 51830 dscp copy \
+		peer "$KD_pub" endpoint 10.0.0.2:51831 allowed-ips 10.1.0.2/32
+	n b "$WGX_TOOL" set wgt1 private-key /tmp/kd.key listen-port 51831 \
+		peer "$KC_pub" endpoint 10.0.0.1:51830 allowed-ips 10.1.0.1/32
+	n a ip link set wgt1 mtu 1340
+	n b ip link set wgt1 mtu 1340
+	n a ip addr add 10.1.0.1/24 dev wgt1
+	n b ip addr add 10.1.0.2/24 dev wgt1
+	n a ip link set wgt1 up
+	n b ip link set wgt1 up
+	ping_ok a 10.1.0.2
+	up_i0=$(dev_stat a wgt1 tx_lane_inline) up_l0=$(dev_stat a wgt1 tx_lane)
+	low_i0=$(dev_stat a wgt0 tx_lane_inline)
+	# EF-marked, small, from CPU 0 (queue 0's CPU, where inline sends happen).
+	out=$(n a taskset -c 0 ping -c 20 -i 0.05 -W 2 -Q 0xb8 10.1.0.2) ||
+		fail "marked pings over wgx over wgx failed: $out"
+	grep -q ' 0% packet loss' <<<"$out" || fail "marked pings lost: $(tail -n 2 <<<"$out")"
+	up_i1=$(dev_stat a wgt1 tx_lane_inline) up_l1=$(dev_stat a wgt1 tx_lane)
+	low_i1=$(dev_stat a wgt0 tx_lane_inline)
+	echo "wgt1 (upper): inline +$((up_i1 - up_i0)), lane +$((up_l1 - up_l0));" \
+		"wgt0 (lower): inline +$((low_i1 - low_i0))"
+	expect_eq "upper's marked packets sent inline" 0 $((up_i1 - up_i0))
+	[ $((up_l1 - up_l0)) -ge 20 ] || fail "upper's marked packets not on its lane: +$((up_l1 - up_l0))"
+	[ $((low_i1 - low_i0)) -ge 1 ] || fail "the lower device sent nothing inline"
+	# Bulk over both still works.
+	n a ping -c 3 -i 0.2 -s 1200 10.1.0.2 >/dev/null || fail "large pings over wgx over wgx failed"
+}

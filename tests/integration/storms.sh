@@ -111,7 +111,7 @@ test_deferred_initiation_dropped_after_session() {
 }
 
 # ephemeral_stat FIELD — one counter of wgx.ko's ephemeral key pool
-# ("held H made M taken T missed X expired E", kmod/ephemeral.c).
+# ("held H made M taken T missed X expired E wiped W", kmod/ephemeral.c).
 ephemeral_stat() {
 	awk -v k="$1" '{for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1)}' \
 		/sys/module/wgx/parameters/ephemeral_pool_stats
@@ -179,11 +179,37 @@ test_ephemeral_pool_serves_handshakes() {
 	netns_cleanup
 	rmmod wgx
 	insmod "$WGX_MODULE_KO" ephemeral_pool=0
-	expect_eq "pool off" "held 0 made 0 taken 0 missed 0 expired 0" \
+	expect_eq "pool off" "held 0 made 0 taken 0 missed 0 expired 0 wiped 0" \
 		"$(cat /sys/module/wgx/parameters/ephemeral_pool_stats)"
 	must_fail pgrep -x wgx-ephemeral
 	tunnel_setup wgx
 	ping_ok a 10.0.0.2
-	expect_eq "pool off after a handshake" "held 0 made 0 taken 0 missed 0 expired 0" \
+	expect_eq "pool off after a handshake" "held 0 made 0 taken 0 missed 0 expired 0 wiped 0" \
 		"$(cat /sys/module/wgx/parameters/ephemeral_pool_stats)"
+}
+
+# Before a suspend or hibernation the pool's pairs go with the session keys
+# (a hibernation image must hold none): every held pair is wiped, counted
+# as wiped, and the pool is paused until the resume, when the thread fills
+# it again.  /sys/power/pm_test "freezer" runs the suspend sequence up to
+# frozen tasks (PM notifiers included; the refill thread is freezable, and
+# a freezable thread that never froze would fail the suspend) and resumes
+# after 5 s, as in tunnel/suspend_clears_sessions.
+test_ephemeral_pool_wiped_on_suspend() {
+	local state=freeze
+	[ -w /sys/power/pm_test ] || fail "no /sys/power/pm_test (CONFIG_PM_DEBUG)"
+	trap 'echo none >/sys/power/pm_test; rmmod wgx 2>/dev/null; insmod "$WGX_MODULE_KO"' EXIT
+	rmmod wgx
+	insmod "$WGX_MODULE_KO" ephemeral_pool=8
+	ephemeral_wait_held 8
+	expect_eq "wiped before the suspend" 0 "$(ephemeral_stat wiped)"
+	grep -qw freeze /sys/power/state || state=mem
+	echo freezer >/sys/power/pm_test
+	echo "$state" >/sys/power/state || fail "suspend test failed"
+	echo none >/sys/power/pm_test
+	echo "after the suspend: $(cat /sys/module/wgx/parameters/ephemeral_pool_stats)"
+	expect_eq "pairs wiped by the suspend" 8 "$(ephemeral_stat wiped)"
+	ephemeral_wait_held 8
+	expect_eq "pairs made: the fill, then the refill after the resume" 16 "$(ephemeral_stat made)"
+	expect_eq "pairs expired" 0 "$(ephemeral_stat expired)"
 }

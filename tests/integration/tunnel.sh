@@ -331,3 +331,34 @@ test_outer_route_through_itself_ends() {
 	n a "$WGX_TOOL" set wgt0 peer "$KB_pub" endpoint 192.0.2.2:$TUN_PORT_B
 	ping_ok a 10.0.0.2
 }
+
+# The same loop on a device without a qdisc (noqueue, as the kernel
+# WireGuard selftest's nested case runs it): a marked small ping that finds
+# its lane empty must not be sent by wgt0's ndo_start_xmit itself, whose
+# send would re-enter wgt0's own transmit on the same CPU, where the core
+# drops it as a "Dead loop on virtual device".  It goes to the lane's
+# worker instead and makes its rounds like an unmarked packet: many sent
+# messages per ping, no dead loop in the kernel log.
+test_outer_route_through_itself_noqueue_no_dead_loop() {
+	local tx0 tx1 dl0 dl1 inl0 inl1
+	tunnel_setup wgx
+	n a tc qdisc replace dev wgt0 root noqueue
+	ping_ok a 10.0.0.2
+	n a "$WGX_TOOL" set wgt0 peer "$KB_pub" endpoint 10.0.0.2:$TUN_PORT_B
+	dl0=$(dmesg | grep -c 'Dead loop on virtual device' || true)
+	tx0=$(wgt0_stat a tx_packets)
+	inl0=$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].stats.tx_lane_inline')
+	must_fail n a taskset -c 0 ping -c 3 -i 0.3 -W 1 -Q 0xb8 10.0.0.2
+	sleep 2
+	tx1=$(wgt0_stat a tx_packets)
+	dl1=$(dmesg | grep -c 'Dead loop on virtual device' || true)
+	inl1=$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].stats.tx_lane_inline')
+	echo "3 marked pings: tx_packets +$((tx1 - tx0)), tx_lane_inline +$((inl1 - inl0)), dead loops logged +$((dl1 - dl0))"
+	expect_eq "dead loops logged" 0 $((dl1 - dl0))
+	expect_eq "marked pings sent inline through the device itself" 0 $((inl1 - inl0))
+	# Each round adds outer headers: about 20 rounds per ping before it no
+	# longer fits; one message per ping is the dead loop's drop.
+	[ $((tx1 - tx0)) -ge 9 ] || fail "the marked pings made $((tx1 - tx0)) rounds in all"
+	n a "$WGX_TOOL" set wgt0 peer "$KB_pub" endpoint 192.0.2.2:$TUN_PORT_B
+	ping_ok a 10.0.0.2
+}

@@ -4,11 +4,15 @@
  * ephemeral key pairs made ahead of time (kmod/ephemeral.c).  Every pair it
  * hands out is a real clamped X25519 pair, handed out once, oldest first,
  * never after its lifetime, and its slot is wiped; concurrent takers never
- * get the same pair.  The pools here are the tests' own (the module's pool
- * does not exist yet when the suites run), with time passed in as jiffies.
+ * get the same pair; a pause (suspend) wipes every pair and lets none in
+ * until the resume; the refill thread fills, pauses and refills a pool of
+ * its own.  The pools here are the tests' own (the module's pool does not
+ * exist yet when the suites run), with time passed in as nanoseconds.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/freezer.h>
 #include <linux/kthread.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -110,8 +114,8 @@ static void wgx_ephemeral_lifetime(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_add(&pool, 1050));
 	memcpy(young, pool.slots[2].public_key, WGX_KEY_LEN);
 
-	/* One jiffy before the oldest expires: all kept, 1 jiffy left. */
-	KUNIT_EXPECT_EQ(test, wgx_ephemeral_pool_expire(&pool, 1099), 1L);
+	/* One ns before the oldest expires: all kept, 1 ns left. */
+	KUNIT_EXPECT_EQ(test, wgx_ephemeral_pool_expire(&pool, 1099), 1ull);
 	KUNIT_EXPECT_EQ(test, wgx_ephemeral_pool_count(&pool), 3u);
 
 	/* At 1100 the two born at 1000 are gone, wiped; the one of 1050 comes out. */
@@ -122,19 +126,161 @@ static void wgx_ephemeral_lifetime(struct kunit *test)
 
 	/* expire() alone wipes too, and says the empty pool has no deadline. */
 	KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_add(&pool, 2000));
-	KUNIT_EXPECT_EQ(test, wgx_ephemeral_pool_expire(&pool, 2040), 60L);
-	KUNIT_EXPECT_EQ(test, wgx_ephemeral_pool_expire(&pool, 2100), MAX_SCHEDULE_TIMEOUT);
+	KUNIT_EXPECT_EQ(test, wgx_ephemeral_pool_expire(&pool, 2040), 60ull);
+	KUNIT_EXPECT_EQ(test, wgx_ephemeral_pool_expire(&pool, 2100), U64_MAX);
 	KUNIT_EXPECT_EQ(test, pool.expired, 3ull);
 	KUNIT_EXPECT_TRUE(test, wgx_ephemeral_slots_zero(&pool));
 	KUNIT_EXPECT_FALSE(test, wgx_ephemeral_pool_take(&pool, priv, pub, 2100));
 
-	/* Across the jiffies wrap. */
-	KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_add(&pool, ULONG_MAX - 10));
-	KUNIT_EXPECT_EQ(test, wgx_ephemeral_pool_expire(&pool, 5), 84L);
-	KUNIT_EXPECT_TRUE(test, wgx_ephemeral_pool_take(&pool, priv, pub, 88));
-	KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_add(&pool, ULONG_MAX - 10));
-	KUNIT_EXPECT_FALSE(test, wgx_ephemeral_pool_take(&pool, priv, pub, 89));
+	/*
+	 * Born a little after the taker's clock read (the taker read the clock
+	 * on another CPU before the pair went in): young, with a deadline
+	 * beyond the lifetime, not an expired pair nor a wrapped deadline.
+	 */
+	KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_add(&pool, 3010));
+	KUNIT_EXPECT_EQ(test, wgx_ephemeral_pool_expire(&pool, 3000), 110ull);
+	KUNIT_EXPECT_TRUE(test, wgx_ephemeral_pool_take(&pool, priv, pub, 3000));
 	wgx_ephemeral_pool_destroy(&pool);
+}
+
+/*
+ * The module's clock is CLOCK_BOOTTIME in ns with a 120 s lifetime: at a
+ * real boottime (no wrap to care for in 584 years), a pair made lifetime
+ * ago by that clock is gone, whether the time passed awake or suspended
+ * (jiffies, the clock before, stand still during a suspend), and one made
+ * just now is handed out.
+ */
+static void wgx_ephemeral_boottime_lifetime(struct kunit *test)
+{
+	const u64 lifetime = (u64)WGX_EPHEMERAL_LIFETIME_SECONDS * NSEC_PER_SEC;
+	struct wgx_ephemeral_pool pool;
+	u8 priv[WGX_KEY_LEN], pub[WGX_KEY_LEN];
+	u64 now = wgx_ephemeral_now(), later;
+
+	KUNIT_EXPECT_EQ(test, lifetime, 120ull * NSEC_PER_SEC);
+	KUNIT_ASSERT_EQ(test, wgx_ephemeral_pool_init(&pool, 4, lifetime), 0);
+	KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_add(&pool, now));
+	later = wgx_ephemeral_now();
+	KUNIT_EXPECT_GE(test, later, now);
+	KUNIT_EXPECT_TRUE(test, wgx_ephemeral_pool_take(&pool, priv, pub, later));
+	/* Made "before a suspend" of exactly the lifetime: expired. */
+	KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_add(&pool, now));
+	KUNIT_EXPECT_FALSE(test, wgx_ephemeral_pool_take(&pool, priv, pub, now + lifetime));
+	KUNIT_EXPECT_EQ(test, pool.expired, 1ull);
+	KUNIT_EXPECT_TRUE(test, wgx_ephemeral_slots_zero(&pool));
+	wgx_ephemeral_pool_destroy(&pool);
+}
+
+/*
+ * A pause (before a suspend or hibernation) wipes every held pair, counted
+ * as wiped, and lets none in until the resume; after it the pool fills as
+ * before.
+ */
+static void wgx_ephemeral_pause_wipes_and_blocks_refill(struct kunit *test)
+{
+	struct wgx_ephemeral_pool pool;
+	u8 priv[WGX_KEY_LEN], pub[WGX_KEY_LEN];
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, wgx_ephemeral_pool_init(&pool, 4, 100), 0);
+	/* Across the ring's wrap: one taken, one more added. */
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_add(&pool, 1000));
+	KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_take(&pool, priv, pub, 1000));
+	KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_add(&pool, 1001));
+	KUNIT_EXPECT_FALSE(test, wgx_ephemeral_slots_zero(&pool));
+
+	wgx_ephemeral_pool_pause(&pool);
+	KUNIT_EXPECT_EQ(test, wgx_ephemeral_pool_count(&pool), 0u);
+	KUNIT_EXPECT_TRUE(test, wgx_ephemeral_slots_zero(&pool));
+	KUNIT_EXPECT_EQ(test, pool.wiped, 4ull);
+	KUNIT_EXPECT_EQ(test, pool.expired, 0ull);
+	/* Paused: nothing gets in, nothing comes out. */
+	KUNIT_EXPECT_FALSE(test, wgx_ephemeral_pool_add(&pool, 1002));
+	KUNIT_EXPECT_FALSE(test, wgx_ephemeral_pool_take(&pool, priv, pub, 1002));
+	KUNIT_EXPECT_EQ(test, wgx_ephemeral_pool_count(&pool), 0u);
+	KUNIT_EXPECT_TRUE(test, wgx_ephemeral_slots_zero(&pool));
+	KUNIT_EXPECT_EQ(test, pool.made, 5ull);
+	/* A second pause of an empty pool wipes nothing more. */
+	wgx_ephemeral_pool_pause(&pool);
+	KUNIT_EXPECT_EQ(test, pool.wiped, 4ull);
+
+	wgx_ephemeral_pool_resume(&pool);
+	KUNIT_EXPECT_TRUE(test, wgx_ephemeral_pool_add(&pool, 1003));
+	KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_take(&pool, priv, pub, 1003));
+	wgx_ephemeral_expect_pair(test, priv, pub);
+	KUNIT_EXPECT_EQ(test, pool.made, 6ull);
+	wgx_ephemeral_pool_destroy(&pool);
+}
+
+/* Poll (10 ms steps, at most 30 s) until @pool holds @n pairs. */
+static bool wgx_ephemeral_wait_count(struct wgx_ephemeral_pool *pool, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < 3000; i++) {
+		if (wgx_ephemeral_pool_count(pool) == n)
+			return true;
+		msleep(10);
+	}
+	return false;
+}
+
+/*
+ * The refill thread on a pool of its own: nice 19 and freezable (where the
+ * kernel has a freezer: not the test kernel, so the stock kernel's
+ * storms/ephemeral_pool_wiped_on_suspend checks that part), it fills
+ * the pool, leaves it alone while paused (a suspend), refills it after the
+ * resume, and refills what a take below the low mark took.
+ */
+static void wgx_ephemeral_refill_thread(struct kunit *test)
+{
+	const u64 lifetime = (u64)WGX_EPHEMERAL_LIFETIME_SECONDS * NSEC_PER_SEC;
+	struct wgx_ephemeral_pool pool;
+	u8 priv[WGX_KEY_LEN], pub[WGX_KEY_LEN];
+	unsigned int i;
+	u64 made;
+
+	KUNIT_ASSERT_EQ(test, wgx_ephemeral_pool_init(&pool, 8, lifetime), 0);
+	KUNIT_ASSERT_EQ(test, wgx_ephemeral_pool_start(&pool), 0);
+	KUNIT_ASSERT_NOT_NULL(test, pool.thread);
+	KUNIT_EXPECT_EQ(test, task_nice(pool.thread), MAX_NICE);
+	if (!wgx_ephemeral_wait_count(&pool, 8)) {
+		wgx_ephemeral_pool_destroy(&pool);
+		KUNIT_FAIL(test, "the refill thread did not fill the pool in 30 s");
+		return;
+	}
+	/* set_freezable() ran before the first pair (a no-op without a freezer). */
+	if (IS_ENABLED(CONFIG_FREEZER))
+		KUNIT_EXPECT_FALSE(test, pool.thread->flags & PF_NOFREEZE);
+	KUNIT_EXPECT_EQ(test, pool.made, 8ull);
+
+	wgx_ephemeral_pool_pause(&pool);
+	KUNIT_EXPECT_EQ(test, pool.wiped, 8ull);
+	KUNIT_EXPECT_TRUE(test, wgx_ephemeral_slots_zero(&pool));
+	/* Paused: a miss wakes the thread, which must still add nothing. */
+	KUNIT_EXPECT_FALSE(test, wgx_ephemeral_pool_take(&pool, priv, pub, wgx_ephemeral_now()));
+	msleep(300);
+	KUNIT_EXPECT_EQ(test, wgx_ephemeral_pool_count(&pool), 0u);
+	KUNIT_EXPECT_EQ(test, pool.made, 8ull);
+	KUNIT_EXPECT_TRUE(test, wgx_ephemeral_slots_zero(&pool));
+
+	wgx_ephemeral_pool_resume(&pool);
+	KUNIT_EXPECT_TRUE(test, wgx_ephemeral_wait_count(&pool, 8));
+	KUNIT_EXPECT_EQ(test, pool.made, 16ull);
+
+	/*
+	 * Empty it (the thread may add meanwhile; the last take leaves 0, at
+	 * or below the low mark of 6): the thread refills what was taken.
+	 */
+	for (i = 0; i < 1000 && wgx_ephemeral_pool_take(&pool, priv, pub, wgx_ephemeral_now()); i++)
+		;
+	KUNIT_EXPECT_GE(test, i, 8u);
+	KUNIT_EXPECT_TRUE(test, wgx_ephemeral_wait_count(&pool, 8));
+	made = pool.made;
+	KUNIT_EXPECT_EQ(test, made, 16ull + i);
+	wgx_ephemeral_pool_destroy(&pool);
+	KUNIT_EXPECT_NULL(test, pool.thread);
 }
 
 /* ephemeral_pool=0: a pool that is always empty. */
@@ -146,7 +292,10 @@ static void wgx_ephemeral_size_zero(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, wgx_ephemeral_pool_init(&pool, 0, 100), 0);
 	KUNIT_EXPECT_FALSE(test, wgx_ephemeral_pool_add(&pool, 1));
 	KUNIT_EXPECT_FALSE(test, wgx_ephemeral_pool_take(&pool, priv, pub, 1));
-	KUNIT_EXPECT_EQ(test, wgx_ephemeral_pool_expire(&pool, 1), MAX_SCHEDULE_TIMEOUT);
+	KUNIT_EXPECT_EQ(test, wgx_ephemeral_pool_expire(&pool, 1), U64_MAX);
+	/* No thread for a pool of nothing. */
+	KUNIT_EXPECT_EQ(test, wgx_ephemeral_pool_start(&pool), 0);
+	KUNIT_EXPECT_NULL(test, pool.thread);
 	wgx_ephemeral_pool_destroy(&pool);
 }
 
@@ -220,6 +369,9 @@ static struct kunit_case wgx_ephemeral_cases[] = {
 	KUNIT_CASE(wgx_ephemeral_pairs_are_real_and_used_once),
 	KUNIT_CASE(wgx_ephemeral_fifo_across_wrap),
 	KUNIT_CASE(wgx_ephemeral_lifetime),
+	KUNIT_CASE(wgx_ephemeral_boottime_lifetime),
+	KUNIT_CASE(wgx_ephemeral_pause_wipes_and_blocks_refill),
+	KUNIT_CASE(wgx_ephemeral_refill_thread),
 	KUNIT_CASE(wgx_ephemeral_size_zero),
 	KUNIT_CASE(wgx_ephemeral_concurrent_takers_get_distinct_pairs),
 	{}
