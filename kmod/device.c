@@ -121,7 +121,7 @@ static int wgx_stop(struct net_device *dev)
 	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
 		wgx_timers_peer_stop(peer);
 		/* An initiation deferred by the budget must not outlive the down. */
-		if (cancel_delayed_work(&peer->initiation_work))
+		if (kthread_cancel_delayed_work_sync(&peer->initiation_work))
 			wgx_peer_put(peer);
 		wgx_peer_clear_keypairs(peer);
 		wgx_peer_clear_handshake(peer);
@@ -434,8 +434,9 @@ static void wgx_destruct(struct net_device *dev)
 
 	/*
 	 * A tx worker that saw its peer alive may be about to queue an
-	 * initiation on the kex workqueue: let every one finish before that
-	 * workqueue goes (work queued later finds the peers dead).
+	 * initiation on a wgx-hs thread: let every one finish before
+	 * wgx_handshake_uninit() flushes those threads (work queued later
+	 * finds the peers dead).
 	 */
 	flush_workqueue(wgx->tx_wq);
 	cancel_delayed_work_sync(&wgx->ratelimiter_gc);

@@ -25,6 +25,7 @@
 #include <linux/ptr_ring.h>
 #include <linux/rwsem.h>
 #include <linux/siphash.h>
+#include <linux/kthread.h>
 #include <linux/workqueue.h>
 #include <net/gro_cells.h>
 
@@ -67,10 +68,11 @@ struct wgx_device_stats {
 	u64 v[WGX_DEVICE_STAT_COUNT];
 };
 
-/** Handshake work item of one CPU. */
+/** Handshake ring work item number @slot, always queued on wgx-hs thread @slot (hsworker.h). */
 struct wgx_handshake_worker {
-	struct work_struct work;
+	struct kthread_work work;
 	struct wgx_device *wgx;
+	unsigned int slot;
 };
 
 /**
@@ -117,9 +119,6 @@ struct wgx_handshake_worker {
  * @allowedips: cryptokey routing table (core); lookups under RCU, writes under
  *              device_update_lock.
  * @peer_list/@num_peers: all peers, under device_update_lock.
- * @kex_wq: unbound workqueue that creates and sends handshake initiations
- *          (peer->initiation_work), so a burst of them (device up, key
- *          rotation) spreads over idle CPUs instead of queueing behind one.
  * @handshake_budget: initiations per second the device may send (all peers
  *                    together), 0 = automatic (handshake.h); written under
  *                    device_update_lock, read locklessly by the initiation
@@ -167,13 +166,13 @@ struct wgx_device {
 	struct wgx_txq *txqs;
 	struct workqueue_struct *tx_wq;
 	struct workqueue_struct *handshake_wq;
-	struct workqueue_struct *kex_wq;
 	u32 handshake_budget;
 	atomic64_t handshake_budget_tat;
 	struct ptr_ring handshake_ring;
 	atomic_t handshake_ring_len;
-	struct wgx_handshake_worker __percpu *handshake_workers;
-	int handshake_cpu;
+	/* nr_cpu_ids ring work items, item N on wgx-hs thread N; the last one queued. */
+	struct wgx_handshake_worker *handshake_workers;
+	unsigned int handshake_slot;
 	unsigned long last_under_load;
 
 	spinlock_t ratelimiter_lock;

@@ -7,9 +7,11 @@
  *
  * Everything here runs in process context, off the data path: received
  * handshake messages wait in a bounded ring (filled by encap_rcv in
- * softirq) drained by one work item per online CPU on the handshake
- * workqueue; initiations are made by a per-peer work item on the device's
- * unbound kex workqueue, so a burst of them spreads over idle CPUs.
+ * softirq) drained by one work item per online CPU on that CPU's wgx-hs
+ * thread; initiations are made by a per-peer work item on a wgx-hs thread
+ * chosen by the peer's id, so a burst of them spreads over the CPUs.  The
+ * threads run at a positive nice (hsworker.h): a storm yields the CPU to
+ * the transport workers of established sessions.
  * Curve25519 runs under the peer's handshake_lock (a mutex) with bottom
  * halves enabled.
  */
@@ -22,6 +24,7 @@
 
 #include "device.h"
 #include "handshake.h"
+#include "hsworker.h"
 #include "peer.h"
 #include "queueing.h"
 #include "send.h"
@@ -397,7 +400,7 @@ void wgx_handshake_budget_reset(struct wgx_device *wgx)
 	atomic64_set(&wgx->handshake_budget_tat, 0);
 }
 
-/* ---- initiations (process context, kex workqueue) ---- */
+/* ---- initiations (process context, the peer's wgx-hs thread) ---- */
 
 void wgx_handshake_send_initiation(struct wgx_peer *peer, bool is_retry)
 {
@@ -408,7 +411,7 @@ void wgx_handshake_send_initiation(struct wgx_peer *peer, bool is_retry)
 	atomic64_set(&peer->initiation_asked_ns, wgx_timers_clock_ns());
 	wgx_peer_get(peer);
 	/* Pending (perhaps deferred by the budget): this request joins it. */
-	if (!queue_delayed_work(peer->wgx->kex_wq, &peer->initiation_work, 0))
+	if (!kthread_queue_delayed_work(peer->initiation_worker, &peer->initiation_work, 0))
 		wgx_peer_put(peer);
 }
 
@@ -434,16 +437,15 @@ static bool wgx_handshake_defer_initiation(struct wgx_peer *peer, bool is_retry,
 	wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKES_PACED);
 	wgx_device_stats_inc(peer->wgx, WGX_DEVICE_STAT_HANDSHAKES_PACED);
 	/* True: it was pending (or is being cancelled), with its own reference. */
-	if (mod_delayed_work(peer->wgx->kex_wq, &peer->initiation_work,
-			     nsecs_to_jiffies(delay_ns) + 1))
+	if (kthread_mod_delayed_work(peer->initiation_worker, &peer->initiation_work,
+				     nsecs_to_jiffies(delay_ns) + 1))
 		wgx_peer_put(peer);
 	return true;
 }
 
-void wgx_handshake_initiation_worker(struct work_struct *work)
+void wgx_handshake_initiation_worker(struct kthread_work *work)
 {
-	struct wgx_peer *peer = container_of(to_delayed_work(work), struct wgx_peer,
-					     initiation_work);
+	struct wgx_peer *peer = container_of(work, struct wgx_peer, initiation_work.work);
 	struct wgx_device *wgx = peer->wgx;
 	bool is_retry = atomic_xchg(&peer->initiation_is_retry, 0);
 	bool has_slot = peer->initiation_paced;
@@ -545,11 +547,18 @@ out:
 
 /* ---- the handshake ring ---- */
 
-static void wgx_handshake_worker(struct work_struct *work)
+/*
+ * Messages one run of a device's ring work handles before it goes to the
+ * back of its wgx-hs thread's queue (the thread serves every device).
+ */
+#define WGX_HANDSHAKE_WORKER_BATCH 8
+
+static void wgx_handshake_worker(struct kthread_work *work)
 {
 	struct wgx_handshake_worker *worker = container_of(work, struct wgx_handshake_worker, work);
 	struct wgx_device *wgx = worker->wgx;
 	struct sk_buff *skb;
+	int n;
 
 	/*
 	 * A message costs up to three X25519 operations.  Yield after each:
@@ -557,16 +566,30 @@ static void wgx_handshake_worker(struct work_struct *work)
 	 * woken on this CPU, e.g. for an established peer's packet, would
 	 * otherwise wait for the whole batch of a storm.
 	 */
-	while ((skb = ptr_ring_consume_bh(&wgx->handshake_ring)) != NULL) {
+	for (n = 0; n < WGX_HANDSHAKE_WORKER_BATCH; n++) {
+		skb = ptr_ring_consume_bh(&wgx->handshake_ring);
+		if (!skb)
+			return;
 		atomic_dec(&wgx->handshake_ring_len);
 		wgx_handshake_process(wgx, skb);
 		cond_resched();
 	}
+	/*
+	 * The thread is shared by every device: a device whose ring stays
+	 * full (a storm, a flood) goes to the back of the queue, so other
+	 * devices' messages and every peer's initiations on this thread are
+	 * not held up behind it.  A message produced after the check queues
+	 * the work itself; kthread_queue_work() does nothing while the work
+	 * is being cancelled (teardown).
+	 */
+	if (!ptr_ring_empty_bh(&wgx->handshake_ring))
+		kthread_queue_work(wgx_hsworker_get(worker->slot), work);
 }
 
 bool wgx_handshake_enqueue(struct wgx_device *wgx, struct sk_buff *skb)
 {
-	int cpu, len;
+	unsigned int slot;
+	int len;
 
 	if (unlikely(ptr_ring_produce_bh(&wgx->handshake_ring, skb)))
 		return false;
@@ -583,12 +606,15 @@ bool wgx_handshake_enqueue(struct wgx_device *wgx, struct sk_buff *skb)
 		if (last != now && cmpxchg(&wgx->last_under_load, last, now) == last && entered)
 			wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_UNDER_LOAD_ENTERED);
 	}
-	/* Spread handshake work over the online CPUs, round robin. */
-	cpu = cpumask_next(READ_ONCE(wgx->handshake_cpu), cpu_online_mask);
-	if (cpu >= nr_cpu_ids)
-		cpu = cpumask_first(cpu_online_mask);
-	WRITE_ONCE(wgx->handshake_cpu, cpu);
-	queue_work_on(cpu, wgx->handshake_wq, &per_cpu_ptr(wgx->handshake_workers, cpu)->work);
+	/*
+	 * Spread handshake work over the threads, round robin; work item N
+	 * always goes to thread N.  Racing CPUs may pick the same one.
+	 */
+	slot = READ_ONCE(wgx->handshake_slot) + 1;
+	if (slot >= wgx_hsworker_count())
+		slot = 0;
+	WRITE_ONCE(wgx->handshake_slot, slot);
+	kthread_queue_work(wgx_hsworker_get(slot), &wgx->handshake_workers[slot].work);
 	return true;
 }
 
@@ -602,36 +628,33 @@ bool wgx_handshake_under_load(struct wgx_device *wgx)
 
 int wgx_handshake_init(struct wgx_device *wgx)
 {
-	int cpu, ret = -ENOMEM;
+	unsigned int slot;
+	int ret = -ENOMEM;
 
 	wgx->handshake_wq = alloc_workqueue("wgx-hs-%s", WQ_CPU_INTENSIVE | WQ_FREEZABLE, 0,
 					    wgx->dev->name);
 	if (!wgx->handshake_wq)
 		goto err;
-	wgx->kex_wq = alloc_workqueue("wgx-kex-%s", WQ_UNBOUND | WQ_FREEZABLE, 0, wgx->dev->name);
-	if (!wgx->kex_wq)
-		goto err_hs_wq;
 	ret = ptr_ring_init(&wgx->handshake_ring, WGX_HANDSHAKE_RING_SIZE, GFP_KERNEL);
 	if (ret)
-		goto err_kex_wq;
+		goto err_hs_wq;
 	atomic_set(&wgx->handshake_ring_len, 0);
-	wgx->handshake_workers = alloc_percpu(struct wgx_handshake_worker);
+	wgx->handshake_workers = kcalloc(nr_cpu_ids, sizeof(*wgx->handshake_workers), GFP_KERNEL);
 	if (!wgx->handshake_workers) {
 		ret = -ENOMEM;
 		goto err_ring;
 	}
-	for_each_possible_cpu(cpu) {
-		struct wgx_handshake_worker *worker = per_cpu_ptr(wgx->handshake_workers, cpu);
+	for (slot = 0; slot < nr_cpu_ids; slot++) {
+		struct wgx_handshake_worker *worker = &wgx->handshake_workers[slot];
 
 		worker->wgx = wgx;
-		INIT_WORK(&worker->work, wgx_handshake_worker);
+		worker->slot = slot;
+		kthread_init_work(&worker->work, wgx_handshake_worker);
 	}
 	return 0;
 
 err_ring:
 	ptr_ring_cleanup(&wgx->handshake_ring, NULL);
-err_kex_wq:
-	destroy_workqueue(wgx->kex_wq);
 err_hs_wq:
 	destroy_workqueue(wgx->handshake_wq);
 err:
@@ -646,15 +669,21 @@ static void wgx_handshake_drop_skb(void *ptr)
 
 void wgx_handshake_uninit(struct wgx_device *wgx)
 {
+	unsigned int slot;
+
 	/*
-	 * Workers may still be running: drain_workqueue waits and forbids
-	 * requeueing.  The sockets are closed and every peer is gone by now,
-	 * so nothing fills the ring or queues initiations any more.
+	 * The sockets are closed and every peer is gone by now, so nothing
+	 * fills the ring any more; a ring worker may still run.  An
+	 * initiation asked for by a tx worker that saw its peer alive may
+	 * still be queued (the caller flushed the tx workers): the flush of
+	 * every wgx-hs thread lets it run, it finds the peer dead and drops
+	 * the reference that keeps the peer, and so this device, alive.
 	 */
+	for (slot = 0; slot < nr_cpu_ids; slot++)
+		kthread_cancel_work_sync(&wgx->handshake_workers[slot].work);
+	wgx_hsworker_flush_all();
 	drain_workqueue(wgx->handshake_wq);
-	drain_workqueue(wgx->kex_wq);
 	ptr_ring_cleanup(&wgx->handshake_ring, wgx_handshake_drop_skb);
-	free_percpu(wgx->handshake_workers);
-	destroy_workqueue(wgx->kex_wq);
+	kfree(wgx->handshake_workers);
 	destroy_workqueue(wgx->handshake_wq);
 }

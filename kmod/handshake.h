@@ -10,6 +10,7 @@
 
 #include <linux/skbuff.h>
 #include <linux/types.h>
+#include <linux/kthread.h>
 #include <linux/workqueue.h>
 
 struct wgx_device;
@@ -19,8 +20,8 @@ struct wgx_peer;
 #define WGX_HANDSHAKE_RING_SIZE 4096
 
 /**
- * wgx_handshake_init - the handshake and kex workqueues, the handshake ring
- * (WGX_HANDSHAKE_RING_SIZE messages) and one ring worker per possible CPU.
+ * wgx_handshake_init - the handshake workqueue (zero_keys_work), the handshake ring
+ * (WGX_HANDSHAKE_RING_SIZE messages) and one ring work item per possible wgx-hs thread.
  * Process context.  Returns 0 or -ENOMEM.
  */
 int wgx_handshake_init(struct wgx_device *wgx);
@@ -88,7 +89,7 @@ void wgx_handshake_budget_reset(struct wgx_device *wgx);
 
 /**
  * wgx_handshake_send_initiation - ask for a handshake initiation to @peer, made
- * and sent by the peer's initiation work on the device's kex workqueue; at
+ * and sent by the peer's initiation work on its wgx-hs thread (hsworker.h); at
  * most one per REKEY_TIMEOUT unless @is_retry (whitepaper 6.1, 6.4), and
  * within the device's handshake budget: one beyond it is deferred to a
  * later slot plus random jitter of up to one slot, never dropped, and
@@ -98,6 +99,6 @@ void wgx_handshake_budget_reset(struct wgx_device *wgx);
  */
 void wgx_handshake_send_initiation(struct wgx_peer *peer, bool is_retry);
 /** wgx_handshake_initiation_worker - work function of peer->initiation_work (holds a peer reference). */
-void wgx_handshake_initiation_worker(struct work_struct *work);
+void wgx_handshake_initiation_worker(struct kthread_work *work);
 
 #endif /* WGX_HANDSHAKE_H */

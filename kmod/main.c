@@ -15,6 +15,7 @@
 #include "compat.h"
 #include "device.h"
 #include "ephemeral.h"
+#include "hsworker.h"
 #include "netlink.h"
 #include "timers.h"
 
@@ -83,9 +84,12 @@ static int __init wgx_mod_init(void)
 	ret = wgx_ephemeral_init();
 	if (ret < 0)
 		return ret;
-	ret = wgx_device_init();
+	ret = wgx_hsworker_init();
 	if (ret < 0)
 		goto err_ephemeral;
+	ret = wgx_device_init();
+	if (ret < 0)
+		goto err_hsworker;
 	if (wgx_compat_wireguard) {
 		ret = wgx_device_wg_init();
 		if (ret < 0) {
@@ -122,6 +126,8 @@ err_device_wg:
 		wgx_device_wg_exit();
 err_device:
 	wgx_device_exit();
+err_hsworker:
+	wgx_hsworker_exit();
 err_ephemeral:
 	wgx_ephemeral_exit();
 	return ret;
@@ -137,6 +143,8 @@ static void __exit wgx_mod_exit(void)
 	if (wgx_compat_wireguard)
 		wgx_device_wg_exit();
 	wgx_device_exit();
+	/* Every device, and so every user of the handshake threads, is gone. */
+	wgx_hsworker_exit();
 	/* Every device, and so every caller of wgx_ephemeral_take(), is gone. */
 	wgx_ephemeral_exit();
 	/* Deferred frees of the core (wgx_platform_free_deferred) must run before the code goes. */

@@ -7,6 +7,7 @@
 
 #include "device.h"
 #include "handshake.h"
+#include "hsworker.h"
 #include "peer.h"
 #include "queueing.h"
 #include "send.h"
@@ -51,7 +52,8 @@ struct wgx_peer *wgx_peer_create(struct wgx_device *wgx, const u8 *public_key, c
 	peer->handshake_entry.peer = peer;
 	peer->handshake_entry.type = WGX_INDEX_HANDSHAKE;
 	INIT_HLIST_NODE(&peer->handshake_entry.index_hash);
-	INIT_DELAYED_WORK(&peer->initiation_work, wgx_handshake_initiation_worker);
+	kthread_init_delayed_work(&peer->initiation_work, wgx_handshake_initiation_worker);
+	peer->initiation_worker = wgx_hsworker_get(wgx_hsworker_slot_for_id(peer->internal_id));
 	atomic64_set(&peer->initiation_asked_ns, 0);
 	INIT_WORK(&peer->zero_keys_work, wgx_peer_zero_keys_worker);
 	spin_lock_init(&peer->keypairs_lock);
@@ -401,7 +403,7 @@ static void wgx_peer_shutdown(struct wgx_peer *peer, bool flush_rx)
 {
 	wgx_rxspread_peer_uninit(peer, flush_rx);
 	wgx_timers_peer_stop(peer);
-	if (cancel_delayed_work_sync(&peer->initiation_work))
+	if (kthread_cancel_delayed_work_sync(&peer->initiation_work))
 		wgx_peer_put(peer);
 	if (cancel_work_sync(&peer->zero_keys_work))
 		wgx_peer_put(peer);

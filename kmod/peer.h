@@ -31,6 +31,7 @@
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
+#include <linux/kthread.h>
 #include <linux/workqueue.h>
 #include <net/dst_cache.h>
 
@@ -124,9 +125,10 @@ struct wgx_peer_stats {
  * @remote_gen: generation of @public_key, incremented by each in-place
  *	re-key, under @handshake_lock (keypairs record it).
  * @handshake_entry: index of the initiation/response in progress.
- * @initiation_work: makes and sends an initiation on the device's kex
- *	workqueue (handshake.c); delayed when the device's handshake budget
- *	defers it.  @initiation_is_retry: the pending request is a retransmit.
+ * @initiation_work: makes and sends an initiation on @initiation_worker
+ *	(handshake.c); delayed when the device's handshake budget defers it.
+ * @initiation_worker: the wgx-hs thread @initiation_work always goes to
+ *	(hsworker.h), chosen by @internal_id at creation.  @initiation_is_retry: the pending request is a retransmit.
  * @initiation_paced: the pending initiation was deferred by the budget and
  *	holds a slot of it; read and written only by the initiation worker
  *	(a work item never runs twice at once).  @initiation_asked_ns: when an
@@ -154,7 +156,8 @@ struct wgx_peer {
 	bool init_prev;
 	u32 remote_gen;
 	struct wgx_index_entry handshake_entry;
-	struct delayed_work initiation_work;
+	struct kthread_delayed_work initiation_work;
+	struct kthread_worker *initiation_worker;
 	atomic_t initiation_is_retry;
 	bool initiation_paced;
 	atomic64_t initiation_asked_ns;

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hsworker.c - the module's handshake threads at a positive nice
+ * (hsworker.h says why).
+ */
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/cpumask.h>
+#include <linux/minmax.h>
+#include <linux/kthread.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "hsworker.h"
+
+static int wgx_handshake_nice = 10;
+
+static int wgx_handshake_nice_set(const char *val, const struct kernel_param *kp)
+{
+	int nice, ret = kstrtoint(val, 0, &nice);
+
+	if (ret < 0)
+		return ret;
+	if (nice < MIN_NICE || nice > MAX_NICE) {
+		pr_err("wgx: handshake_nice=%d: must be from %d to %d\n", nice, MIN_NICE,
+		       MAX_NICE);
+		return -ERANGE;
+	}
+	wgx_handshake_nice = nice;
+	return 0;
+}
+
+static const struct kernel_param_ops wgx_handshake_nice_ops = {
+	.set = wgx_handshake_nice_set,
+	.get = param_get_int,
+};
+
+module_param_cb(handshake_nice, &wgx_handshake_nice_ops, &wgx_handshake_nice, 0444);
+MODULE_PARM_DESC(handshake_nice,
+		 "nice of the handshake threads wgx-hs/N, -20..19, read at load (default 10: transport work and applications get the CPU first during a handshake storm; 0: as WireGuard's workqueues)");
+
+/*
+ * nr_cpu_ids entries, the first wgx_hsworker_n made; written only under the
+ * CPU hotplug lock (the online callback, and init before any device), a
+ * slot before the count that covers it (release/acquire).
+ */
+static struct kthread_worker **wgx_hsworkers;
+static unsigned int wgx_hsworker_n;
+static enum cpuhp_state wgx_hsworker_state;
+
+static int wgx_hsworker_add(void)
+{
+	unsigned int n = wgx_hsworker_n;
+	struct kthread_worker *worker;
+
+	worker = kthread_create_worker(KTW_FREEZABLE, "wgx-hs/%u", n);
+	if (IS_ERR(worker))
+		return PTR_ERR(worker);
+	set_user_nice(worker->task, wgx_handshake_nice);
+	wgx_hsworkers[n] = worker;
+	smp_store_release(&wgx_hsworker_n, n + 1);
+	return 0;
+}
+
+/* A CPU came online: one thread per CPU online at once. */
+static int wgx_hsworker_online(unsigned int cpu)
+{
+	int ret;
+
+	while (wgx_hsworker_n < min(num_online_cpus(), nr_cpu_ids)) {
+		ret = wgx_hsworker_add();
+		if (ret) {
+			/* Not fatal: the threads there are serve every CPU. */
+			pr_warn("wgx: cannot add a handshake thread (CPU %u online): %d\n", cpu, ret);
+			break;
+		}
+	}
+	return 0;
+}
+
+int wgx_hsworker_init(void)
+{
+	int ret;
+
+	wgx_hsworker_n = 0;
+	wgx_hsworkers = kcalloc(nr_cpu_ids, sizeof(*wgx_hsworkers), GFP_KERNEL);
+	if (!wgx_hsworkers)
+		return -ENOMEM;
+	/* Runs the callback for every online CPU before it returns. */
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "wgx/hsworker:online", wgx_hsworker_online,
+				NULL);
+	if (ret < 0)
+		goto err_free;
+	wgx_hsworker_state = ret;
+	if (wgx_hsworker_n)
+		return 0;
+	ret = -ENOMEM;
+	cpuhp_remove_state(wgx_hsworker_state);
+err_free:
+	kfree(wgx_hsworkers);
+	return ret;
+}
+
+void wgx_hsworker_exit(void)
+{
+	unsigned int i;
+
+	cpuhp_remove_state(wgx_hsworker_state);
+	for (i = 0; i < wgx_hsworker_n; i++)
+		kthread_destroy_worker(wgx_hsworkers[i]);
+	kfree(wgx_hsworkers);
+}
+
+unsigned int wgx_hsworker_count(void)
+{
+	return smp_load_acquire(&wgx_hsworker_n);
+}
+
+struct kthread_worker *wgx_hsworker_get(unsigned int slot)
+{
+	if (slot >= wgx_hsworker_count())
+		slot = 0;
+	return wgx_hsworkers[slot];
+}
+
+unsigned int wgx_hsworker_slot_for_id(u64 id)
+{
+	return do_div(id, wgx_hsworker_count());
+}
+
+void wgx_hsworker_flush_all(void)
+{
+	unsigned int i, n = wgx_hsworker_count();
+
+	for (i = 0; i < n; i++)
+		kthread_flush_worker(wgx_hsworkers[i]);
+}
