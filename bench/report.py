@@ -223,10 +223,12 @@ def nl_error(what, data, text, rc):
     return what + ": " + (data["error"] if data else "exit %s: %s" % (rc, first_line(text)))
 
 
-def storm_sample(work, metrics, storm_bed, warnings, path, s, err):
+def storm_sample(work, metrics, storm_bed, storm_rtts, path, s, err):
     """One storm wave (bench/run-guest.sh storm_kind): the three figures,
     and the bed check (sessions made, ping loss, wire and device counters,
-    the budget in force) for the table's notes and the JSON."""
+    the budget in force) for the table's notes and the JSON.  The
+    established peer's round trips during the wave are also added to
+    storm_rtts[(path, size)], for the p99 over every wave's probes."""
     n = s["size"]
     rnd = int(s.get("round", 1))  # the wave: storm_kind runs ROUNDS of each size
     ms = [metrics["storm_hs_%d" % n], metrics["storm_all_%d" % n], metrics["storm_ping_p99_%d" % n],
@@ -262,6 +264,8 @@ def storm_sample(work, metrics, storm_bed, warnings, path, s, err):
         except OSError:
             rtts, tx, rx = [], 0, 0
         bed[key + "_sent"], bed[key + "_received"] = tx, rx
+        if key == "ping":
+            storm_rtts.setdefault((path, n), []).extend(rtts)
         if rtts:
             m.add(path, rnd, value=pct(sorted(rtts), 99))
         else:
@@ -834,6 +838,10 @@ def build(work, params, quick):
         metric("storm_all_%d" % n, "storm: until all %d have a session" % n, "s", False, group="control")
         metric("storm_ping_p99_%d" % n, "storm: established peer ping p99 during %d" % n,
                "us", False, group="control")
+        # One wave's 30-70 probes make its p99 nearly its maximum: the same
+        # over all waves' probes together (one value per module and size).
+        metric("storm_ping_all_p99_%d" % n, "storm: established peer ping p99 during %d, all waves" % n,
+               "us", False, group="control")
         metric("storm_ping_idle_p99_%d" % n, "storm: established peer ping p99 idle, before %d" % n,
                "us", False, group="control")
     for n in [int(x) for x in str(params.get("BURST_SIZES", "")).split()]:
@@ -852,6 +860,7 @@ def build(work, params, quick):
 
     warnings = []
     storm_bed = []
+    storm_rtts = {}  # (path, storm size) -> every round trip of its waves, us
     rot_bed = []
     lane_obs = {}  # lane path -> [{round, softnet_drops, qdisc, qdisc_backlog_pkts, ...}]
     paths_info = {}
@@ -987,7 +996,7 @@ def build(work, params, quick):
                     warnings.append("%s handshakes round %s: bringing the initiators up exited %d"
                                     % (PATH_LABEL[path], rnd, data["cmd_exit"]))
         elif t == "storm":
-            storm_sample(work, metrics, storm_bed, warnings, path, s, err)
+            storm_sample(work, metrics, storm_bed, storm_rtts, path, s, err)
         elif t == "burst":
             burst_sample(work, metrics, storm_bed, path, s, err)
         elif t == "rot":
@@ -1007,6 +1016,10 @@ def build(work, params, quick):
             else:
                 ms.add(path, rnd, value=float(s["seconds"]))
                 mb.add(path, rnd, value=(s["sunreclaim_kb"] + s["percpu_kb"]) * 1024.0 / s["peers"])
+
+    for (p, n), rtts in sorted(storm_rtts.items()):
+        if rtts and "storm_ping_all_p99_%d" % n in metrics:
+            metrics["storm_ping_all_p99_%d" % n].add(p, 1, value=pct(sorted(rtts), 99))
 
     for p, info in paths_info.items():
         if "error" in info:
