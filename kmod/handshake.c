@@ -7,9 +7,10 @@
  *
  * Everything here runs in process context, off the data path: received
  * handshake messages wait in a bounded ring (filled by encap_rcv in
- * softirq) drained by one work item per online CPU on that CPU's wgx-hs
- * thread; initiations are made by a per-peer work item on a wgx-hs thread
- * chosen by the peer's id, so a burst of them spreads over the CPUs.  The
+ * softirq) drained by the device's ring work items, round robin over the
+ * module's wgx-hs threads (one per online CPU, unbound); initiations are
+ * made by a per-peer work item on the wgx-hs thread the peer's id picks,
+ * so a burst of them spreads over the threads.  The
  * threads run at a positive nice (hsworker.h): a storm yields the CPU to
  * the transport workers of established sessions.
  * Curve25519 runs under the peer's handshake_lock (a mutex) with bottom
