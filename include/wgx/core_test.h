@@ -26,8 +26,6 @@ WGX_EXTERN_C_BEGIN
 
 /* ---- handshake state (wgx/noise.h) ---- */
 
-/** Copy the peer's static public key (32 bytes). */
-void wgx_noise_handshake_get_remote_static(const struct wgx_noise_handshake *hs, wgx_u8 *out);
 /** Current state. */
 enum wgx_handshake_state wgx_noise_handshake_state(const struct wgx_noise_handshake *hs);
 /**

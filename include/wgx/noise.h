@@ -159,6 +159,13 @@ void wgx_noise_handshake_copy_replay_state(struct wgx_noise_handshake *dst,
 void wgx_noise_handshake_set_preshared_key(struct wgx_noise_handshake *hs, const wgx_u8 *preshared_key);
 /** Copy the preshared key (32 bytes, all zero when none). */
 void wgx_noise_handshake_get_preshared_key(const struct wgx_noise_handshake *hs, wgx_u8 *out);
+/**
+ * wgx_noise_handshake_get_remote_static - copy the peer's static public key
+ * (32 bytes) into @out: the key its handshakes are made with now.  Needs
+ * the peer's handshake lock only, not the identity lock: it reads nothing of
+ * the identity.
+ */
+void wgx_noise_handshake_get_remote_static(const struct wgx_noise_handshake *hs, wgx_u8 *out);
 
 /**
  * wgx_noise_handshake_clear - forget the handshake in progress: wipe the
@@ -166,6 +173,35 @@ void wgx_noise_handshake_get_preshared_key(const struct wgx_noise_handshake *hs,
  * static keys, last accepted timestamp, flood-limit time and cookie stay.
  */
 void wgx_noise_handshake_clear(struct wgx_noise_handshake *hs);
+
+/**
+ * struct wgx_noise_prepared - an ephemeral X25519 key pair made ahead of time
+ * for one peer, with its Diffie-Hellman result against that peer's static
+ * public key.  DH(e, S_peer) is the "es" of an initiation we send (5.4.2) and
+ * the "se" of a response we send (5.4.3), so either message can use it, once:
+ * the X25519 operations left at the message are none (initiation) or one
+ * (response: "ee").  Holds secrets; the create calls wipe it, used or not.
+ * @ephemeral_private: clamped (RFC 7748 section 5); @ephemeral_public: its
+ * public key; @remote_static: the peer key @dh was made with; @dh: 32 bytes,
+ * never all zero; @valid: set by wgx_noise_prepare().
+ */
+struct wgx_noise_prepared {
+	wgx_u8 ephemeral_private[32];
+	wgx_u8 ephemeral_public[32];
+	wgx_u8 remote_static[32];
+	wgx_u8 dh[32];
+	bool valid;
+};
+
+/**
+ * wgx_noise_prepare - make a fresh ephemeral pair and DH(e, @remote_static)
+ * (two X25519 operations: one fixed-base, one variable-base) into @prep.
+ * Touches no handshake state and takes no lock: the glue calls it outside
+ * the peer's handshake lock, on a low-priority thread.  Returns false (with
+ * @prep wiped) when @remote_static is NULL or of low order (all-zero DH).
+ * Process context (the kernel's X25519 may use the FPU).
+ */
+bool wgx_noise_prepare(struct wgx_noise_prepared *prep, const wgx_u8 *remote_static);
 
 /**
  * wgx_noise_create_initiation - build a complete initiation message (5.4.2)
@@ -180,6 +216,16 @@ void wgx_noise_handshake_clear(struct wgx_noise_handshake *hs);
  */
 int wgx_noise_create_initiation(struct wgx_noise_handshake *hs, wgx_u8 *msg, wgx_u32 local_index,
 				wgx_u64 now_ns, wgx_u64 wall_sec, wgx_u32 wall_nsec);
+
+/**
+ * wgx_noise_create_initiation_prepared - wgx_noise_create_initiation() with
+ * the ephemeral and "es" of @prep when @prep (may be NULL) is valid and was
+ * made for @hs's current peer key; otherwise the ephemeral and its DH are
+ * made here.  Same bytes on the wire either way.  @prep is wiped on return.
+ */
+int wgx_noise_create_initiation_prepared(struct wgx_noise_handshake *hs, wgx_u8 *msg,
+					 wgx_u32 local_index, wgx_u64 now_ns, wgx_u64 wall_sec,
+					 wgx_u32 wall_nsec, struct wgx_noise_prepared *prep);
 
 /**
  * struct wgx_noise_initiation_scratch - state between the two phases of
@@ -237,6 +283,16 @@ void wgx_noise_initiation_scratch_wipe(struct wgx_noise_initiation_scratch *scra
  */
 int wgx_noise_create_response(struct wgx_noise_handshake *hs, wgx_u8 *msg, wgx_u32 local_index,
 			      wgx_u64 now_ns);
+
+/**
+ * wgx_noise_create_response_prepared - wgx_noise_create_response() with the
+ * ephemeral and "se" of @prep when @prep (may be NULL) is valid and was made
+ * for @hs's current peer key; "ee" is computed here either way.  @prep is
+ * wiped on return.
+ */
+int wgx_noise_create_response_prepared(struct wgx_noise_handshake *hs, wgx_u8 *msg,
+				       wgx_u32 local_index, wgx_u64 now_ns,
+				       struct wgx_noise_prepared *prep);
 
 /**
  * wgx_noise_consume_response - consume a response (5.4.3) addressed to @hs:

@@ -90,6 +90,20 @@ void mix_hash(u8 *h, const void *data, usize len)
     return true;
 }
 
+/// (C, key) = KDF2(C, @dh), or C = KDF1(...) when @key is null: a DH made
+/// ahead (struct wgx_noise_prepared), checked non-zero when it was made.
+void mix_dh_result(u8 *ck, u8 *key, const u8 *dh)
+{
+    kdf(ck, key, nullptr, ck, dh, KEY_LEN);
+}
+
+/// True when @prep was made for @hs's current peer key (a re-key in place
+/// since makes it useless: it is then wiped unused).
+bool prepared_for(const wgx_noise_handshake *hs, const wgx_noise_prepared *prep)
+{
+    return prep && prep->valid && !wgx_platform_memneq(prep->remote_static, hs->remote_static, KEY_LEN);
+}
+
 /// (C, key) = KDF2(C, precomputed DH(S_priv_i, S_pub_r)).
 [[nodiscard]] bool mix_static_static(u8 *ck, u8 *key, const wgx_noise_handshake *hs)
 {
@@ -138,6 +152,20 @@ void wipe(void *p, usize len)
 {
     wgx_platform_memzero_explicit(p, len);
 }
+
+/// Wipes a prepared ephemeral when it goes out of scope, on every return path:
+/// the create calls consume theirs, used or not.
+struct Wiper {
+    wgx_noise_prepared *p;
+    explicit Wiper(wgx_noise_prepared *prep) : p(prep) {}
+    Wiper(const Wiper &) = delete;
+    Wiper &operator=(const Wiper &) = delete;
+    ~Wiper()
+    {
+        if (p)
+            wipe(p, sizeof(*p));
+    }
+};
 
 void clear_in_progress(wgx_noise_handshake *hs)
 {
@@ -429,12 +457,40 @@ void wgx_noise_handshake_clear(wgx_noise_handshake *hs)
         clear_in_progress(hs);
 }
 
+// ---- ephemerals prepared for one peer ----
+
+bool wgx_noise_prepare(wgx_noise_prepared *prep, const u8 *remote_static)
+{
+    if (!prep)
+        return false;
+    wipe(prep, sizeof(*prep));
+    if (!remote_static)
+        return false;
+    wgx_platform_curve25519_generate_secret(prep->ephemeral_private);
+    if (!wgx_platform_curve25519_generate_public(prep->ephemeral_public, prep->ephemeral_private) ||
+        !wgx_platform_curve25519(prep->dh, prep->ephemeral_private, remote_static) ||
+        !wgx_platform_memneq(prep->dh, ZERO_KEY, KEY_LEN)) {
+        wipe(prep, sizeof(*prep));
+        return false;
+    }
+    copy_bytes(prep->remote_static, remote_static, KEY_LEN);
+    prep->valid = true;
+    return true;
+}
+
 // ---- initiation (5.4.2) ----
 
 int wgx_noise_create_initiation(wgx_noise_handshake *hs, u8 *m, u32 local_index, u64 now_ns, u64 wall_sec,
                                 u32 wall_nsec)
 {
+    return wgx_noise_create_initiation_prepared(hs, m, local_index, now_ns, wall_sec, wall_nsec, nullptr);
+}
+
+int wgx_noise_create_initiation_prepared(wgx_noise_handshake *hs, u8 *m, u32 local_index, u64 now_ns, u64 wall_sec,
+                                         u32 wall_nsec, wgx_noise_prepared *prep)
+{
     namespace off = msg::initiation;
+    const Wiper prep_wiper(prep);
     if (!hs || !m)
         return -WGX_EINVAL;
     zero_bytes(m, msg::INITIATION_LEN);
@@ -448,8 +504,13 @@ int wgx_noise_create_initiation(wgx_noise_handshake *hs, u8 *m, u32 local_index,
     u8 e_pub[KEY_LEN];
 
     init_symmetric(ck.b, h.b, hs->remote_static);
-    if (!generate_ephemeral(e_priv.b, e_pub))
+    const bool use_prepared = prepared_for(hs, prep);
+    if (use_prepared) {
+        copy_bytes(e_priv.b, prep->ephemeral_private, KEY_LEN);
+        copy_bytes(e_pub, prep->ephemeral_public, KEY_LEN);
+    } else if (!generate_ephemeral(e_priv.b, e_pub)) {
         return -WGX_EKEYREJECTED;
+    }
 
     msg::put_header(m, msg::TYPE_INITIATION);
     store_le32(m + off::SENDER, local_index);
@@ -458,7 +519,9 @@ int wgx_noise_create_initiation(wgx_noise_handshake *hs, u8 *m, u32 local_index,
     kdf(ck.b, nullptr, nullptr, ck.b, e_pub, KEY_LEN);
 
     // es: ephemeral-static, then the initiator's static key, encrypted.
-    if (!mix_dh(ck.b, key.b, e_priv.b, hs->remote_static)) {
+    if (use_prepared) {
+        mix_dh_result(ck.b, key.b, prep->dh);
+    } else if (!mix_dh(ck.b, key.b, e_priv.b, hs->remote_static)) {
         zero_bytes(m, msg::INITIATION_LEN);
         return -WGX_EKEYREJECTED;
     }
@@ -537,7 +600,14 @@ int wgx_noise_consume_initiation_finish(wgx_noise_handshake *hs, wgx_noise_initi
 
 int wgx_noise_create_response(wgx_noise_handshake *hs, u8 *m, u32 local_index, u64 now_ns)
 {
+    return wgx_noise_create_response_prepared(hs, m, local_index, now_ns, nullptr);
+}
+
+int wgx_noise_create_response_prepared(wgx_noise_handshake *hs, u8 *m, u32 local_index, u64 now_ns,
+                                       wgx_noise_prepared *prep)
+{
     namespace off = msg::response;
+    const Wiper prep_wiper(prep);
     if (!hs || !m)
         return -WGX_EINVAL;
     zero_bytes(m, msg::RESPONSE_LEN);
@@ -552,8 +622,13 @@ int wgx_noise_create_response(wgx_noise_handshake *hs, u8 *m, u32 local_index, u
 
     copy_bytes(ck.b, hs->chaining_key, HASH_LEN);
     copy_bytes(h.b, hs->hash, HASH_LEN);
-    if (!generate_ephemeral(e_priv.b, e_pub))
+    const bool use_prepared = prepared_for(hs, prep);
+    if (use_prepared) {
+        copy_bytes(e_priv.b, prep->ephemeral_private, KEY_LEN);
+        copy_bytes(e_pub, prep->ephemeral_public, KEY_LEN);
+    } else if (!generate_ephemeral(e_priv.b, e_pub)) {
         return -WGX_EKEYREJECTED;
+    }
 
     msg::put_header(m, msg::TYPE_RESPONSE);
     store_le32(m + off::SENDER, local_index);
@@ -563,7 +638,13 @@ int wgx_noise_create_response(wgx_noise_handshake *hs, u8 *m, u32 local_index, u
     kdf(ck.b, nullptr, nullptr, ck.b, e_pub, KEY_LEN);
 
     // ee, then se.
-    if (!mix_dh(ck.b, nullptr, e_priv.b, hs->remote_ephemeral) || !mix_dh(ck.b, nullptr, e_priv.b, hs->remote_static)) {
+    if (!mix_dh(ck.b, nullptr, e_priv.b, hs->remote_ephemeral)) {
+        zero_bytes(m, msg::RESPONSE_LEN);
+        return -WGX_EKEYREJECTED;
+    }
+    if (use_prepared) {
+        mix_dh_result(ck.b, nullptr, prep->dh);
+    } else if (!mix_dh(ck.b, nullptr, e_priv.b, hs->remote_static)) {
         zero_bytes(m, msg::RESPONSE_LEN);
         return -WGX_EKEYREJECTED;
     }

@@ -511,6 +511,124 @@ TEST(Noise, RekeyedPeerHandshakesUnderItsNewKey)
     EXPECT_FALSE(wgx_noise_handshake_set_remote_static(p.b_hs, nullptr));
 }
 
+// Ephemerals prepared ahead for one peer (wgx_noise_prepare): the message
+// carries the prepared public key, and the other end, which computes every
+// DH itself, completes the handshake, so the prepared "es" (initiation) and
+// "se" (response) are the values the protocol asks for.
+void expect_prepared_handshake(const wgx_u8 *psk)
+{
+    Pair p(psk, psk);
+    wgx_noise_prepared pa, pb;
+    ASSERT_TRUE(wgx_noise_prepare(&pa, p.b.pub.data()));  // a's, for peer b
+    ASSERT_TRUE(wgx_noise_prepare(&pb, p.a.pub.data()));  // b's, for peer a
+    EXPECT_TRUE(pa.valid);
+    EXPECT_EQ(0, std::memcmp(pa.remote_static, p.b.pub.data(), 32));
+    const Bytes pa_pub(pa.ephemeral_public, pa.ephemeral_public + 32);
+    const Bytes pb_pub(pb.ephemeral_public, pb.ephemeral_public + 32);
+
+    Bytes init(WGX_MSG_INITIATION_LEN);
+    ASSERT_EQ(wgx_noise_create_initiation_prepared(p.a_hs, init.data(), LOCAL_A, T0, WALL0, 0, &pa), 0);
+    EXPECT_TRUE(all_zero(&pa, sizeof(pa)));  // consumed: wiped
+    EXPECT_EQ(
+        Bytes(init.begin() + wgx::msg::initiation::EPHEMERAL, init.begin() + wgx::msg::initiation::EPHEMERAL + 32),
+        pa_pub);
+    ASSERT_EQ(p.consume_initiation(init), 0);
+
+    Bytes resp(WGX_MSG_RESPONSE_LEN);
+    ASSERT_EQ(wgx_noise_create_response_prepared(p.b_hs, resp.data(), LOCAL_B, T0, &pb), 0);
+    EXPECT_TRUE(all_zero(&pb, sizeof(pb)));
+    EXPECT_EQ(Bytes(resp.begin() + wgx::msg::response::EPHEMERAL, resp.begin() + wgx::msg::response::EPHEMERAL + 32),
+              pb_pub);
+    ASSERT_EQ(p.consume_response(resp), 0);
+
+    wgx_keypair_keys ka, kb;
+    ASSERT_EQ(wgx_noise_begin_session(p.a_hs, &ka, T0), 0);
+    ASSERT_EQ(wgx_noise_begin_session(p.b_hs, &kb, T0), 0);
+    expect_session(ka, kb);
+    expect_transport(ka, kb);
+}
+
+TEST(Noise, PreparedEphemeralsMakeTheSameHandshake)
+{
+    expect_prepared_handshake(nullptr);
+    Key psk;
+    wgx_platform_get_random_bytes(psk.data(), psk.size());
+    expect_prepared_handshake(psk.data());
+}
+
+// A prepared ephemeral is used only for the peer key it was made with: one
+// made for another key (the peer was re-keyed in place since, or a wrong
+// slot) is wiped unused and the message makes its own; either way the
+// handshake completes.
+TEST(Noise, PreparedEphemeralForAnotherKeyIsNotUsed)
+{
+    Pair p;
+    Node other;
+    wgx_noise_prepared pa, pb;
+    ASSERT_TRUE(wgx_noise_prepare(&pa, other.pub.data()));
+    ASSERT_TRUE(wgx_noise_prepare(&pb, p.a.pub.data()));
+    const Bytes pa_pub(pa.ephemeral_public, pa.ephemeral_public + 32);
+    const Bytes pb_pub(pb.ephemeral_public, pb.ephemeral_public + 32);
+
+    Bytes init(WGX_MSG_INITIATION_LEN);
+    ASSERT_EQ(wgx_noise_create_initiation_prepared(p.a_hs, init.data(), LOCAL_A, T0, WALL0, 0, &pa), 0);
+    EXPECT_TRUE(all_zero(&pa, sizeof(pa)));
+    EXPECT_NE(Bytes(init.begin() + 8, init.begin() + 40), pa_pub);
+    ASSERT_EQ(p.consume_initiation(init), 0);
+
+    // b's peer a is re-keyed in place after b prepared for a's old key.
+    // (The state machine is reset by the re-key, so a fresh initiation is
+    // consumed under the new key first.)
+    ASSERT_NO_FATAL_FAILURE(p.a.take_key(other, p.a_hs));
+    ASSERT_TRUE(wgx_noise_handshake_set_remote_static(p.b_hs, other.pub.data()));
+    init = p.initiation(T0 + SEC, WALL0 + 1);
+    wgx_noise_initiation_scratch s;
+    ASSERT_EQ(wgx_noise_consume_initiation_begin(p.b.id, init.data(), init.size(), &s), 0);
+    ASSERT_EQ(wgx_noise_consume_initiation_finish(p.b_hs, &s, T0 + SEC), 0);
+    Bytes resp(WGX_MSG_RESPONSE_LEN);
+    ASSERT_EQ(wgx_noise_create_response_prepared(p.b_hs, resp.data(), LOCAL_B, T0 + SEC, &pb), 0);
+    EXPECT_TRUE(all_zero(&pb, sizeof(pb)));
+    EXPECT_NE(Bytes(resp.begin() + 12, resp.begin() + 44), pb_pub);
+    ASSERT_EQ(p.consume_response(resp, T0 + SEC), 0);
+    wgx_keypair_keys ka, kb;
+    ASSERT_EQ(wgx_noise_begin_session(p.a_hs, &ka, T0 + SEC), 0);
+    ASSERT_EQ(wgx_noise_begin_session(p.b_hs, &kb, T0 + SEC), 0);
+    expect_session(ka, kb);
+
+    // A wiped (used) prepared value is never used again: the next
+    // initiation carries a fresh ephemeral, not the all-zero one.
+    init = p.initiation(T0 + 2 * SEC, WALL0 + 2);
+    Bytes again(WGX_MSG_INITIATION_LEN);
+    ASSERT_EQ(wgx_noise_create_initiation_prepared(p.a_hs, again.data(), LOCAL_A, T0 + 2 * SEC, WALL0 + 3, 0, &pa), 0);
+    EXPECT_FALSE(all_zero(again.data() + 8, 32));
+    EXPECT_NE(Bytes(again.begin() + 8, again.begin() + 40), Bytes(init.begin() + 8, init.begin() + 40));
+}
+
+TEST(Noise, PrepareRefusesLowOrderKeysAndNull)
+{
+    wgx_noise_prepared prep;
+    std::memset(&prep, 0x5a, sizeof(prep));
+    const Key zero{};
+    EXPECT_FALSE(wgx_noise_prepare(&prep, zero.data()));  // DH with the zero point is all zero
+    EXPECT_TRUE(all_zero(&prep, sizeof(prep)));
+    Key one{};
+    one[0] = 1;  // the point of order 1 (u = 1) is not all-zero bytes but gives a zero DH
+    std::memset(&prep, 0x5a, sizeof(prep));
+    EXPECT_FALSE(wgx_noise_prepare(&prep, one.data()));
+    EXPECT_TRUE(all_zero(&prep, sizeof(prep)));
+    EXPECT_FALSE(wgx_noise_prepare(&prep, nullptr));
+    EXPECT_FALSE(wgx_noise_prepare(nullptr, zero.data()));
+    // The create calls refuse null handshakes and still wipe what they were given.
+    Node n;
+    ASSERT_TRUE(wgx_noise_prepare(&prep, n.pub.data()));
+    Bytes m(WGX_MSG_INITIATION_LEN);
+    EXPECT_EQ(wgx_noise_create_initiation_prepared(nullptr, m.data(), LOCAL_A, T0, WALL0, 0, &prep), -WGX_EINVAL);
+    EXPECT_TRUE(all_zero(&prep, sizeof(prep)));
+    ASSERT_TRUE(wgx_noise_prepare(&prep, n.pub.data()));
+    EXPECT_EQ(wgx_noise_create_response_prepared(nullptr, m.data(), LOCAL_B, T0, &prep), -WGX_EINVAL);
+    EXPECT_TRUE(all_zero(&prep, sizeof(prep)));
+}
+
 // Key rotation with a grace period (docs/rotation.md), as the glue builds it:
 // b keeps its old key in a second identity, cookie checker and per-peer
 // handle, whose replay state is copied from the handle that knew the old key.
