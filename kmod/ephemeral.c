@@ -232,6 +232,13 @@ void wgx_ephemeral_pool_resume(struct wgx_ephemeral_pool *pool)
 	spin_lock_bh(&pool->lock);
 	WRITE_ONCE(pool->paused, false);
 	spin_unlock_bh(&pool->lock);
+	/*
+	 * Under CONFIG_PM_AUTOSLEEP nothing was wiped before the suspend, and
+	 * the thread's jiffies timeout stood still during it: wipe here what
+	 * the boottime clock says expired (the wake-up alone would not, with
+	 * the pool full: the thread's condition is a refill).
+	 */
+	wgx_ephemeral_pool_expire(pool, wgx_ephemeral_now());
 	wake_up(&pool->refill_wait);
 }
 
@@ -337,6 +344,11 @@ int wgx_ephemeral_init(void)
 	}
 	smp_store_release(&wgx_ephemeral_live, pool);
 	return 0;
+}
+
+bool wgx_ephemeral_enabled(void)
+{
+	return READ_ONCE(wgx_ephemeral_pool_size) != 0;
 }
 
 void wgx_ephemeral_exit(void)

@@ -144,9 +144,10 @@ u64 wgx_ephemeral_pool_expire(struct wgx_ephemeral_pool *pool, u64 now);
 void wgx_ephemeral_pool_pause(struct wgx_ephemeral_pool *pool);
 
 /**
- * wgx_ephemeral_pool_resume - end a pause and wake the refill thread, which
- * also wipes what expired meanwhile (by the boottime clock).  Harmless
- * without a pause.  Any context; takes @pool->lock.
+ * wgx_ephemeral_pool_resume - end a pause, wipe what expired meanwhile (by
+ * the boottime clock: under CONFIG_PM_AUTOSLEEP the suspend wiped nothing)
+ * and wake the refill thread.  Harmless without a pause.  Any context;
+ * takes @pool->lock.
  */
 void wgx_ephemeral_pool_resume(struct wgx_ephemeral_pool *pool);
 
@@ -160,6 +161,12 @@ unsigned int wgx_ephemeral_pool_count(struct wgx_ephemeral_pool *pool);
  * kthread_create().
  */
 int wgx_ephemeral_init(void);
+
+/**
+ * wgx_ephemeral_enabled - whether pairs are made ahead at all (ephemeral_pool
+ * is not 0): the per-peer preparation (prepare.h) follows it.  Any context.
+ */
+bool wgx_ephemeral_enabled(void);
 
 /** wgx_ephemeral_exit - stop the refill thread, wipe and free the pool.  Module exit only. */
 void wgx_ephemeral_exit(void);

@@ -172,6 +172,34 @@ static void wgx_ephemeral_boottime_lifetime(struct kunit *test)
 }
 
 /*
+ * A resume without a pause (CONFIG_PM_AUTOSLEEP: nothing is wiped before the
+ * suspend, and the refill thread's jiffies timeout stood still during it)
+ * wipes at once the pairs the boottime clock says expired, and keeps the
+ * young ones.
+ */
+static void wgx_ephemeral_resume_wipes_expired(struct kunit *test)
+{
+	/* A 1 us lifetime, so the test needs no guest up for 120 s. */
+	const u64 lifetime = NSEC_PER_USEC;
+	struct wgx_ephemeral_pool pool;
+	u64 now = wgx_ephemeral_now();
+
+	KUNIT_ASSERT_GT(test, now, 3 * lifetime);
+	KUNIT_ASSERT_EQ(test, wgx_ephemeral_pool_init(&pool, 4, lifetime), 0);
+	/*
+	 * Two made "before a suspend" longer than the lifetime, one stamped a
+	 * minute ahead (young whatever the clock reads at the resume).
+	 */
+	KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_add(&pool, now - 3 * lifetime));
+	KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_add(&pool, now - 2 * lifetime));
+	KUNIT_ASSERT_TRUE(test, wgx_ephemeral_pool_add(&pool, now + 60 * NSEC_PER_SEC));
+	wgx_ephemeral_pool_resume(&pool);
+	KUNIT_EXPECT_EQ(test, wgx_ephemeral_pool_count(&pool), 1u);
+	KUNIT_EXPECT_EQ(test, pool.expired, 2ull);
+	wgx_ephemeral_pool_destroy(&pool);
+}
+
+/*
  * A pause (before a suspend or hibernation) wipes every held pair, counted
  * as wiped, and lets none in until the resume; after it the pool fills as
  * before.
@@ -370,6 +398,7 @@ static struct kunit_case wgx_ephemeral_cases[] = {
 	KUNIT_CASE(wgx_ephemeral_fifo_across_wrap),
 	KUNIT_CASE(wgx_ephemeral_lifetime),
 	KUNIT_CASE(wgx_ephemeral_boottime_lifetime),
+	KUNIT_CASE(wgx_ephemeral_resume_wipes_expired),
 	KUNIT_CASE(wgx_ephemeral_pause_wipes_and_blocks_refill),
 	KUNIT_CASE(wgx_ephemeral_refill_thread),
 	KUNIT_CASE(wgx_ephemeral_size_zero),
