@@ -312,13 +312,22 @@ def storm_sample(work, metrics, storm_bed, storm_rtts, path, s, err):
 def eph_delta(base):
     """The ephemeral key pool's counters around a wave or burst (wgx only):
     pairs taken and takes that found it empty, and what it held before."""
+    def counters(line):
+        w = line.split()
+        return {w[i]: int(w[i + 1]) for i in range(0, len(w) - 1, 2)}
+
     try:
         with open(base + ".eph0.txt") as f0, open(base + ".eph1.txt") as f1:
-            w0, w1 = f0.read().split(), f1.read().split()
-        c0 = {w0[i]: int(w0[i + 1]) for i in range(0, len(w0) - 1, 2)}
-        c1 = {w1[i]: int(w1[i + 1]) for i in range(0, len(w1) - 1, 2)}
-        return {"eph_held": c0["held"], "eph_taken": c1["taken"] - c0["taken"],
-                "eph_missed": c1["missed"] - c0["missed"]}
+            l0, l1 = f0.read().splitlines(), f1.read().splitlines()
+        c0, c1 = counters(l0[0]), counters(l1[0])
+        out = {"eph_held": c0["held"], "eph_taken": c1["taken"] - c0["taken"],
+               "eph_missed": c1["missed"] - c0["missed"]}
+        # Second line (since 2026-12-04): the per-peer ephemerals (kmod/prepare.c).
+        if len(l0) > 1 and len(l1) > 1:
+            p0, p1 = counters(l0[1]), counters(l1[1])
+            out.update({"prep_held": p0["held"], "prep_used": p1["used"] - p0["used"],
+                        "prep_made": p1["made"] - p0["made"]})
+        return out
     except (OSError, ValueError, KeyError, IndexError):
         return {}
 
@@ -349,13 +358,20 @@ def burst_sample(work, metrics, storm_bed, path, s, err):
         m.add(path, rnd, error=e)
 
 
+def prep_text(b):
+    """The per-peer ephemerals of a wave or burst, for the bed check."""
+    if "prep_used" not in b:
+        return ""
+    return "; per-peer ephemerals: %d used (%d held before), %d made" % (b["prep_used"], b["prep_held"], b["prep_made"])
+
+
 def print_storm_bed(storm_bed, guest_cpus):
     """The storm's bed check, next to the figures."""
     for b in storm_bed:
         if b.get("burst"):
             print("storm bed %s, responder alone, %d initiations, burst %d: ephemeral pool %d taken, %d missed "
-                  "(held %d before)" % (PATH_LABEL[b["path"]], b["size"], b["wave"], b["eph_taken"],
-                                        b["eph_missed"], b["eph_held"]))
+                  "(held %d before)%s" % (PATH_LABEL[b["path"]], b["size"], b["wave"], b["eph_taken"],
+                                          b["eph_missed"], b["eph_held"], prep_text(b)))
             continue
         line = "storm bed %s, %d initiators, wave %d: %s/%d sessions, last %.2f s, median %.2f s (kernel stamps)" % (
             PATH_LABEL[b["path"]], b["size"], b.get("wave", 1), b.get("completed", "?"), b["size"],
@@ -377,6 +393,7 @@ def print_storm_bed(storm_bed, guest_cpus):
         if "eph_taken" in b:
             line += "; ephemeral pool: %d taken, %d missed (held %d before)" % (
                 b["eph_taken"], b["eph_missed"], b["eph_held"])
+            line += prep_text(b)
         if b.get("handshake_budget") is not None:
             budget = b["handshake_budget"]
             line += "; budget %s" % ("auto (%s/s per device)" % (1000 * guest_cpus if guest_cpus else "1000 x CPUs")

@@ -670,12 +670,16 @@ hs_kind() {
 }
 
 # eph_stat KIND — wgx.ko's ephemeral key pool counters ("held H made M taken
-# T missed X expired E", kmod/ephemeral.c) for KIND wgx; nothing for others.
-# Read by the shell itself: a fork+exec would cost the window it measures.
+# T missed X ...", kmod/ephemeral.c), then on a second line those of its
+# per-peer ephemerals ("held H pending P made M used U ...", kmod/prepare.c),
+# for KIND wgx; nothing for others.  Read by the shell itself: a fork+exec
+# would cost the window it measures.
 eph_stat() {
 	local line
 	[ "$1" = wgx ] || return 0
 	read -r line </sys/module/wgx/parameters/ephemeral_pool_stats && printf '%s\n' "$line"
+	[ -r /sys/module/wgx/parameters/ephemeral_peers_stats ] || return 0
+	read -r line </sys/module/wgx/parameters/ephemeral_peers_stats && printf '%s\n' "$line"
 }
 
 # cpu_stat — one line: the wall clock (s) and /proc/stat's "cpu" line,

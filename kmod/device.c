@@ -29,6 +29,7 @@
 #include "handshake.h"
 #include "peer.h"
 #include "peerlookup.h"
+#include "prepare.h"
 #include "queueing.h"
 #include "send.h"
 #include "socket.h"
@@ -676,9 +677,9 @@ static struct pernet_operations wgx_netns_ops = {
  * hibernation image on disk must not hold them, and a machine that wakes up
  * hours later must not resume stale sessions.  Peers simply handshake again
  * on the next packet, as WireGuard does.  Not with CONFIG_PM_AUTOSLEEP,
- * where the system suspends whenever idle; there the pool's boottime clock
- * counts the suspended time, and the resume only wakes its thread to wipe
- * what expired meanwhile.
+ * where the system suspends whenever idle; there the boottime clock of the
+ * pool and of the per-peer ephemerals (prepare.c) counts the suspended
+ * time, and the resume wipes what expired meanwhile.
  */
 static int wgx_device_pm_notification(struct notifier_block *nb, unsigned long action, void *data)
 {
@@ -688,6 +689,7 @@ static int wgx_device_pm_notification(struct notifier_block *nb, unsigned long a
 	/* Also after a failed prepare: the chain sends the post to every notifier. */
 	if (action == PM_POST_SUSPEND || action == PM_POST_HIBERNATION) {
 		wgx_ephemeral_resume();
+		wgx_prepare_resume();
 		return NOTIFY_DONE;
 	}
 	if (IS_ENABLED(CONFIG_PM_AUTOSLEEP) ||
@@ -695,6 +697,7 @@ static int wgx_device_pm_notification(struct notifier_block *nb, unsigned long a
 		return NOTIFY_DONE;
 
 	wgx_ephemeral_suspend();
+	wgx_prepare_suspend();
 
 	rtnl_lock();
 	list_for_each_entry(wgx, &wgx_device_list, device_list) {

@@ -26,6 +26,7 @@
 #include "device.h"
 #include "handshake.h"
 #include "hsworker.h"
+#include "prepare.h"
 #include "peer.h"
 #include "queueing.h"
 #include "send.h"
@@ -108,7 +109,9 @@ static void wgx_handshake_note_keys(struct wgx_device *wgx, struct wgx_peer *pee
 static void wgx_handshake_consume_initiation(struct wgx_device *wgx, struct sk_buff *skb, bool prev)
 {
 	struct wgx_noise_initiation_scratch scratch;
+	struct wgx_noise_prepared prepared;
 	struct wgx_noise_handshake *hs;
+	bool have_prepared;
 	u8 msg[WGX_MSG_RESPONSE_LEN];
 	struct wgx_keypair *keypair;
 	struct wgx_peer *peer;
@@ -161,7 +164,9 @@ static void wgx_handshake_consume_initiation(struct wgx_device *wgx, struct sk_b
 		 */
 		wgx_noise_handshake_copy_replay_state(wgx_handshake_handle(peer, !prev), hs);
 		index = wgx_index_hashtable_insert(wgx->index_hashtable, &peer->handshake_entry);
-		ret = wgx_noise_create_response(hs, msg, le32_to_cpu(index), now);
+		have_prepared = wgx_prepare_take(peer, hs, &prepared);
+		ret = wgx_noise_create_response_prepared(hs, msg, le32_to_cpu(index), now,
+							 have_prepared ? &prepared : NULL);
 		if (!ret)
 			ret = wgx_noise_begin_session(hs, &keypair->keys, now);
 		if (!ret) {
@@ -451,7 +456,9 @@ void wgx_handshake_initiation_worker(struct kthread_work *work)
 	bool is_retry = atomic_xchg(&peer->initiation_is_retry, 0);
 	bool has_slot = peer->initiation_paced;
 	u8 msg[WGX_MSG_INITIATION_LEN];
+	struct wgx_noise_prepared prepared;
 	struct wgx_noise_handshake *hs;
+	bool have_prepared;
 	bool has_identity, prev = false;
 	struct timespec64 wall;
 	u32 interval_ns;
@@ -522,8 +529,11 @@ void wgx_handshake_initiation_worker(struct kthread_work *work)
 		/* One handshake in progress per peer: the other handle's goes. */
 		wgx_noise_handshake_clear(wgx_handshake_handle(peer, !prev));
 		index = wgx_index_hashtable_insert(wgx->index_hashtable, &peer->handshake_entry);
-		ret = wgx_noise_create_initiation(hs, msg, le32_to_cpu(index),
-						  wgx_timers_clock_ns(), wall.tv_sec, wall.tv_nsec);
+		have_prepared = wgx_prepare_take(peer, hs, &prepared);
+		ret = wgx_noise_create_initiation_prepared(hs, msg, le32_to_cpu(index),
+							   wgx_timers_clock_ns(), wall.tv_sec,
+							   wall.tv_nsec,
+							   have_prepared ? &prepared : NULL);
 		if (ret)
 			wgx_index_hashtable_remove(wgx->index_hashtable, &peer->handshake_entry);
 	}

@@ -16,6 +16,7 @@
 #include "device.h"
 #include "ephemeral.h"
 #include "hsworker.h"
+#include "prepare.h"
 #include "netlink.h"
 #include "timers.h"
 
@@ -84,9 +85,12 @@ static int __init wgx_mod_init(void)
 	ret = wgx_ephemeral_init();
 	if (ret < 0)
 		return ret;
-	ret = wgx_hsworker_init();
+	ret = wgx_prepare_init();
 	if (ret < 0)
 		goto err_ephemeral;
+	ret = wgx_hsworker_init();
+	if (ret < 0)
+		goto err_prepare;
 	ret = wgx_device_init();
 	if (ret < 0)
 		goto err_hsworker;
@@ -128,6 +132,8 @@ err_device:
 	wgx_device_exit();
 err_hsworker:
 	wgx_hsworker_exit();
+err_prepare:
+	wgx_prepare_exit();
 err_ephemeral:
 	wgx_ephemeral_exit();
 	return ret;
@@ -145,6 +151,8 @@ static void __exit wgx_mod_exit(void)
 	wgx_device_exit();
 	/* Every device, and so every user of the handshake threads, is gone. */
 	wgx_hsworker_exit();
+	/* Every device, and so every peer with a prepared slot, is gone. */
+	wgx_prepare_exit();
 	/* Every device, and so every caller of wgx_ephemeral_take(), is gone. */
 	wgx_ephemeral_exit();
 	/* Deferred frees of the core (wgx_platform_free_deferred) must run before the code goes. */

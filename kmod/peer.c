@@ -70,6 +70,8 @@ struct wgx_peer *wgx_peer_create(struct wgx_device *wgx, const u8 *public_key, c
 	list_add_tail(&peer->peer_list, &wgx->peer_list);
 	++wgx->num_peers;
 	pr_debug("%s: Peer %llu created\n", wgx->dev->name, peer->internal_id);
+	/* Its first handshake message need not make its ephemeral then. */
+	wgx_prepare_request(peer);
 	return peer;
 
 err_handshake:
@@ -91,6 +93,8 @@ void wgx_peer_set_public_key(struct wgx_peer *peer, const u8 *new_key)
 	wgx_pubkey_hashtable_rekey(wgx->peer_hashtable, peer, new_key);
 	++wgx->peer_ids;	/* the dump's change generation: a peer changed its name */
 	netdev_dbg(wgx->dev, "peer %llu re-keyed in place\n", peer->internal_id);
+	/* A prepared ephemeral's DH is with the old key: make it again. */
+	wgx_prepare_refresh(peer);
 	if (netif_running(wgx->dev)) {
 		/* The first initiation under the new key need not wait for the old one's. */
 		wgx_timers_initiation_forget(peer);
@@ -410,6 +414,8 @@ static void wgx_peer_shutdown(struct wgx_peer *peer, bool flush_rx)
 	wgx_peer_clear_keypairs(peer);
 	wgx_peer_clear_handshake(peer);
 	wgx_peer_purge_staged(peer);
+	/* Before the list's reference goes: the slot's may be the last but one. */
+	wgx_prepare_forget(peer);
 	netdev_dbg(peer->wgx->dev, "peer %llu removed\n", peer->internal_id);
 	wgx_peer_put(peer);
 }

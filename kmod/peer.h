@@ -39,6 +39,7 @@
 #include <uapi/linux/wgx.h>
 
 #include "peerlookup.h"
+#include "prepare.h"
 #include "socket.h"
 #include "telemetry.h"
 
@@ -142,6 +143,8 @@ struct wgx_peer_stats {
  * @stats: per-CPU counters (enum wgx_peer_stat), summed on read.
  * @walltime_last_handshake: real time of the last completed handshake (netlink), under @timers_lock.
  * @telemetry: handshake and TCP RTT, TCP retransmission estimate (telemetry.h), under its own lock.
+ * @prepare: the ephemeral made ahead for this peer's next handshake message
+ *	(prepare.h), under the module's prepare lock.
  */
 struct wgx_peer {
 	struct wgx_device *wgx;
@@ -183,6 +186,7 @@ struct wgx_peer {
 	struct wgx_peer_stats __percpu *stats;
 	struct timespec64 walltime_last_handshake;
 	struct wgx_telemetry telemetry;
+	struct wgx_prepare_slot prepare;
 
 	bool is_dead;
 	struct kref refcount;

@@ -139,8 +139,10 @@ test_ephemeral_pool_serves_handshakes() {
 	rmmod wgx
 	must_fail insmod "$WGX_MODULE_KO" ephemeral_pool=4097
 	must_fail insmod "$WGX_MODULE_KO" ephemeral_pool=-1
-	# 4 pairs: one take reaches the low mark (three quarters) and wakes the refill.
-	insmod "$WGX_MODULE_KO" ephemeral_pool=4
+	# 4 pairs: one take reaches the low mark (three quarters) and wakes the
+	# refill.  No per-peer ephemerals (ephemeral_peers, tested below): every
+	# handshake message then takes its pair from the pool.
+	insmod "$WGX_MODULE_KO" ephemeral_pool=4 ephemeral_peers=0
 	ephemeral_wait_held 4
 	expect_eq "pairs made while filling" 4 "$(ephemeral_stat made)"
 	expect_eq "refill thread's nice" 19 "$(ps -o ni= -C wgx-ephemeral | tr -d ' ')"
@@ -166,7 +168,7 @@ test_ephemeral_pool_serves_handshakes() {
 	# size: the thread spun): under 0.2 s of CPU in 2 s.
 	netns_cleanup
 	rmmod wgx
-	insmod "$WGX_MODULE_KO" ephemeral_pool=1
+	insmod "$WGX_MODULE_KO" ephemeral_pool=1 ephemeral_peers=0
 	ephemeral_wait_held 1
 	local pid c0 c1
 	pid=$(pgrep -x wgx-ephemeral)
@@ -188,6 +190,95 @@ test_ephemeral_pool_serves_handshakes() {
 		"$(cat /sys/module/wgx/parameters/ephemeral_pool_stats)"
 }
 
+# prepare_stat FIELD — one counter of wgx.ko's per-peer ephemerals ("held H
+# pending P made M used U expired E stale S wiped W full F", kmod/prepare.c).
+prepare_stat() {
+	awk -v k="$1" '{for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1)}' \
+		/sys/module/wgx/parameters/ephemeral_peers_stats
+}
+
+# prepare_wait FIELD N — wait (at most 20 s) until FIELD of prepare_stat is N.
+prepare_wait() {
+	local i
+	for i in $(seq 200); do
+		[ "$(prepare_stat "$1")" = "$2" ] && return 0
+		sleep 0.1
+	done
+	fail "per-peer ephemerals: $1 is $(prepare_stat "$1") after 20 s, expected $2 ($(cat /sys/module/wgx/parameters/ephemeral_peers_stats))"
+}
+
+# The ephemerals made ahead per peer (module parameter ephemeral_peers,
+# kmod/prepare.c): a nice-19 thread makes each peer's next ephemeral and its
+# DH with the peer's static key; the next initiation or response to that
+# peer uses it (here against the in-tree module, which computes every DH
+# itself: a wrong "es" or "se" would fail its handshake), and the thread
+# makes the next.  A re-key in place wipes the slot made for the old key;
+# at most ephemeral_peers slots exist (the rest counted "full"); removing
+# the peers frees every slot (the module unloads without a warning); with
+# ephemeral_pool=0 there are none.
+test_prepared_ephemerals_serve_handshakes() {
+	local used made stale
+	trap 'netns_cleanup; rmmod wgx 2>/dev/null; insmod "$WGX_MODULE_KO"' EXIT
+	rmmod wgx
+	must_fail insmod "$WGX_MODULE_KO" ephemeral_peers=65537
+	dmesg | grep -q "ephemeral_peers=65537: at most 65536 peers" || fail "no message naming ephemeral_peers=65537"
+	insmod "$WGX_MODULE_KO" ephemeral_peers=2
+	expect_eq "wgx-prepare's nice" 19 "$(ps -o ni= -C wgx-prepare | tr -d ' ')"
+	must_fail sh -c 'echo 1 >/sys/module/wgx/parameters/ephemeral_peers_stats'
+
+	tunnel_setup wireguard
+	prepare_wait held 1
+	expect_eq "made for a's one peer" 1 "$(prepare_stat made)"
+	# a initiates with it; b (wireguard.ko) checks every DH itself.
+	ping_ok a 10.0.0.2
+	used=$(prepare_stat used)
+	[ "$used" -ge 1 ] || fail "a's initiation did not use the prepared ephemeral ($(cat /sys/module/wgx/parameters/ephemeral_peers_stats))"
+	prepare_wait held 1
+	expect_eq "made: one, then one per use" $((1 + used)) "$(prepare_stat made)"
+	# b forgets the session and initiates: a's response uses the next one.
+	n b wg set wgt0 peer "$KA_pub" remove
+	n b wg set wgt0 peer "$KA_pub" endpoint 192.0.2.1:$TUN_PORT_A allowed-ips 10.0.0.1/32
+	ping_ok b 10.0.0.1
+	[ "$(prepare_stat used)" -gt "$used" ] || fail "a's response did not use the prepared ephemeral"
+	prepare_wait held 1
+
+	# Re-keyed in place: the slot made for the old key is wiped, one made for the new.
+	stale=$(prepare_stat stale)
+	made=$(prepare_stat made)
+	key_pair KN
+	n a "$WGX_TOOL" set wgt0 peer "$KB_pub" public-key "$KN_pub"
+	expect_eq "stale after the re-key" $((stale + 1)) "$(prepare_stat stale)"
+	prepare_wait held 1
+	[ "$(prepare_stat made)" -gt "$made" ] || fail "nothing made for the new key"
+
+	# Two slots in all: a third peer gets none, counted as full.
+	key_pair KX
+	key_pair KY
+	n a "$WGX_TOOL" set wgt0 peer "$KX_pub" allowed-ips 10.0.9.1/32 peer "$KY_pub" allowed-ips 10.0.9.2/32
+	prepare_wait held 2
+	[ "$(prepare_stat full)" -ge 1 ] || fail "the third peer was not refused a slot"
+	sleep 0.5
+	expect_eq "slots with ephemeral_peers=2" 2 "$(prepare_stat held)"
+	# Removing a held peer frees its slot; a new peer then gets it.
+	n a "$WGX_TOOL" set wgt0 peer "$KX_pub" remove
+	key_pair KZ
+	n a "$WGX_TOOL" set wgt0 peer "$KZ_pub" allowed-ips 10.0.9.3/32
+	prepare_wait held 2
+	netns_cleanup
+	prepare_wait held 0
+	expect_eq "pending after the devices went" 0 "$(prepare_stat pending)"
+	dmesg -c >/dev/null
+	rmmod wgx
+	must_fail sh -c 'dmesg | grep -E "WARNING|BUG:"'
+
+	insmod "$WGX_MODULE_KO" ephemeral_pool=0
+	must_fail pgrep -x wgx-prepare
+	tunnel_setup wgx
+	ping_ok a 10.0.0.2
+	expect_eq "per-peer ephemerals with the pool off" "held 0 pending 0 made 0 used 0 expired 0 stale 0 wiped 0 full 0" \
+		"$(cat /sys/module/wgx/parameters/ephemeral_peers_stats)"
+}
+
 # Before a suspend or hibernation the pool's pairs go with the session keys
 # (a hibernation image must hold none): every held pair is wiped, counted
 # as wiped, and the pool is paused until the resume, when the thread fills
@@ -203,6 +294,13 @@ test_ephemeral_pool_wiped_on_suspend() {
 	insmod "$WGX_MODULE_KO" ephemeral_pool=8
 	ephemeral_wait_held 8
 	expect_eq "wiped before the suspend" 0 "$(ephemeral_stat wiped)"
+	# A device that is down, with one peer: its prepared ephemeral (kmod/prepare.c) goes too.
+	key_pair KS
+	key_pair KT
+	printf '%s\n' "$KS" >/tmp/ks.key
+	ip link add wgs0 type wgx
+	"$WGX_TOOL" set wgs0 private-key /tmp/ks.key peer "$KT_pub" allowed-ips 10.0.8.1/32
+	prepare_wait held 1
 	grep -qw freeze /sys/power/state || state=mem
 	echo freezer >/sys/power/pm_test
 	echo "$state" >/sys/power/state || fail "suspend test failed"
@@ -212,6 +310,11 @@ test_ephemeral_pool_wiped_on_suspend() {
 	ephemeral_wait_held 8
 	expect_eq "pairs made: the fill, then the refill after the resume" 16 "$(ephemeral_stat made)"
 	expect_eq "pairs expired" 0 "$(ephemeral_stat expired)"
+	expect_eq "per-peer ephemerals wiped by the suspend" 1 "$(prepare_stat wiped)"
+	prepare_wait held 1
+	expect_eq "per-peer ephemerals made: before and after the resume" 2 "$(prepare_stat made)"
+	ip link del wgs0
+	prepare_wait held 0
 }
 
 # hs_threads — "PID N" of each wgx-hs/N thread (kmod/hsworker.c), by N.

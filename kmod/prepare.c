@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prepare.c - per-peer handshake ephemerals made ahead of time on a nice-19
+ * kernel thread (prepare.h says what and why; docs/rotation.md, "Ephemeral
+ * keys made ahead", what it means for a key compromise).
+ */
+#include <linux/freezer.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include <linux/wait.h>
+#include <crypto/algapi.h>
+
+#include "device.h"
+#include "ephemeral.h"
+#include "peer.h"
+#include "prepare.h"
+
+/* Largest ephemeral_peers accepted: 65,536 slots cost 2 X25519 each per 120 s. */
+#define WGX_PREPARE_PEERS_MAX 65536
+
+static unsigned int wgx_prepare_max = 4096;
+
+static int wgx_prepare_max_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+	int ret = kstrtouint(val, 0, &n);
+
+	if (ret < 0)
+		return ret;
+	if (n > WGX_PREPARE_PEERS_MAX) {
+		pr_err("wgx: ephemeral_peers=%u: at most %u peers\n", n, WGX_PREPARE_PEERS_MAX);
+		return -ERANGE;
+	}
+	wgx_prepare_max = n;
+	return 0;
+}
+
+static const struct kernel_param_ops wgx_prepare_max_ops = {
+	.set = wgx_prepare_max_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(ephemeral_peers, &wgx_prepare_max_ops, &wgx_prepare_max, 0444);
+MODULE_PARM_DESC(ephemeral_peers,
+		 "peers whose next handshake message has its ephemeral and its DH with the peer's key made ahead, each remade after use or 120 s (0: off; off too with ephemeral_pool=0; default 4096, at most 65536)");
+
+/**
+ * struct wgx_prepare - the module's slots and their thread.
+ * @lock: guards every field below it but @work_mutex, @wait and @thread,
+ *	and every peer's struct wgx_prepare_slot; bottom halves off.
+ * @pending: slots to make, oldest request first.
+ * @held: slots with material, oldest first (each is appended when made, so
+ *	the list is sorted by born).
+ * @in_use: slots in state PENDING, WORKING or HELD (at most wgx_prepare_max).
+ * @npending: entries of @pending, read without the lock by the thread's wait.
+ * @paused: a suspend is under way: nothing is made.
+ * @live: the thread runs; requests are taken.  Written at init and exit only.
+ * @work_mutex: held by the thread while it works on one peer, so that
+ *	wgx_prepare_forget() can wait for it to let go of that peer.
+ * @wait: the thread sleeps here; woken by requests, takes and the resume.
+ * @thread: the "wgx-prepare" thread, or NULL (off).
+ * @made: slots made (counters since load, ephemeral_peers_stats).
+ * @used: slots handed to a handshake message.
+ * @expired: slots wiped unused at 120 s.
+ * @stale: slots wiped because the peer's key changed.
+ * @wiped: slots wiped by a suspend.
+ * @full: requests refused because ephemeral_peers slots were in use.
+ */
+static struct wgx_prepare {
+	spinlock_t lock;
+	struct list_head pending;
+	struct list_head held;
+	unsigned int in_use;
+	unsigned int npending;
+	bool paused;
+	bool live;
+	struct mutex work_mutex;
+	wait_queue_head_t wait;
+	struct task_struct *thread;
+	u64 made, used, expired, stale, wiped, full;
+} wgx_prepare = {
+	.lock = __SPIN_LOCK_UNLOCKED(wgx_prepare.lock),
+	.pending = LIST_HEAD_INIT(wgx_prepare.pending),
+	.held = LIST_HEAD_INIT(wgx_prepare.held),
+	.work_mutex = __MUTEX_INITIALIZER(wgx_prepare.work_mutex),
+	.wait = __WAIT_QUEUE_HEAD_INITIALIZER(wgx_prepare.wait),
+};
+
+static const u64 wgx_prepare_lifetime = WGX_EPHEMERAL_LIFETIME_SECONDS * NSEC_PER_SEC;
+
+static int wgx_prepare_stats_set(const char *val, const struct kernel_param *kp)
+{
+	return -EPERM;
+}
+
+/*
+ * "held H pending P made M used U expired E stale S wiped W full F": slots
+ * held and queued now, then counters since load.  New counters go at the end.
+ */
+static int wgx_prepare_stats_get(char *buffer, const struct kernel_param *kp)
+{
+	struct wgx_prepare *p = &wgx_prepare;
+	u64 made, used, expired, stale, wiped, full;
+	unsigned int held, pending;
+
+	spin_lock_bh(&p->lock);
+	pending = p->npending;
+	held = p->in_use - pending;	/* the one being made counts as held */
+	made = p->made;
+	used = p->used;
+	expired = p->expired;
+	stale = p->stale;
+	wiped = p->wiped;
+	full = p->full;
+	spin_unlock_bh(&p->lock);
+	return sysfs_emit(buffer,
+			  "held %u pending %u made %llu used %llu expired %llu stale %llu wiped %llu full %llu\n",
+			  held, pending, made, used, expired, stale, wiped, full);
+}
+
+static const struct kernel_param_ops wgx_prepare_stats_ops = {
+	.set = wgx_prepare_stats_set,
+	.get = wgx_prepare_stats_get,
+};
+
+module_param_cb(ephemeral_peers_stats, &wgx_prepare_stats_ops, NULL, 0444);
+MODULE_PARM_DESC(ephemeral_peers_stats,
+		 "read only: peer slots held and pending now, and made, used, expired (120 s), stale (peer re-keyed), wiped (suspend) and full (ephemeral_peers reached) since load");
+
+static u64 wgx_prepare_expire(u64 now);
+
+static struct wgx_peer *wgx_prepare_peer(struct wgx_prepare_slot *slot)
+{
+	return container_of(slot, struct wgx_peer, prepare);
+}
+
+/* Caller holds the lock; @slot is on no list. */
+static void wgx_prepare_queue_locked(struct wgx_prepare_slot *slot)
+{
+	WRITE_ONCE(slot->state, WGX_PREPARE_PENDING);
+	list_add_tail(&slot->node, &wgx_prepare.pending);
+	WRITE_ONCE(wgx_prepare.npending, wgx_prepare.npending + 1);
+}
+
+/* Caller holds the lock; @slot is HELD: wipe it and queue it again. */
+static void wgx_prepare_requeue_held_locked(struct wgx_prepare_slot *slot)
+{
+	list_del_init(&slot->node);
+	memzero_explicit(&slot->material, sizeof(slot->material));
+	wgx_prepare_queue_locked(slot);
+}
+
+void wgx_prepare_request(struct wgx_peer *peer)
+{
+	struct wgx_prepare *p = &wgx_prepare;
+	struct wgx_prepare_slot *slot = &peer->prepare;
+	bool wake = false;
+
+	if (!READ_ONCE(p->live))
+		return;
+	spin_lock_bh(&p->lock);
+	if (slot->state == WGX_PREPARE_NONE && !READ_ONCE(peer->is_dead)) {
+		if (p->in_use < READ_ONCE(wgx_prepare_max)) {
+			wgx_peer_get(peer);	/* the slot's */
+			p->in_use++;
+			wgx_prepare_queue_locked(slot);
+			wake = !p->paused;
+		} else {
+			p->full++;
+		}
+	}
+	spin_unlock_bh(&p->lock);
+	if (wake)
+		wake_up(&p->wait);
+}
+
+void wgx_prepare_refresh(struct wgx_peer *peer)
+{
+	struct wgx_prepare *p = &wgx_prepare;
+	struct wgx_prepare_slot *slot = &peer->prepare;
+	bool wake = false;
+
+	if (!READ_ONCE(p->live))
+		return;
+	spin_lock_bh(&p->lock);
+	if (slot->state == WGX_PREPARE_HELD) {
+		wgx_prepare_requeue_held_locked(slot);
+		p->stale++;
+		wake = !p->paused;
+	}
+	spin_unlock_bh(&p->lock);
+	if (wake)
+		wake_up(&p->wait);
+	/* NONE: ask (a peer that had no room before may get one now). */
+	wgx_prepare_request(peer);
+}
+
+bool wgx_prepare_take(struct wgx_peer *peer, const struct wgx_noise_handshake *hs,
+		      struct wgx_noise_prepared *out)
+{
+	struct wgx_prepare *p = &wgx_prepare;
+	struct wgx_prepare_slot *slot = &peer->prepare;
+	u8 key[WGX_KEY_LEN];
+	bool got = false, wake = false;
+	u64 now;
+
+	lockdep_assert_held(&peer->handshake_lock);
+	if (!READ_ONCE(p->live))
+		return false;
+	/* Lockless peek: a slot becomes HELD only under the lock, checked again below. */
+	switch (READ_ONCE(slot->state)) {
+	case WGX_PREPARE_HELD:
+		break;
+	case WGX_PREPARE_NONE:
+		/* Refused before (all slots in use): ask again, one may be free now. */
+		wgx_prepare_request(peer);
+		return false;
+	default:
+		return false;
+	}
+	wgx_noise_handshake_get_remote_static(hs, key);
+	now = wgx_ephemeral_now();
+	spin_lock_bh(&p->lock);
+	if (slot->state == WGX_PREPARE_HELD) {
+		if (now >= slot->born + wgx_prepare_lifetime) {
+			p->expired++;
+		} else if (crypto_memneq(slot->material.remote_static, key, WGX_KEY_LEN)) {
+			p->stale++;
+		} else {
+			*out = slot->material;
+			p->used++;
+			got = true;
+		}
+		wgx_prepare_requeue_held_locked(slot);
+		wake = !p->paused;
+	}
+	spin_unlock_bh(&p->lock);
+	if (wake)
+		wake_up(&p->wait);
+	return got;
+}
+
+void wgx_prepare_forget(struct wgx_peer *peer)
+{
+	struct wgx_prepare *p = &wgx_prepare;
+	struct wgx_prepare_slot *slot = &peer->prepare;
+	bool put = false, wait = false;
+
+	might_sleep();
+	spin_lock_bh(&p->lock);
+	switch (slot->state) {
+	case WGX_PREPARE_PENDING:
+		WRITE_ONCE(p->npending, p->npending - 1);
+		fallthrough;
+	case WGX_PREPARE_HELD:
+		list_del_init(&slot->node);
+		memzero_explicit(&slot->material, sizeof(slot->material));
+		WRITE_ONCE(slot->state, WGX_PREPARE_NONE);
+		p->in_use--;
+		put = true;
+		break;
+	case WGX_PREPARE_WORKING:
+		/* The thread sees NONE when it is done and drops the reference. */
+		WRITE_ONCE(slot->state, WGX_PREPARE_NONE);
+		wait = true;
+		break;
+	}
+	spin_unlock_bh(&p->lock);
+	if (put)
+		wgx_peer_put(peer);
+	if (wait) {
+		/* The thread holds this while it has the peer. */
+		mutex_lock(&p->work_mutex);
+		mutex_unlock(&p->work_mutex);
+	}
+}
+
+void wgx_prepare_suspend(void)
+{
+	struct wgx_prepare *p = &wgx_prepare;
+	struct wgx_prepare_slot *slot, *tmp;
+
+	spin_lock_bh(&p->lock);
+	WRITE_ONCE(p->paused, true);
+	list_for_each_entry_safe(slot, tmp, &p->held, node) {
+		wgx_prepare_requeue_held_locked(slot);
+		p->wiped++;
+	}
+	spin_unlock_bh(&p->lock);
+}
+
+void wgx_prepare_resume(void)
+{
+	struct wgx_prepare *p = &wgx_prepare;
+
+	spin_lock_bh(&p->lock);
+	WRITE_ONCE(p->paused, false);
+	spin_unlock_bh(&p->lock);
+	/*
+	 * Under CONFIG_PM_AUTOSLEEP nothing was wiped before the suspend, and
+	 * the thread's jiffies timeout did not run during it: wipe what the
+	 * boottime clock says expired now (queued, so the thread wakes).
+	 */
+	wgx_prepare_expire(wgx_ephemeral_now());
+	wake_up(&p->wait);
+}
+
+/*
+ * Wipes and queues again the held slots older than the lifetime at @now.
+ * Returns the nanoseconds until the oldest remaining one expires, or U64_MAX.
+ */
+static u64 wgx_prepare_expire(u64 now)
+{
+	struct wgx_prepare *p = &wgx_prepare;
+	struct wgx_prepare_slot *slot;
+	u64 left = U64_MAX;
+
+	spin_lock_bh(&p->lock);
+	while ((slot = list_first_entry_or_null(&p->held, struct wgx_prepare_slot, node))) {
+		if (now < slot->born + wgx_prepare_lifetime) {
+			left = slot->born + wgx_prepare_lifetime - now;
+			break;
+		}
+		wgx_prepare_requeue_held_locked(slot);
+		p->expired++;
+	}
+	spin_unlock_bh(&p->lock);
+	return left;
+}
+
+/*
+ * Makes the material of the oldest pending slot.  Returns false when there
+ * was none to make (or a suspend is under way).  Runs under no lock but
+ * @work_mutex, the peer's key read without one (below).
+ */
+static bool wgx_prepare_one(void)
+{
+	struct wgx_prepare *p = &wgx_prepare;
+	struct wgx_noise_prepared material;
+	struct wgx_prepare_slot *slot;
+	struct wgx_peer *peer;
+	u8 key[WGX_KEY_LEN];
+	bool ok = false, put = false;
+
+	mutex_lock(&p->work_mutex);
+	spin_lock_bh(&p->lock);
+	slot = p->paused ? NULL :
+	       list_first_entry_or_null(&p->pending, struct wgx_prepare_slot, node);
+	if (!slot) {
+		spin_unlock_bh(&p->lock);
+		mutex_unlock(&p->work_mutex);
+		return false;
+	}
+	list_del_init(&slot->node);
+	WRITE_ONCE(p->npending, p->npending - 1);
+	WRITE_ONCE(slot->state, WGX_PREPARE_WORKING);
+	spin_unlock_bh(&p->lock);
+
+	/* The slot's reference keeps the peer, and so its device, alive. */
+	peer = wgx_prepare_peer(slot);
+	/*
+	 * No lock: a nice-19 thread preempted while holding the peer's
+	 * handshake_lock would stall a handshake worker that waits for it
+	 * with identity_lock held for reading, a key change queued behind
+	 * that reader, and every handshake of the device behind the key
+	 * change.  A copy torn by a concurrent re-key in place is harmless:
+	 * wgx_prepare_take() and the core compare the slot's key with the
+	 * handshake's under handshake_lock and wipe a mismatch unused.
+	 */
+	if (!READ_ONCE(peer->is_dead)) {
+		data_race(memcpy(key, peer->public_key, WGX_KEY_LEN));
+		ok = true;
+	}
+	if (ok)
+		ok = wgx_noise_prepare(&material, key);
+
+	spin_lock_bh(&p->lock);
+	if (slot->state != WGX_PREPARE_WORKING || !ok) {
+		/* Forgotten meanwhile, dead, or a key with no usable DH. */
+		WRITE_ONCE(slot->state, WGX_PREPARE_NONE);
+		p->in_use--;
+		put = true;
+	} else if (p->paused) {
+		/* A suspend began meanwhile: nothing made across it is kept. */
+		wgx_prepare_queue_locked(slot);
+	} else {
+		slot->material = material;
+		slot->born = wgx_ephemeral_now();
+		WRITE_ONCE(slot->state, WGX_PREPARE_HELD);
+		list_add_tail(&slot->node, &p->held);
+		p->made++;
+	}
+	spin_unlock_bh(&p->lock);
+	memzero_explicit(&material, sizeof(material));
+	if (put)
+		wgx_peer_put(peer);
+	mutex_unlock(&p->work_mutex);
+	return true;
+}
+
+static bool wgx_prepare_due(void)
+{
+	return !READ_ONCE(wgx_prepare.paused) && READ_ONCE(wgx_prepare.npending);
+}
+
+/* A wait of @ns as a schedule timeout (jiffies, rounded up). */
+static long wgx_prepare_timeout(u64 ns)
+{
+	if (ns == U64_MAX)
+		return MAX_SCHEDULE_TIMEOUT;
+	return min_t(u64, nsecs_to_jiffies64(ns) + 1, MAX_SCHEDULE_TIMEOUT - 1);
+}
+
+/*
+ * Makes pending slots one at a time, oldest request first, and remakes held
+ * ones as they expire.  Nice 19, so during a storm the handshakes get the
+ * CPU first.  Nothing is made before the CRNG is initialised, nor during a
+ * suspend.  Freezable, as the pool's thread (ephemeral.c).
+ */
+static int wgx_prepare_thread(void *data)
+{
+	u64 left;
+
+	set_freezable();
+	while (!kthread_should_stop()) {
+		try_to_freeze();
+		if (!rng_is_initialized()) {
+			schedule_timeout_interruptible(HZ);
+			continue;
+		}
+		left = wgx_prepare_expire(wgx_ephemeral_now());
+		if (!freezing(current) && wgx_prepare_one()) {
+			cond_resched();
+			continue;
+		}
+		wait_event_freezable_timeout(wgx_prepare.wait,
+					     kthread_should_stop() || wgx_prepare_due(),
+					     wgx_prepare_timeout(left));
+	}
+	return 0;
+}
+
+int wgx_prepare_init(void)
+{
+	struct task_struct *t;
+
+	if (!wgx_prepare_max || !wgx_ephemeral_enabled())
+		return 0;
+	t = kthread_create(wgx_prepare_thread, NULL, "wgx-prepare");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	sched_set_normal(t, MAX_NICE);
+	wgx_prepare.thread = t;
+	WRITE_ONCE(wgx_prepare.live, true);
+	wake_up_process(t);
+	return 0;
+}
+
+void wgx_prepare_exit(void)
+{
+	if (!wgx_prepare.thread)
+		return;
+	WRITE_ONCE(wgx_prepare.live, false);
+	kthread_stop(wgx_prepare.thread);
+	wgx_prepare.thread = NULL;
+	/* Every peer was forgotten at its removal. */
+	WARN_ON(wgx_prepare.in_use);
+}
