@@ -16,34 +16,20 @@
 #include <linux/sysfs.h>
 
 #include "ephemeral.h"
+#include "param.h"
 
 /* Largest ephemeral_pool accepted: 4,096 pairs are 288 KiB. */
 #define WGX_EPHEMERAL_POOL_MAX 4096
 
 static unsigned int wgx_ephemeral_pool_size = 256;
 
-static int wgx_ephemeral_size_set(const char *val, const struct kernel_param *kp)
-{
-	unsigned int n;
-	int ret = kstrtouint(val, 0, &n);
-
-	if (ret < 0)
-		return ret;
-	if (n > WGX_EPHEMERAL_POOL_MAX) {
-		pr_err("wgx: ephemeral_pool=%u: at most %u key pairs\n", n,
-		       WGX_EPHEMERAL_POOL_MAX);
-		return -ERANGE;
-	}
-	wgx_ephemeral_pool_size = n;
-	return 0;
-}
-
-static const struct kernel_param_ops wgx_ephemeral_size_ops = {
-	.set = wgx_ephemeral_size_set,
-	.get = param_get_uint,
+static struct wgx_param_uint_max wgx_ephemeral_pool_param = {
+	.value = &wgx_ephemeral_pool_size,
+	.max = WGX_EPHEMERAL_POOL_MAX,
+	.unit = "key pairs",
 };
 
-module_param_cb(ephemeral_pool, &wgx_ephemeral_size_ops, &wgx_ephemeral_pool_size, 0444);
+module_param_cb(ephemeral_pool, &wgx_param_uint_max_ops, &wgx_ephemeral_pool_param, 0444);
 MODULE_PARM_DESC(ephemeral_pool,
 		 "handshake ephemeral key pairs made ahead of time, each wiped unused after 120 s (0: off, every pair is made at its handshake as WireGuard does; default 256, at most 4096)");
 
@@ -54,11 +40,6 @@ static struct wgx_ephemeral_pool wgx_ephemeral_module_pool;
  * is static, so a reader of the counters racing with exit reads a valid lock.
  */
 static struct wgx_ephemeral_pool *wgx_ephemeral_live;
-
-static int wgx_ephemeral_stats_set(const char *val, const struct kernel_param *kp)
-{
-	return -EPERM;
-}
 
 /*
  * "held H made M taken T missed X expired E wiped W": counters since load.
@@ -85,7 +66,7 @@ static int wgx_ephemeral_stats_get(char *buffer, const struct kernel_param *kp)
 }
 
 static const struct kernel_param_ops wgx_ephemeral_stats_ops = {
-	.set = wgx_ephemeral_stats_set,
+	.set = wgx_param_set_read_only,
 	.get = wgx_ephemeral_stats_get,
 };
 

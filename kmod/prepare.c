@@ -19,6 +19,7 @@
 
 #include "device.h"
 #include "ephemeral.h"
+#include "param.h"
 #include "peer.h"
 #include "prepare.h"
 
@@ -27,27 +28,13 @@
 
 static unsigned int wgx_prepare_max = 4096;
 
-static int wgx_prepare_max_set(const char *val, const struct kernel_param *kp)
-{
-	unsigned int n;
-	int ret = kstrtouint(val, 0, &n);
-
-	if (ret < 0)
-		return ret;
-	if (n > WGX_PREPARE_PEERS_MAX) {
-		pr_err("wgx: ephemeral_peers=%u: at most %u peers\n", n, WGX_PREPARE_PEERS_MAX);
-		return -ERANGE;
-	}
-	wgx_prepare_max = n;
-	return 0;
-}
-
-static const struct kernel_param_ops wgx_prepare_max_ops = {
-	.set = wgx_prepare_max_set,
-	.get = param_get_uint,
+static struct wgx_param_uint_max wgx_prepare_max_param = {
+	.value = &wgx_prepare_max,
+	.max = WGX_PREPARE_PEERS_MAX,
+	.unit = "peers",
 };
 
-module_param_cb(ephemeral_peers, &wgx_prepare_max_ops, &wgx_prepare_max, 0444);
+module_param_cb(ephemeral_peers, &wgx_param_uint_max_ops, &wgx_prepare_max_param, 0444);
 MODULE_PARM_DESC(ephemeral_peers,
 		 "peers whose next handshake message has its ephemeral and its DH with the peer's key made ahead, each remade after use or 120 s (0: off; off too with ephemeral_pool=0; default 4096, at most 65536)");
 
@@ -95,11 +82,6 @@ static struct wgx_prepare {
 
 static const u64 wgx_prepare_lifetime = WGX_EPHEMERAL_LIFETIME_SECONDS * NSEC_PER_SEC;
 
-static int wgx_prepare_stats_set(const char *val, const struct kernel_param *kp)
-{
-	return -EPERM;
-}
-
 /*
  * "held H pending P made M used U expired E stale S wiped W full F": slots
  * held and queued now, then counters since load.  New counters go at the end.
@@ -126,7 +108,7 @@ static int wgx_prepare_stats_get(char *buffer, const struct kernel_param *kp)
 }
 
 static const struct kernel_param_ops wgx_prepare_stats_ops = {
-	.set = wgx_prepare_stats_set,
+	.set = wgx_param_set_read_only,
 	.get = wgx_prepare_stats_get,
 };
 

@@ -138,7 +138,11 @@ test_ephemeral_pool_serves_handshakes() {
 	trap 'netns_cleanup; rmmod wgx 2>/dev/null; insmod "$WGX_MODULE_KO"' EXIT
 	rmmod wgx
 	must_fail insmod "$WGX_MODULE_KO" ephemeral_pool=4097
+	dmesg | grep -q "ephemeral_pool=4097: at most 4096 key pairs" || fail "no message naming ephemeral_pool=4097"
 	must_fail insmod "$WGX_MODULE_KO" ephemeral_pool=-1
+	# The counters only report: giving them at load fails it.
+	must_fail insmod "$WGX_MODULE_KO" ephemeral_pool_stats=1
+	must_fail insmod "$WGX_MODULE_KO" ephemeral_peers_stats=1
 	# 4 pairs: one take reaches the low mark (three quarters) and wakes the
 	# refill.  No per-peer ephemerals (ephemeral_peers, tested below): every
 	# handshake message then takes its pair from the pool.
