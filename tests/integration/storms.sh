@@ -344,9 +344,7 @@ hs_runs() {
 # CPU, not bound to any, at the nice of handshake_nice (default 10, so
 # transport work gets the CPU first in a storm; 0 as WireGuard's
 # workqueues): out of range values are refused at load, and a handshake
-# runs them.  CPU hotplug (a thread added when more CPUs come online) is
-# not tested here: after a CPU went offline and back in the same boot,
-# rotation/rotation_with_wireguard_peer lost pings (issue #16's note).
+# runs them.  CPU hotplug: test_handshake_threads_follow_cpus_online.
 test_handshake_threads_nice() {
 	local ncpu r0 r1 pid n
 	trap 'netns_cleanup; rmmod wgx 2>/dev/null; insmod "$WGX_MODULE_KO"' EXIT
@@ -375,4 +373,31 @@ test_handshake_threads_nice() {
 	r1=$(hs_runs)
 	echo "wgx-hs runs across the first handshake: $r0 -> $r1"
 	[ "$r1" -gt "$r0" ] || fail "no wgx-hs thread ran for a handshake"
+}
+
+# The handshake threads follow the CPUs that come online (kmod/hsworker.c,
+# its cpuhp callback): loaded with one CPU online the module has one
+# thread, a CPU brought online adds one, taking it offline again removes
+# none (the unbound thread serves the others), and a handshake goes
+# through after all of it, also with the CPU offline.
+test_handshake_threads_follow_cpus_online() {
+	local cpu=/sys/devices/system/cpu/cpu1/online
+	trap 'echo 1 >'"$cpu"' 2>/dev/null; netns_cleanup; rmmod wgx 2>/dev/null; insmod "$WGX_MODULE_KO"' EXIT
+	[ "$(nproc)" -eq 2 ] || fail "needs exactly 2 CPUs, has $(nproc)"
+	[ -w "$cpu" ] || fail "$cpu cannot be written"
+	rmmod wgx
+	echo 0 >"$cpu"
+	expect_eq "CPUs online" 1 "$(nproc)"
+	insmod "$WGX_MODULE_KO"
+	expect_eq "threads with one CPU online" 1 "$(hs_threads | wc -l)"
+	echo 1 >"$cpu"
+	expect_eq "threads after CPU 1 came online" 2 "$(hs_threads | wc -l)"
+	expect_eq "the thread added is wgx-hs/1" "0 1" "$(hs_threads | awk '{print $2}' | xargs)"
+	echo 0 >"$cpu"
+	expect_eq "threads after CPU 1 went offline again" 2 "$(hs_threads | wc -l)"
+	tunnel_setup wgx
+	ping_ok a 10.0.0.2
+	echo 1 >"$cpu"
+	expect_eq "threads after CPU 1 came back" 2 "$(hs_threads | wc -l)"
+	ping_ok a 10.0.0.2
 }
