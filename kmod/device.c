@@ -444,6 +444,11 @@ static void wgx_destruct(struct net_device *dev)
 	wgx_handshake_uninit(wgx);
 	wgx_queueing_uninit(wgx);
 	wgx_rxspread_uninit(wgx);
+	/*
+	 * The wgx-prepare thread may still hold a removed peer; its put can
+	 * be the last, and the release uses the index table.
+	 */
+	wgx_prepare_sync();
 	/* Keypair and peer frees are RCU callbacks that use the index table. */
 	rcu_barrier();
 	wgx_ratelimiter_destroy(wgx->ratelimiter);

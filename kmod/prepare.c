@@ -45,13 +45,19 @@ MODULE_PARM_DESC(ephemeral_peers,
  * @pending: slots to make, oldest request first.
  * @held: slots with material, oldest first (each is appended when made, so
  *	the list is sorted by born).
- * @in_use: slots in state PENDING, WORKING or HELD (at most wgx_prepare_max).
+ * @in_use: slots in state PENDING, WORKING, FORGOTTEN or HELD (at most
+ *	wgx_prepare_max).
  * @npending: entries of @pending, read without the lock by the thread's wait.
+ * @making: the thread is making a slot (WORKING or FORGOTTEN).
  * @paused: a suspend is under way: nothing is made.
+ * @last_take: jiffies of the last wgx_prepare_take() that found a held slot;
+ *	read by the thread without the lock.
  * @live: the thread runs; requests are taken.  Written at init and exit only.
  * @work_mutex: held by the thread while it works on one peer, so that
- *	wgx_prepare_forget() can wait for it to let go of that peer.
- * @wait: the thread sleeps here; woken by requests, takes and the resume.
+ *	wgx_prepare_sync() can wait for it to let go of that peer.
+ * @wait: the thread sleeps here; woken by requests, takes and the resume
+ *	(while it waits for the takes to go quiet it sleeps elsewhere: a
+ *	request then waits up to WGX_PREPARE_QUIET).
  * @thread: the "wgx-prepare" thread, or NULL (off).
  * @made: slots made (counters since load, ephemeral_peers_stats).
  * @used: slots handed to a handshake message.
@@ -59,6 +65,7 @@ MODULE_PARM_DESC(ephemeral_peers,
  * @stale: slots wiped because the peer's key changed.
  * @wiped: slots wiped by a suspend.
  * @full: requests refused because ephemeral_peers slots were in use.
+ * @deferred: waits of the thread for the takes to go quiet (WGX_PREPARE_QUIET).
  */
 static struct wgx_prepare {
 	spinlock_t lock;
@@ -66,12 +73,14 @@ static struct wgx_prepare {
 	struct list_head held;
 	unsigned int in_use;
 	unsigned int npending;
+	bool making;
 	bool paused;
 	bool live;
+	unsigned long last_take;
 	struct mutex work_mutex;
 	wait_queue_head_t wait;
 	struct task_struct *thread;
-	u64 made, used, expired, stale, wiped, full;
+	u64 made, used, expired, stale, wiped, full, deferred;
 } wgx_prepare = {
 	.lock = __SPIN_LOCK_UNLOCKED(wgx_prepare.lock),
 	.pending = LIST_HEAD_INIT(wgx_prepare.pending),
@@ -83,28 +92,30 @@ static struct wgx_prepare {
 static const u64 wgx_prepare_lifetime = WGX_EPHEMERAL_LIFETIME_SECONDS * NSEC_PER_SEC;
 
 /*
- * "held H pending P made M used U expired E stale S wiped W full F": slots
- * held and queued now, then counters since load.  New counters go at the end.
+ * "held H pending P made M used U expired E stale S wiped W full F deferred D":
+ * slots with material and slots queued or being made now, then counters
+ * since load.  New counters go at the end.
  */
 static int wgx_prepare_stats_get(char *buffer, const struct kernel_param *kp)
 {
 	struct wgx_prepare *p = &wgx_prepare;
-	u64 made, used, expired, stale, wiped, full;
+	u64 made, used, expired, stale, wiped, full, deferred;
 	unsigned int held, pending;
 
 	spin_lock_bh(&p->lock);
-	pending = p->npending;
-	held = p->in_use - pending;	/* the one being made counts as held */
+	pending = p->npending + p->making;
+	held = p->in_use - pending;
 	made = p->made;
 	used = p->used;
 	expired = p->expired;
 	stale = p->stale;
 	wiped = p->wiped;
 	full = p->full;
+	deferred = p->deferred;
 	spin_unlock_bh(&p->lock);
 	return sysfs_emit(buffer,
-			  "held %u pending %u made %llu used %llu expired %llu stale %llu wiped %llu full %llu\n",
-			  held, pending, made, used, expired, stale, wiped, full);
+			  "held %u pending %u made %llu used %llu expired %llu stale %llu wiped %llu full %llu deferred %llu\n",
+			  held, pending, made, used, expired, stale, wiped, full, deferred);
 }
 
 static const struct kernel_param_ops wgx_prepare_stats_ops = {
@@ -114,7 +125,7 @@ static const struct kernel_param_ops wgx_prepare_stats_ops = {
 
 module_param_cb(ephemeral_peers_stats, &wgx_prepare_stats_ops, NULL, 0444);
 MODULE_PARM_DESC(ephemeral_peers_stats,
-		 "read only: peer slots held and pending now, and made, used, expired (120 s), stale (peer re-keyed), wiped (suspend) and full (ephemeral_peers reached) since load");
+		 "read only: peer slots held and pending now, and made, used, expired (120 s), stale (peer re-keyed), wiped (suspend), full (ephemeral_peers reached) and deferred (waits for the takes to go quiet) since load");
 
 static u64 wgx_prepare_expire(u64 now);
 
@@ -221,6 +232,7 @@ bool wgx_prepare_take(struct wgx_peer *peer, const struct wgx_noise_handshake *h
 			got = true;
 		}
 		wgx_prepare_requeue_held_locked(slot);
+		WRITE_ONCE(p->last_take, jiffies);
 		wake = !p->paused;
 	}
 	spin_unlock_bh(&p->lock);
@@ -233,9 +245,8 @@ void wgx_prepare_forget(struct wgx_peer *peer)
 {
 	struct wgx_prepare *p = &wgx_prepare;
 	struct wgx_prepare_slot *slot = &peer->prepare;
-	bool put = false, wait = false;
+	bool put = false;
 
-	might_sleep();
 	spin_lock_bh(&p->lock);
 	switch (slot->state) {
 	case WGX_PREPARE_PENDING:
@@ -249,19 +260,26 @@ void wgx_prepare_forget(struct wgx_peer *peer)
 		put = true;
 		break;
 	case WGX_PREPARE_WORKING:
-		/* The thread sees NONE when it is done and drops the reference. */
-		WRITE_ONCE(slot->state, WGX_PREPARE_NONE);
-		wait = true;
+		/*
+		 * The thread sees FORGOTTEN when it is done and drops the
+		 * reference, perhaps the last: wgx_prepare_sync() at the
+		 * device's destruction waits for that.  No wait here, where
+		 * the caller may hold rtnl, for a nice-19 thread.
+		 */
+		WRITE_ONCE(slot->state, WGX_PREPARE_FORGOTTEN);
 		break;
 	}
 	spin_unlock_bh(&p->lock);
 	if (put)
 		wgx_peer_put(peer);
-	if (wait) {
-		/* The thread holds this while it has the peer. */
-		mutex_lock(&p->work_mutex);
-		mutex_unlock(&p->work_mutex);
-	}
+}
+
+void wgx_prepare_sync(void)
+{
+	might_sleep();
+	/* The thread holds this while it has a peer (wgx_prepare_one()). */
+	mutex_lock(&wgx_prepare.work_mutex);
+	mutex_unlock(&wgx_prepare.work_mutex);
 }
 
 void wgx_prepare_suspend(void)
@@ -343,9 +361,13 @@ static bool wgx_prepare_one(void)
 	list_del_init(&slot->node);
 	WRITE_ONCE(p->npending, p->npending - 1);
 	WRITE_ONCE(slot->state, WGX_PREPARE_WORKING);
+	p->making = true;
 	spin_unlock_bh(&p->lock);
 
-	/* The slot's reference keeps the peer, and so its device, alive. */
+	/*
+	 * The slot's reference keeps the peer alive, and its device's
+	 * destruction waits for @work_mutex (wgx_prepare_sync()).
+	 */
 	peer = wgx_prepare_peer(slot);
 	/*
 	 * No lock: a nice-19 thread preempted while holding the peer's
@@ -364,6 +386,7 @@ static bool wgx_prepare_one(void)
 		ok = wgx_noise_prepare(&material, key);
 
 	spin_lock_bh(&p->lock);
+	p->making = false;
 	if (slot->state != WGX_PREPARE_WORKING || !ok) {
 		/* Forgotten meanwhile, dead, or a key with no usable DH. */
 		WRITE_ONCE(slot->state, WGX_PREPARE_NONE);
@@ -400,14 +423,54 @@ static long wgx_prepare_timeout(u64 ns)
 	return min_t(u64, nsecs_to_jiffies64(ns) + 1, MAX_SCHEDULE_TIMEOUT - 1);
 }
 
+long wgx_prepare_quiet_wait(unsigned long now, unsigned long last_take, unsigned long *since)
+{
+	unsigned long age = now - last_take, left, end;
+
+	/*
+	 * Unsigned, so a take of any age up to ULONG_MAX - QUIET jiffies is
+	 * quiet (time_before() would wait again for half of every wrap on
+	 * 32 bits); a take stamped just after @now was read is a fresh one.
+	 */
+	if (age >= WGX_PREPARE_QUIET && age <= ULONG_MAX - WGX_PREPARE_QUIET) {
+		*since = 0;	/* quiet: the next wait is a new one */
+		return 0;
+	}
+	left = age < WGX_PREPARE_QUIET ? WGX_PREPARE_QUIET - age : WGX_PREPARE_QUIET;
+	if (!*since)
+		*since = now ?: 1;
+	end = *since + WGX_PREPARE_DEFER_MAX;
+	if (!time_before(now, end))
+		return 0;
+	return min(left, end - now);
+}
+
+/* wgx_prepare_quiet_wait() for the thread, counting each new wait. */
+static long wgx_prepare_defer(unsigned long *since)
+{
+	unsigned long was = *since;
+	long left;
+
+	left = wgx_prepare_quiet_wait(jiffies, READ_ONCE(wgx_prepare.last_take), since);
+	if (!was && *since) {
+		spin_lock_bh(&wgx_prepare.lock);
+		wgx_prepare.deferred++;
+		spin_unlock_bh(&wgx_prepare.lock);
+	}
+	return left;
+}
+
 /*
  * Makes pending slots one at a time, oldest request first, and remakes held
  * ones as they expire.  Nice 19, so during a storm the handshakes get the
- * CPU first.  Nothing is made before the CRNG is initialised, nor during a
- * suspend.  Freezable, as the pool's thread (ephemeral.c).
+ * CPU first, and slots taken by a burst are remade after it (above).
+ * Nothing is made before the CRNG is initialised, nor during a suspend.
+ * Freezable, as the pool's thread (ephemeral.c).
  */
 static int wgx_prepare_thread(void *data)
 {
+	unsigned long since = 0, batch = 0;
+	long defer;
 	u64 left;
 
 	set_freezable();
@@ -418,7 +481,28 @@ static int wgx_prepare_thread(void *data)
 			continue;
 		}
 		left = wgx_prepare_expire(wgx_ephemeral_now());
+		if (!wgx_prepare_due()) {
+			since = 0;	/* nothing to make: the next wait is a new one */
+			batch = 0;
+		} else if (!batch) {
+			defer = wgx_prepare_defer(&since);
+			if (defer > 0) {
+				/* Takes wake p->wait, not this sleep; stop and freeze do. */
+				schedule_timeout_interruptible(defer);
+				continue;
+			}
+			if (since) {
+				/*
+				 * Waited WGX_PREPARE_DEFER_MAX and the takes go
+				 * on: make what is pending now, then wait again.
+				 */
+				batch = READ_ONCE(wgx_prepare.npending);
+				since = 0;
+			}
+		}
 		if (!freezing(current) && wgx_prepare_one()) {
+			if (batch)
+				batch--;
 			cond_resched();
 			continue;
 		}
@@ -439,6 +523,7 @@ int wgx_prepare_init(void)
 	if (IS_ERR(t))
 		return PTR_ERR(t);
 	sched_set_normal(t, MAX_NICE);
+	wgx_prepare.last_take = jiffies - WGX_PREPARE_QUIET;
 	wgx_prepare.thread = t;
 	WRITE_ONCE(wgx_prepare.live, true);
 	wake_up_process(t);

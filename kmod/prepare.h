@@ -29,6 +29,7 @@
 #ifndef WGX_PREPARE_H
 #define WGX_PREPARE_H
 
+#include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/types.h>
 
@@ -36,12 +37,25 @@
 
 struct wgx_peer;
 
+/*
+ * Slots used by a burst of handshakes are remade once no slot has been taken
+ * for WGX_PREPARE_QUIET (jiffies, 100 ms), so that the remaking does not
+ * compete with the burst for the CPU (in a profiled wave of 100 handshakes
+ * the thread had as many samples as the busiest handshake thread,
+ * 2026-12-04).  A steady stream of takes (many peers, each re-keying every
+ * 120 s) never goes quiet: after WGX_PREPARE_DEFER_MAX (1 s) of waiting the
+ * thread makes the slots pending then regardless, and waits again.
+ */
+#define WGX_PREPARE_QUIET (HZ / 10)
+#define WGX_PREPARE_DEFER_MAX HZ
+
 /** Where a peer's slot is (struct wgx_prepare_slot.state). */
 enum wgx_prepare_state {
 	WGX_PREPARE_NONE = 0,	/* on no list; holds no reference */
 	WGX_PREPARE_PENDING,	/* waiting for the thread to make its material */
 	WGX_PREPARE_WORKING,	/* the thread is making it (off every list) */
 	WGX_PREPARE_HELD,	/* material ready, on the held list (oldest first) */
+	WGX_PREPARE_FORGOTTEN,	/* removed while WORKING: the thread drops it */
 };
 
 /**
@@ -58,6 +72,18 @@ struct wgx_prepare_slot {
 	u64 born;
 	u8 state;
 };
+
+/**
+ * wgx_prepare_quiet_wait - how long the thread waits before it makes a
+ * pending slot, at jiffies @now, the last take at jiffies @last_take.
+ * *@since is the start of the current wait (jiffies, 0 = none): set here
+ * when a wait begins, cleared when the takes went quiet (@last_take at
+ * least WGX_PREPARE_QUIET old, of any age up to ULONG_MAX - QUIET).
+ * Returns the jiffies to wait (until @last_take + WGX_PREPARE_QUIET, but
+ * not past *@since + WGX_PREPARE_DEFER_MAX), or 0: make it now.  Pure but
+ * for *@since; wraps as jiffies do.  The thread's (and KUnit's) only.
+ */
+long wgx_prepare_quiet_wait(unsigned long now, unsigned long last_take, unsigned long *since);
 
 /**
  * wgx_prepare_init - start the "wgx-prepare" thread (nice 19, freezable)
@@ -100,11 +126,22 @@ bool wgx_prepare_take(struct wgx_peer *peer, const struct wgx_noise_handshake *h
 
 /**
  * wgx_prepare_forget - peer removal: take @peer's slot off its list, wipe it
- * and drop its reference; if the thread is making it right now, wait until
- * the thread is done with the peer (it then drops the reference).  Process
- * context, may sleep; the caller holds no handshake_lock.
+ * and drop its reference.  If the thread is making it right now, the thread
+ * drops the reference when it is done (its put may be the peer's last, so
+ * the device must call wgx_prepare_sync() before it frees what a peer's
+ * release uses).  Does not sleep; any context (takes the prepare lock, bh
+ * off).
  */
 void wgx_prepare_forget(struct wgx_peer *peer);
+
+/**
+ * wgx_prepare_sync - wait until the thread holds no peer it took before the
+ * call; after every peer of a device was forgotten, no reference of the
+ * thread to them remains.  Process context, may sleep (at most the making of
+ * one slot, two X25519 at nice 19); call with no rtnl, handshake_lock or
+ * device_update_lock held (a device's destruction, wgx_destruct()).
+ */
+void wgx_prepare_sync(void);
 
 /**
  * wgx_prepare_suspend - before a suspend or hibernation: wipe every held

@@ -195,7 +195,8 @@ test_ephemeral_pool_serves_handshakes() {
 }
 
 # prepare_stat FIELD — one counter of wgx.ko's per-peer ephemerals ("held H
-# pending P made M used U expired E stale S wiped W full F", kmod/prepare.c).
+# pending P made M used U expired E stale S wiped W full F deferred D",
+# kmod/prepare.c).
 prepare_stat() {
 	awk -v k="$1" '{for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1)}' \
 		/sys/module/wgx/parameters/ephemeral_peers_stats
@@ -216,7 +217,8 @@ prepare_wait() {
 # DH with the peer's static key; the next initiation or response to that
 # peer uses it (here against the in-tree module, which computes every DH
 # itself: a wrong "es" or "se" would fail its handshake), and the thread
-# makes the next.  A re-key in place wipes the slot made for the old key;
+# makes the next once no slot has been taken for 100 ms (counted
+# "deferred").  A re-key in place wipes the slot made for the old key;
 # at most ephemeral_peers slots exist (the rest counted "full"); removing
 # the peers frees every slot (the module unloads without a warning); with
 # ephemeral_pool=0 there are none.
@@ -238,6 +240,7 @@ test_prepared_ephemerals_serve_handshakes() {
 	used=$(prepare_stat used)
 	[ "$used" -ge 1 ] || fail "a's initiation did not use the prepared ephemeral ($(cat /sys/module/wgx/parameters/ephemeral_peers_stats))"
 	prepare_wait held 1
+	[ "$(prepare_stat deferred)" -ge 1 ] || fail "the slot was remade without waiting for the takes to go quiet"
 	expect_eq "made: one, then one per use" $((1 + used)) "$(prepare_stat made)"
 	# b forgets the session and initiates: a's response uses the next one.
 	n b wg set wgt0 peer "$KA_pub" remove
@@ -279,8 +282,51 @@ test_prepared_ephemerals_serve_handshakes() {
 	must_fail pgrep -x wgx-prepare
 	tunnel_setup wgx
 	ping_ok a 10.0.0.2
-	expect_eq "per-peer ephemerals with the pool off" "held 0 pending 0 made 0 used 0 expired 0 stale 0 wiped 0 full 0" \
+	expect_eq "per-peer ephemerals with the pool off" "held 0 pending 0 made 0 used 0 expired 0 stale 0 wiped 0 full 0 deferred 0" \
 		"$(cat /sys/module/wgx/parameters/ephemeral_peers_stats)"
+}
+
+# Peers removed while the wgx-prepare thread makes their slots: a removal
+# then leaves the slot's reference to the thread (wgx_prepare_forget() does
+# not wait for it: the caller may hold rtnl), and the device's destruction
+# waits for the thread to let go (wgx_prepare_sync()) before it frees what a
+# peer's release uses.  The thread is held in the middle of a slot: it is
+# moved to CPU 1 next to a nice -20 busy loop, which leaves a nice-19
+# thread almost no time, and everything else runs on CPU 0.  Three times,
+# a device gets 200 peers and a setconf without peers removes them all
+# (under rtnl); then it gets 200 again and is deleted, and the busy loop
+# stops 2 s later, so the destruction must wait for the thread.  Then no
+# slot may be left held or pending, nothing may warn (under the debug
+# kernel, KASAN reports the use after free of a destruction that did not
+# wait), and the module must unload.
+test_prepared_ephemerals_peer_churn() {
+	local i hog
+	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs (the thread is starved on CPU 1)"
+	trap '[ -z "${hog:-}" ] || kill "$hog" 2>/dev/null || true; ip link del wgc0 2>/dev/null || true; rmmod wgx 2>/dev/null || true; insmod "$WGX_MODULE_KO"' EXIT
+	rmmod wgx
+	insmod "$WGX_MODULE_KO"
+	dmesg -c >/dev/null
+	storm_conf /tmp/churn.conf 200
+	printf '[Interface]\n' >/tmp/churn-empty.conf
+	taskset -p 2 "$(pgrep -x wgx-prepare)" >/dev/null
+	nice -n -20 taskset -c 1 sh -c 'while :; do :; done' &
+	hog=$!
+	ip link add wgc0 type wgx
+	for i in 1 2 3 4; do
+		taskset -c 0 "$WGX_TOOL" addconf wgc0 /tmp/churn.conf
+		[ "$(prepare_stat pending)" -gt 0 ] || fail "nothing pending right after 200 peers were added"
+		[ "$i" = 4 ] && break
+		taskset -c 0 "$WGX_TOOL" setconf wgc0 /tmp/churn-empty.conf
+		expect_eq "peers left on wgc0" "" "$("$WGX_TOOL" show wgc0 peers)"
+	done
+	{ sleep 2; kill "$hog"; } &
+	taskset -c 0 ip link del wgc0
+	wait
+	hog=
+	prepare_wait held 0
+	prepare_wait pending 0
+	rmmod wgx
+	must_fail sh -c 'dmesg | grep -E "WARNING|BUG:|KASAN"'
 }
 
 # Before a suspend or hibernation the pool's pairs go with the session keys
