@@ -170,9 +170,8 @@ struct wgx_device {
 	atomic64_t handshake_budget_tat;
 	struct ptr_ring handshake_ring;
 	atomic_t handshake_ring_len;
-	/* nr_cpu_ids ring work items, item N on wgx-hs thread N; the last one queued. */
+	/* nr_cpu_ids ring work items, item N on wgx-hs thread N. */
 	struct wgx_handshake_worker *handshake_workers;
-	unsigned int handshake_slot;
 	unsigned long last_under_load;
 
 	spinlock_t ratelimiter_lock;

@@ -618,13 +618,12 @@ bool wgx_handshake_enqueue(struct wgx_device *wgx, struct sk_buff *skb)
 			wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_UNDER_LOAD_ENTERED);
 	}
 	/*
-	 * Spread handshake work over the threads, round robin; work item N
-	 * always goes to thread N.  Racing CPUs may pick the same one.
+	 * Spread handshake work over the threads, round robin across every
+	 * device (a per-device turn sent the one response of each of 100
+	 * single-peer devices to the same thread); work item N always goes
+	 * to thread N.
 	 */
-	slot = READ_ONCE(wgx->handshake_slot) + 1;
-	if (slot >= wgx_hsworker_count())
-		slot = 0;
-	WRITE_ONCE(wgx->handshake_slot, slot);
+	slot = wgx_hsworker_next_slot();
 	kthread_queue_work(wgx_hsworker_get(slot), &wgx->handshake_workers[slot].work);
 	return true;
 }

@@ -124,6 +124,14 @@ struct kthread_worker *wgx_hsworker_get(unsigned int slot)
 	return wgx_hsworkers[slot];
 }
 
+/* Module-wide, so that devices with one message each still take turns. */
+static atomic_t wgx_hsworker_turn = ATOMIC_INIT(0);
+
+unsigned int wgx_hsworker_next_slot(void)
+{
+	return (unsigned int)atomic_inc_return(&wgx_hsworker_turn) % wgx_hsworker_count();
+}
+
 unsigned int wgx_hsworker_slot_for_id(u64 id)
 {
 	return do_div(id, wgx_hsworker_count());

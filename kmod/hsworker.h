@@ -59,6 +59,15 @@ struct kthread_worker *wgx_hsworker_get(unsigned int slot);
 unsigned int wgx_hsworker_slot_for_id(u64 id);
 
 /**
+ * wgx_hsworker_next_slot - the thread number for the next short-lived work
+ * (a device's ring of received handshake messages): round robin over the
+ * threads, one counter for the whole module, so that many devices that get
+ * one message each (a node with a device per peer) do not all start on the
+ * same thread.  Racing callers may get the same number.  Any context.
+ */
+unsigned int wgx_hsworker_next_slot(void);
+
+/**
  * wgx_hsworker_flush_all - wait for every work item queued on every thread
  * until now (not for delayed work whose timer is still pending).  Process
  * context; must not be called from one of the threads.

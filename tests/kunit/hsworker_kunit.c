@@ -3,7 +3,8 @@
  * hsworker_kunit.c - KUnit suite "wgx_hsworker": the module's handshake
  * threads (kmod/hsworker.c).  There is one per online CPU, distinct, at the
  * handshake_nice default, unbound, and each runs its work; ids spread
- * evenly over them; a flush waits for queued work.  The suites run before the
+ * evenly over them; short-lived work takes turns over them, module-wide; a
+ * flush waits for queued work.  The suites run before the
  * module's init, so each case makes the threads itself and removes them
  * (the init then makes its own).
  */
@@ -97,6 +98,26 @@ struct wgx_hsworker_slow {
 	atomic_t *ran;
 };
 
+static void wgx_hsworker_turns_go_round(struct kunit *test)
+{
+	unsigned int n = wgx_hsworker_count(), k = 5, i, slot, prev, *hits;
+
+	hits = kunit_kcalloc(test, n, sizeof(*hits), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, hits);
+	/* Calls in a row (as from devices with one message each) take turns. */
+	prev = wgx_hsworker_next_slot();
+	KUNIT_ASSERT_LT(test, prev, n);
+	for (i = 0; i < k * n; i++) {
+		slot = wgx_hsworker_next_slot();
+		KUNIT_ASSERT_LT(test, slot, n);
+		hits[slot]++;
+		KUNIT_EXPECT_EQ(test, slot, (prev + 1) % n);
+		prev = slot;
+	}
+	for (slot = 0; slot < n; slot++)
+		KUNIT_EXPECT_EQ_MSG(test, hits[slot], k, "thread %u", slot);
+}
+
 static void wgx_hsworker_slow_fn(struct kthread_work *work)
 {
 	struct wgx_hsworker_slow *s = container_of(work, struct wgx_hsworker_slow, work);
@@ -127,6 +148,7 @@ static void wgx_hsworker_flush_waits(struct kunit *test)
 static struct kunit_case wgx_hsworker_cases[] = {
 	KUNIT_CASE(wgx_hsworker_threads_run_work_at_nice),
 	KUNIT_CASE(wgx_hsworker_ids_spread_evenly),
+	KUNIT_CASE(wgx_hsworker_turns_go_round),
 	KUNIT_CASE(wgx_hsworker_flush_waits),
 	{}
 };
