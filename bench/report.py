@@ -306,7 +306,37 @@ def storm_sample(work, metrics, storm_bed, storm_rtts, path, s, err):
     except (OSError, ValueError, KeyError, IndexError):
         pass
     bed.update(eph_delta(base))
+    bed.update(hs_delta(base))
     storm_bed.append(bed)
+
+
+def hs_delta(base):
+    """Run time of each of wgx.ko's handshake threads (and wgx-prepare)
+    around a wave, in ms (/proc/PID/schedstat), as {"hs_ms": {name: ms}}."""
+    def runs(text):
+        out = {}
+        for line in text.splitlines():
+            w = line.split()
+            if len(w) >= 2:
+                out[w[0]] = int(w[1])
+        return out
+
+    try:
+        with open(base + ".hs0.txt") as f0, open(base + ".hs1.txt") as f1:
+            r0, r1 = runs(f0.read()), runs(f1.read())
+    except (OSError, ValueError):
+        return {}
+    ms = {k: (r1[k] - r0[k]) / 1e6 for k in r1 if k in r0}
+    return {"hs_ms": ms} if ms else {}
+
+
+def hs_text(b):
+    """The handshake threads' run time during a wave, for the bed check."""
+    ms = b.get("hs_ms")
+    if not ms:
+        return ""
+    names = sorted(ms, key=lambda k: (not k.startswith("wgx-hs/"), int(k[7:]) if k[7:].isdigit() else 0, k))
+    return "; thread run time: " + ", ".join("%s %.0f ms" % (k, ms[k]) for k in names)
 
 
 def eph_delta(base):
@@ -394,6 +424,7 @@ def print_storm_bed(storm_bed, guest_cpus):
             line += "; ephemeral pool: %d taken, %d missed (held %d before)" % (
                 b["eph_taken"], b["eph_missed"], b["eph_held"])
             line += prep_text(b)
+        line += hs_text(b)
         if b.get("handshake_budget") is not None:
             budget = b["handshake_budget"]
             line += "; budget %s" % ("auto (%s/s per device)" % (1000 * guest_cpus if guest_cpus else "1000 x CPUs")

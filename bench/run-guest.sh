@@ -682,6 +682,21 @@ eph_stat() {
 	read -r line </sys/module/wgx/parameters/ephemeral_peers_stats && printf '%s\n' "$line"
 }
 
+# HS_PIDS: "PID NAME" lines of wgx.ko's handshake threads (wgx-hs/N) and
+# its wgx-prepare thread, found once per storm (storm_kind); hs_stat KIND
+# prints "NAME RUN_NS WAIT_NS SLICES" (/proc/PID/schedstat) for each, for
+# KIND wgx only, read by the shell itself (no fork in the window).  Which
+# threads did a wave's work is part of the bed check: ring work spread over
+# the threads, or all of it on one.
+HS_PIDS=
+hs_stat() {
+	local pid name line
+	[ "$1" = wgx ] && [ -n "$HS_PIDS" ] || return 0
+	while read -r pid name; do
+		read -r line <"/proc/$pid/schedstat" && printf '%s %s\n' "$name" "$line"
+	done <<<"$HS_PIDS"
+}
+
 # cpu_stat — one line: the wall clock (s) and /proc/stat's "cpu" line,
 # read by the shell itself (a fork+exec would land in the window measured).
 cpu_stat() {
@@ -724,6 +739,14 @@ storm_kind() {
 	if [ "$kind" = wgx ]; then pre=sx port=52011 net=253; else pre=sk port=52010 net=252; fi
 	resp=${pre}r0 est=${pre}e0
 	blog "storm: $path, $STORM_SIZES initiators, setting up"
+	HS_PIDS=
+	if [ "$kind" = wgx ]; then
+		local pid
+		for pid in $(pgrep -x 'wgx-hs/[0-9]+|wgx-prepare'); do
+			HS_PIDS+="$pid $(cat "/proc/$pid/comm")"$'\n'
+		done
+		HS_PIDS=${HS_PIDS%$'\n'}
+	fi
 	if ! err=$(ip -n b link add "$resp" type "$kind" 2>&1); then
 		err="ip link add $resp type $kind: $err"
 	elif ! err=$(n b "$tool" setconf "$resp" "$WORK/storm/resp-$kind.conf" 2>&1); then
@@ -769,6 +792,7 @@ storm_kind() {
 			[ "$ipt" = 1 ] && n b iptables-save -c >"$WORK/$file.ipt0.txt" 2>&1
 			[ "$kind" = wgx ] && n b "$tool" show "$resp" --json >"$WORK/$file.show0.json" 2>&1
 			eph_stat "$kind" >"$WORK/$file.eph0.txt"
+			hs_stat "$kind" >"$WORK/$file.hs0.txt"
 			poll=250
 			blog "storm: $path, $n initiators at once, wave $w of $ROUNDS (poll every $poll ms)"
 			# --storm-perf: the first wave of 100 under perf (a diagnostic).
@@ -809,6 +833,7 @@ storm_kind() {
 			[ "$ipt" = 1 ] && n b iptables-save -c >"$WORK/$file.ipt1.txt" 2>&1
 			[ "$kind" = wgx ] && n b "$tool" show "$resp" --json >"$WORK/$file.show1.json" 2>&1
 			eph_stat "$kind" >"$WORK/$file.eph1.txt"
+			hs_stat "$kind" >"$WORK/$file.hs1.txt"
 			record type=storm path="$path" size="$n" round="$w" file="$file" rc="$rc" iptables="$ipt" port="$port"
 		done
 	done
