@@ -733,7 +733,7 @@ cpu_stat() {
 # reply and its next probe at a 10 ms interval, and under TCG that took
 # 0.2-0.97 of the two vCPUs from the waves it shared them with.
 storm_kind() {
-	local path=$1 kind tool resp est pre port net n w err file ipt ping_pid rc poll
+	local path=$1 kind tool resp est pre port net n w err file ipt ping_pid rc poll traced
 	kind=$(path_kind "$path")
 	tool=$(path_tool "$path")
 	if [ "$kind" = wgx ]; then pre=sx port=52011 net=253; else pre=sk port=52010 net=252; fi
@@ -808,12 +808,18 @@ storm_kind() {
 			fi
 			"$PING_BIN" -i "$STORM_PING_INTERVAL" -W 1 -w "$STORM_TIMEOUT" "10.$net.0.1" >"$WORK/$file.ping.txt" 2>&1 &
 			ping_pid=$!
+			# --storm-trace: the first wave of 100 under the function tracer.
+			traced=
+			if [ -n "${STORM_TRACE:-}" ] && [ "$n" = 100 ] && [ "$w" = 1 ]; then
+				bash "$here/storm-trace.sh" start && traced=1
+			fi
 			cpu_stat >"$WORK/$file.stat0.txt"
 			WGX_BENCH_POLL_MS=$poll WGX_BENCH_CMD_NETNS=/var/run/netns/a n b "$NL_BIN" wait "$kind" "$resp" "$n" "$STORM_TIMEOUT" \
 				"$NL_BIN" kick "10.$((net - 4)).0.1" "$n" 9 >"$WORK/$file.json" 2>"$WORK/$file.err"
 			rc=$?
 			[ -n "$perf_pid" ] && kill -INT "$perf_pid"
 			cpu_stat >"$WORK/$file.stat1.txt"
+			[ -n "$traced" ] && bash "$here/storm-trace.sh" stop >"$WORK/$file.trace.txt"
 			kill -INT "$ping_pid" 2>/dev/null
 			wait "$ping_pid" 2>/dev/null
 			if [ -n "$perf_pid" ]; then
