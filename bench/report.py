@@ -335,7 +335,7 @@ def hs_text(b):
     ms = b.get("hs_ms")
     if not ms:
         return ""
-    names = sorted(ms, key=lambda k: (not k.startswith("wgx-hs/"), int(k[7:]) if k[7:].isdigit() else 0, k))
+    names = sorted(ms, key=lambda k: (not k.startswith("wgx-hs/"), int(k[7:]) if k[7:].isdecimal() else 0, k))
     return "; thread run time: " + ", ".join("%s %.0f ms" % (k, ms[k]) for k in names)
 
 

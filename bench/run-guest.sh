@@ -811,7 +811,9 @@ storm_kind() {
 			# --storm-trace: the first wave of 100 under the function tracer.
 			traced=
 			if [ -n "${STORM_TRACE:-}" ] && [ "$n" = 100 ] && [ "$w" = 1 ]; then
-				bash "$here/storm-trace.sh" start && traced=1
+				# stop as well after a failed start: it may have turned tracing on.
+				bash "$here/storm-trace.sh" start
+				traced=1
 			fi
 			cpu_stat >"$WORK/$file.stat0.txt"
 			WGX_BENCH_POLL_MS=$poll WGX_BENCH_CMD_NETNS=/var/run/netns/a n b "$NL_BIN" wait "$kind" "$resp" "$n" "$STORM_TIMEOUT" \

@@ -9,8 +9,9 @@
 set -u
 T=/sys/kernel/tracing
 # Per message or per event, on both ends (names from kmod/ and from the
-# in-tree drivers/net/wireguard of 6.1); a glob that matches nothing is
-# skipped.
+# in-tree drivers/net/wireguard of 6.1); a name that is not traceable (not
+# loaded, inlined, or renamed by the compiler) is skipped and named on
+# stderr.
 FUNCS=(
 	wgx_handshake_initiation_worker wgx_handshake_send_initiation wgx_handshake_process
 	wgx_handshake_enqueue wgx_timers_handshake_complete wgx_send_keepalive wgx_send_staged
@@ -31,13 +32,18 @@ start)
 	: >"$T/set_ftrace_filter"
 	n=0
 	for f in "${FUNCS[@]}"; do
-		echo "$f" >>"$T/set_ftrace_filter" 2>/dev/null && n=$((n + 1))
+		if echo "$f" >>"$T/set_ftrace_filter" 2>/dev/null; then
+			n=$((n + 1))
+		else
+			echo "storm-trace: $f is not traceable, skipped" >&2
+		fi
 	done
 	[ "$n" -gt 0 ] || { echo "storm-trace: none of the functions is traceable" >&2; exit 1; }
 	echo 4096 >"$T/buffer_size_kb"
 	echo function >"$T/current_tracer"
 	echo 1 >"$T/tracing_on"
-	echo "wgx-bench wave start" >"$T/trace_marker"
+	echo "wgx-bench wave start" >"$T/trace_marker" ||
+		{ echo "storm-trace: cannot write the marker" >&2; exit 1; }
 	;;
 stop)
 	echo 0 >"$T/tracing_on"

@@ -11,16 +11,21 @@ LINE = re.compile(r"^\s*(?P<task>.+?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?:\S+\s
 
 
 def pct(sorted_values, p):
-    """The p-th percentile (nearest rank) of a sorted list."""
-    k = max(0, min(len(sorted_values) - 1, int(round(p / 100.0 * len(sorted_values) + 0.5)) - 1))
+    """The p-th percentile (nearest rank, p an integer 0-100) of a sorted list."""
+    n = len(sorted_values)
+    k = max(0, min(n - 1, (p * n + 99) // 100 - 1))
     return sorted_values[k]
 
 
 def main(path):
     start = None
     calls = {}
+    lost = []
     with open(path, errors="replace") as f:
         for line in f:
+            if "LOST" in line and "EVENTS" in line:
+                lost.append(line.strip())
+                continue
             m = LINE.match(line)
             if not m:
                 continue
@@ -33,7 +38,10 @@ def main(path):
     if start is None:
         print("%s: no marker \"wgx-bench wave start\" (was the trace started?)" % path)
         return 1
-    print("# %s: per function: calls, ms after the wave's start (first / p50 / p90 / last), CPUs, tasks" % path)
+    print("# %s: per function: calls, ms after the wave's start (first / p50 / p90 / last), CPUs, "
+          "tasks (the task running at the call: softirq work is counted to whatever it interrupted)" % path)
+    for line in lost:
+        print("# warning: the ring buffer lost events, counts are low: %s" % line)
     rows = []
     for func, c in calls.items():
         t = sorted(1000 * (ts - start) for ts, _, _ in c)

@@ -63,7 +63,8 @@ unsigned int wgx_hsworker_slot_for_id(u64 id);
  * (a device's ring of received handshake messages): round robin over the
  * threads, one counter for the whole module, so that many devices that get
  * one message each (a node with a device per peer) do not all start on the
- * same thread.  Racing callers may get the same number.  Any context.
+ * same thread.  Calls in a row get consecutive numbers (modulo the count;
+ * one repeats when the 32-bit turn wraps).  Any context.
  */
 unsigned int wgx_hsworker_next_slot(void);
 
