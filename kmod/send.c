@@ -245,8 +245,16 @@ static bool wgx_send_encrypt_skb(struct sk_buff *skb, struct wgx_keypair *keypai
  * the caller keeps its own reference on @peer across this call.  Nothing is
  * staged for a dead peer: its removal purges the queue under the same lock
  * after marking it dead, so a packet staged later would never be freed.
+ *
+ * The caller found no keypair that may send, but one may have come since:
+ * the handshake that made it flushes the staged queue (wgx_send_staged(),
+ * under staged.lock) after installing it, and that flush may have run
+ * before @skb was queued here.  So look again after queueing: either this
+ * look sees the keypair, or that flush's lock came after ours and it takes
+ * @skb.  Returns true if the staged packets went to the tx queues; false if
+ * they wait, and the caller asks for a handshake.
  */
-static void wgx_send_stage(struct wgx_peer *peer, struct sk_buff *skb)
+static bool wgx_send_stage(struct wgx_peer *peer, struct sk_buff *skb)
 {
 	struct net_device *dev = peer->wgx->dev;
 	struct sk_buff *old = NULL;
@@ -271,6 +279,10 @@ static void wgx_send_stage(struct wgx_peer *peer, struct sk_buff *skb)
 		DEV_STATS_INC(dev, tx_dropped);
 		kfree_skb(old);
 	}
+	if (likely(dead || !wgx_peer_has_sending_keypair(peer)))
+		return false;
+	wgx_send_staged(peer);
+	return true;
 }
 
 /* The current keypair if it may send, with a reference, else NULL. */
@@ -383,8 +395,8 @@ enum wgx_send_result wgx_send_encrypt_and_send(struct sk_buff *skb, bool direct)
 
 stage:
 	/* The cb's peer reference becomes ours until the initiation is asked for. */
-	wgx_send_stage(peer, skb);
-	wgx_handshake_send_initiation(peer, false);
+	if (!wgx_send_stage(peer, skb))
+		wgx_handshake_send_initiation(peer, false);
 	wgx_peer_put(peer);
 	return WGX_SEND_GONE;
 drop:
@@ -405,7 +417,7 @@ static struct wgx_txq *wgx_send_local_txq(struct wgx_device *wgx, struct sk_buff
 	return &wgx->txqs[q];
 }
 
-void wgx_send_staged(struct wgx_peer *peer)
+bool wgx_send_staged(struct wgx_peer *peer)
 {
 	struct sk_buff_head list;
 	struct sk_buff *skb;
@@ -414,6 +426,8 @@ void wgx_send_staged(struct wgx_peer *peer)
 	spin_lock_bh(&peer->staged.lock);
 	skb_queue_splice_init(&peer->staged, &list);
 	spin_unlock_bh(&peer->staged.lock);
+	if (skb_queue_empty(&list))
+		return false;
 
 	while ((skb = __skb_dequeue(&list)) != NULL) {
 		struct wgx_txq *txq = wgx_send_local_txq(peer->wgx, skb);
@@ -427,16 +441,20 @@ void wgx_send_staged(struct wgx_peer *peer)
 			kfree_skb(skb);
 		}
 	}
+	return true;
 }
 
 void wgx_send_keepalive(struct wgx_peer *peer)
 {
 	struct sk_buff *skb;
 
-	if (!skb_queue_empty_lockless(&peer->staged)) {
-		wgx_send_staged(peer);
+	/*
+	 * Under staged.lock, not a lockless look: after a handshake this is
+	 * the flush wgx_send_stage() relies on, and only the lock orders the
+	 * new keypair before this read against a packet staged meanwhile.
+	 */
+	if (wgx_send_staged(peer))
 		return;
-	}
 	skb = alloc_skb(WGX_SEND_HEADROOM + LL_MAX_HEADER + WGX_AEAD_TAG_LEN, GFP_ATOMIC);
 	if (unlikely(!skb))
 		return;

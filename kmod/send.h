@@ -46,8 +46,14 @@ enum wgx_send_result {
  */
 enum wgx_send_result wgx_send_encrypt_and_send(struct sk_buff *skb, bool direct);
 
-/** wgx_send_staged - move the peer's staged packets to the tx queues (a keypair is ready). */
-void wgx_send_staged(struct wgx_peer *peer);
+/**
+ * wgx_send_staged - move the peer's staged packets to the tx queues (a keypair
+ * is ready).  Call it after installing the keypair: it takes staged.lock,
+ * which orders the keypair against a packet staged meanwhile (see
+ * wgx_send_stage() in send.c).  Returns true if there was any packet.  Any
+ * context; the caller holds a reference on @peer.
+ */
+bool wgx_send_staged(struct wgx_peer *peer);
 
 /** wgx_send_keepalive - send staged packets, or an empty transport message if none. Any context. */
 void wgx_send_keepalive(struct wgx_peer *peer);

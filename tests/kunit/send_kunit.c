@@ -11,7 +11,12 @@
  *   wgx_send_xmit()         GSO packets are segmented before they are queued
  *                           for encryption, each segment within the MTU and
  *                           holding one peer reference; drops keep the
- *                           reference count balanced.
+ *                           reference count balanced;
+ *   wgx_send_stage()        a packet staged while the peer has a keypair that
+ *                           may send (a handshake completed after the tx
+ *                           worker looked) goes to the tx queue at once; one
+ *                           staged without a keypair waits, and the caller is
+ *                           told to ask for a handshake.
  *
  * Every encrypted skb is checked by decrypting a linear copy with the core's
  * wgx_transport_decrypt(), i.e. against the wire format, not against itself.
@@ -335,6 +340,7 @@ static int wgx_send_xmit_init(struct kunit *test)
 	f->peer->wgx = f->wgx;
 	f->peer->internal_id = 1;
 	kref_init(&f->peer->refcount);	/* the test's reference */
+	skb_queue_head_init(&f->peer->staged);
 	f->peer->stats = alloc_percpu(struct wgx_peer_stats);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f->peer->stats);
 	f->peer->endpoint.addr4.sin_family = AF_INET;
@@ -357,6 +363,8 @@ static void wgx_send_xmit_exit(struct kunit *test)
 		}
 		ptr_ring_cleanup(&f->txq->ring, NULL);
 	}
+	if (f->peer)
+		skb_queue_purge(&f->peer->staged);
 	if (f->wgx->tx_wq)
 		destroy_workqueue(f->wgx->tx_wq);
 	wgx_allowedips_destroy(f->wgx->allowedips);
@@ -494,6 +502,63 @@ static void wgx_send_xmit_drops_keep_references_balanced(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kref_read(&f->peer->refcount), 1U);
 }
 
+/*
+ * The tx worker found no keypair, and a handshake completed (its flush of the
+ * staged queue ran) before the worker staged the packet: staging must see
+ * the keypair and send, or the packet waits for the next handshake or
+ * keepalive (up to KEEPALIVE_TIMEOUT, 10 s).  WireGuard orders it as
+ * stage-then-check for this reason.
+ */
+static void wgx_send_stage_flushes_when_keypair_appeared(struct kunit *test)
+{
+	struct wgx_send_xmit_fixture *f = test->priv;
+	struct wgx_keypair *kp = wgx_send_test_keypair(test);
+	struct sk_buff *skb = wgx_send_test_udp4(test, 10, false), *queued;
+
+	kp->sending_valid = true;
+	rcu_assign_pointer(f->peer->keypair_current, kp);
+	skb->dev = f->dev;
+	wgx_peer_get(f->peer);	/* the cb's reference, as the tx worker holds it */
+	WGX_SKB_CB(skb)->peer = f->peer;
+
+	KUNIT_EXPECT_TRUE(test, wgx_send_stage(f->peer, skb));
+	wgx_peer_put(f->peer);	/* the caller's put of the cb's reference */
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&f->peer->staged), 0U);
+	queued = ptr_ring_consume_bh(&f->txq->ring);
+	KUNIT_EXPECT_PTR_EQ(test, queued, skb);
+	if (queued) {
+		KUNIT_EXPECT_PTR_EQ(test, WGX_SKB_CB(queued)->peer, f->peer);
+		KUNIT_EXPECT_NULL(test, WGX_SKB_CB(queued)->keypair);
+		wgx_skb_cb_release(queued);
+		kfree_skb(queued);
+	}
+	RCU_INIT_POINTER(f->peer->keypair_current, NULL);
+	KUNIT_EXPECT_EQ(test, kref_read(&f->peer->refcount), 1U);
+}
+
+/* No keypair, or one that may no longer send: the packet waits, a handshake is due. */
+static void wgx_send_stage_waits_without_keypair(struct kunit *test)
+{
+	struct wgx_send_xmit_fixture *f = test->priv;
+	struct wgx_keypair *kp = wgx_send_test_keypair(test);
+	struct sk_buff *skb;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		/* First no keypair at all, then one past its use (sending_valid false). */
+		if (i == 1)
+			rcu_assign_pointer(f->peer->keypair_current, kp);
+		skb = wgx_send_test_udp4(test, 10, false);
+		skb->dev = f->dev;
+		KUNIT_EXPECT_FALSE(test, wgx_send_stage(f->peer, skb));
+		KUNIT_EXPECT_EQ(test, skb_queue_len(&f->peer->staged), (u32)i + 1);
+	}
+	KUNIT_EXPECT_TRUE(test, __ptr_ring_empty(&f->txq->ring));
+	RCU_INIT_POINTER(f->peer->keypair_current, NULL);
+	/* Staged packets hold no peer reference. */
+	KUNIT_EXPECT_EQ(test, kref_read(&f->peer->refcount), 1U);
+}
+
 static struct kunit_case wgx_send_cases[] = {
 	KUNIT_CASE(wgx_send_encrypt_pads_and_pushes_header),
 	KUNIT_CASE(wgx_send_encrypt_without_headroom),
@@ -511,6 +576,8 @@ static struct kunit_suite wgx_send_suite = {
 static struct kunit_case wgx_send_xmit_cases[] = {
 	KUNIT_CASE(wgx_send_xmit_segments_gso_before_encryption),
 	KUNIT_CASE(wgx_send_xmit_drops_keep_references_balanced),
+	KUNIT_CASE(wgx_send_stage_flushes_when_keypair_appeared),
+	KUNIT_CASE(wgx_send_stage_waits_without_keypair),
 	{}
 };
 
