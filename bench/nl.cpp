@@ -19,7 +19,7 @@
 //         {"peers":M,"listed":L,"completed":C,"seconds":S,"p50_seconds":S50,
 //          "poll_seconds":PS,"poll_p50_seconds":PS50,"clock_skew":K,
 //          "polls":N,"poll_ms":P,"dump_seconds":D,"first_dump_seconds":D0,
-//          "cmd_seconds":T,"cmd_exit":X}
+//          "cmd_seconds":T,"cmd_exit":X,"start_seconds":K}
 //       S: from starting CMD to the last completion (to the timeout when
 //       C < M) and S50 to the median one, both from the kernel's own stamp
 //       of each completion (the peer's last handshake time, CLOCK_REALTIME,
@@ -36,6 +36,12 @@
 //       WGX_BENCH_CMD_NETNS=PATH (e.g. /var/run/netns/a) CMD runs in that
 //       network namespace.  T: when CMD exited (looked for every 5 ms,
 //       between polls too; bringing initiators up takes time of its own).
+//       K: when CMD said the initiators were asked (its first datagram, for
+//       `kick`), -1 if it did not: CMD gets a pipe's write end, its number
+//       in the environment as WGX_BENCH_START_FD, and writes its
+//       CLOCK_MONOTONIC time there in seconds.  S - K is the handshakes'
+//       own time, without CMD's start-up (a fork, setns and exec, which
+//       under TCG take 0.07-0.3 s, as long as a wave of 100 itself).
 //       CMD's output goes to stderr.
 //
 //   wgx-bench-nl setup FAMILY FILE
@@ -50,6 +56,8 @@
 //       addresses from FIRST_IPV4 (port PORT), as fast as one socket can: a
 //       packet for each of COUNT devices without a session, so each asks for
 //       a handshake at (nearly) the same moment.  Exit 1 when a send fails.
+//       With WGX_BENCH_START_FD=FD (from `wait`), writes its CLOCK_MONOTONIC
+//       time (s) to FD just before the first datagram.
 //
 //   wgx-bench-nl burst FILE COUNT TIMEOUT
 //       The responder alone: make COUNT genuine initiations, one for each
@@ -77,6 +85,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -216,6 +225,10 @@ int cmd_wait(Family &f, char **argv)
         peers.push_back({p.public_key, p.last_handshake_sec, p.last_handshake_nsec});
     }
 
+    // CMD's report of when it asked the initiators (see `kick`).
+    int start_pipe[2];
+    if (pipe2(start_pipe, O_CLOEXEC) < 0)
+        fail("pipe: %s", strerror(errno));
     fflush(stdout);
     const double t0 = now_s(), t0_real = clock_s(CLOCK_REALTIME);
     pid_t pid = fork();
@@ -223,6 +236,9 @@ int cmd_wait(Family &f, char **argv)
         fail("fork: %s", strerror(errno));
     if (pid == 0) {
         dup2(2, 1);
+        const int start_fd = dup(start_pipe[1]);  // without O_CLOEXEC: CMD's
+        if (start_fd >= 0)
+            setenv("WGX_BENCH_START_FD", std::to_string(start_fd).c_str(), 1);
         // CMD in another namespace without an `ip netns exec` (a fork+exec
         // more, counted in the time); our netlink socket stays where it is.
         if (const char *ns = getenv("WGX_BENCH_CMD_NETNS")) {
@@ -237,6 +253,7 @@ int cmd_wait(Family &f, char **argv)
         fprintf(stderr, "wgx-bench-nl: cannot run %s: %s\n", argv[3], strerror(errno));
         _exit(127);
     }
+    close(start_pipe[1]);
     std::size_t done = 0, polls = 0;
     double t, dump_s = 0, cmd_s = -1;
     int status = 0;
@@ -282,6 +299,16 @@ int cmd_wait(Family &f, char **argv)
         waitpid(pid, &status, 0);
         cmd_s = now_s() - t0;
     }
+    // CMD has exited; non-blocking all the same, in case a child of CMD
+    // still holds the write end.
+    double start_s = -1;
+    fcntl(start_pipe[0], F_SETFL, O_NONBLOCK);
+    char start_buf[64] = {};
+    const ssize_t got = read(start_pipe[0], start_buf, sizeof(start_buf) - 1);
+    close(start_pipe[0]);
+    double start_mono;
+    if (got > 0 && sscanf(start_buf, "%lf", &start_mono) == 1 && start_mono >= t0)
+        start_s = start_mono - t0;
 
     // A stamp outside [0, seen] means the real-time clock moved against
     // the monotonic one: counted, and the stamp clamped into that window.
@@ -302,9 +329,9 @@ int cmd_wait(Family &f, char **argv)
     printf("{\"peers\":%ld,\"listed\":%zu,\"completed\":%zu,\"seconds\":%.4f,"
            "\"p50_seconds\":%.4f,\"poll_seconds\":%.4f,\"poll_p50_seconds\":%.4f,\"clock_skew\":%zu,"
            "\"polls\":%zu,\"poll_ms\":%ld,\"dump_seconds\":%.4f,\"first_dump_seconds\":%.4f,"
-           "\"cmd_seconds\":%.4f,\"cmd_exit\":%d}\n",
+           "\"cmd_seconds\":%.4f,\"cmd_exit\":%d,\"start_seconds\":%.4f}\n",
            want, listed, seen.size(), all ? last : t, p50, all ? poll_last : t, poll_p50, skew, polls, poll_ms, dump_s,
-           first_dump_s, cmd_s, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+           first_dump_s, cmd_s, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), start_s);
     return 0;
 }
 
@@ -488,6 +515,18 @@ int cmd_kick(char **argv)
     to.sin_family = AF_INET;
     to.sin_port = htons(static_cast<std::uint16_t>(port));
     const char byte = 0;
+    // Only a pipe from `wait`: a stale variable must not name (and close) the socket.
+    if (const char *env = getenv("WGX_BENCH_START_FD")) {
+        char *end;
+        const long start_fd = strtol(env, &end, 10);
+        struct stat st;
+        if (*env && !*end && start_fd >= 0 && start_fd != fd && start_fd <= 1 << 20 &&
+            fstat(static_cast<int>(start_fd), &st) == 0 && S_ISFIFO(st.st_mode)) {
+            dprintf(static_cast<int>(start_fd), "%.9f\n", now_s());
+            close(static_cast<int>(start_fd));
+        }
+        unsetenv("WGX_BENCH_START_FD");
+    }
     for (long i = 0; i < count; i++) {
         to.sin_addr.s_addr = htonl(ntohl(first.s_addr) + static_cast<std::uint32_t>(i));
         if (sendto(fd, &byte, 1, 0, reinterpret_cast<const sockaddr *>(&to), sizeof(to)) != 1)

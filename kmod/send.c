@@ -251,8 +251,9 @@ static bool wgx_send_encrypt_skb(struct sk_buff *skb, struct wgx_keypair *keypai
  * under staged.lock) after installing it, and that flush may have run
  * before @skb was queued here.  So look again after queueing: either this
  * look sees the keypair, or that flush's lock came after ours and it takes
- * @skb.  Returns true if the staged packets went to the tx queues; false if
- * they wait, and the caller asks for a handshake.
+ * @skb.  Returns true if a keypair may send (the staged packets went to the
+ * tx queues, by this flush or a concurrent one); false if they wait, and
+ * the caller asks for a handshake.
  */
 static bool wgx_send_stage(struct wgx_peer *peer, struct sk_buff *skb)
 {
