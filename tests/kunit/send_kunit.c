@@ -16,7 +16,8 @@
  *                           may send (a handshake completed after the tx
  *                           worker looked) goes to the tx queue at once; one
  *                           staged without a keypair waits, and the caller is
- *                           told to ask for a handshake.
+ *                           told to ask for a handshake; a dead peer's packet
+ *                           is dropped, not staged.
  *
  * Every encrypted skb is checked by decrypting a linear copy with the core's
  * wgx_transport_decrypt(), i.e. against the wire format, not against itself.
@@ -559,6 +560,26 @@ static void wgx_send_stage_waits_without_keypair(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kref_read(&f->peer->refcount), 1U);
 }
 
+/* A dead peer's queue is purged for good: nothing is staged, the packet is dropped and counted. */
+static void wgx_send_stage_drops_for_dead_peer(struct kunit *test)
+{
+	struct wgx_send_xmit_fixture *f = test->priv;
+	struct wgx_keypair *kp = wgx_send_test_keypair(test);
+	struct sk_buff *skb = wgx_send_test_udp4(test, 10, false);
+
+	/* Even with a keypair that may send: a dead peer sends nothing more. */
+	kp->sending_valid = true;
+	rcu_assign_pointer(f->peer->keypair_current, kp);
+	WRITE_ONCE(f->peer->is_dead, true);
+	skb->dev = f->dev;
+	KUNIT_EXPECT_FALSE(test, wgx_send_stage(f->peer, skb));
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&f->peer->staged), 0U);
+	KUNIT_EXPECT_TRUE(test, __ptr_ring_empty(&f->txq->ring));
+	KUNIT_EXPECT_EQ(test, DEV_STATS_READ(f->dev, tx_dropped), 1L);
+	RCU_INIT_POINTER(f->peer->keypair_current, NULL);
+	KUNIT_EXPECT_EQ(test, kref_read(&f->peer->refcount), 1U);
+}
+
 static struct kunit_case wgx_send_cases[] = {
 	KUNIT_CASE(wgx_send_encrypt_pads_and_pushes_header),
 	KUNIT_CASE(wgx_send_encrypt_without_headroom),
@@ -578,6 +599,7 @@ static struct kunit_case wgx_send_xmit_cases[] = {
 	KUNIT_CASE(wgx_send_xmit_drops_keep_references_balanced),
 	KUNIT_CASE(wgx_send_stage_flushes_when_keypair_appeared),
 	KUNIT_CASE(wgx_send_stage_waits_without_keypair),
+	KUNIT_CASE(wgx_send_stage_drops_for_dead_peer),
 	{}
 };
 
