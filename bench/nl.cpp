@@ -19,7 +19,7 @@
 //         {"peers":M,"listed":L,"completed":C,"seconds":S,"p50_seconds":S50,
 //          "poll_seconds":PS,"poll_p50_seconds":PS50,"clock_skew":K,
 //          "polls":N,"poll_ms":P,"dump_seconds":D,"first_dump_seconds":D0,
-//          "cmd_seconds":T,"cmd_exit":X,"start_seconds":K}
+//          "cmd_seconds":T,"cmd_exit":X,"start_seconds":W}
 //       S: from starting CMD to the last completion (to the timeout when
 //       C < M) and S50 to the median one, both from the kernel's own stamp
 //       of each completion (the peer's last handshake time, CLOCK_REALTIME,
@@ -36,12 +36,12 @@
 //       WGX_BENCH_CMD_NETNS=PATH (e.g. /var/run/netns/a) CMD runs in that
 //       network namespace.  T: when CMD exited (looked for every 5 ms,
 //       between polls too; bringing initiators up takes time of its own).
-//       K: when CMD said the initiators were asked (its first datagram, for
+//       W: when CMD said the initiators were asked (its first datagram, for
 //       `kick`), -1 if it did not: CMD gets a pipe's write end, its number
 //       in the environment as WGX_BENCH_START_FD, and writes its
-//       CLOCK_MONOTONIC time there in seconds.  S - K is the handshakes'
+//       CLOCK_MONOTONIC time there in seconds.  S - W is the handshakes'
 //       own time, without CMD's start-up (a fork, setns and exec, which
-//       under TCG take 0.07-0.3 s, as long as a wave of 100 itself).
+//       under TCG took 0.05-0.13 s, a third of a wave of 100).
 //       CMD's output goes to stderr.
 //
 //   wgx-bench-nl setup FAMILY FILE
