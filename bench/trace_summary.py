@@ -7,14 +7,9 @@ table reads as the order of the handshake's steps."""
 import re
 import sys
 
+from report import pct  # nearest rank, as every other bench figure
+
 LINE = re.compile(r"^\s*(?P<task>.+?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?:\S+\s+)?(?P<ts>\d+\.\d+):\s+(?P<what>.*)$")
-
-
-def pct(sorted_values, p):
-    """The p-th percentile (nearest rank, p an integer 0-100) of a sorted list."""
-    n = len(sorted_values)
-    k = max(0, min(n - 1, (p * n + 99) // 100 - 1))
-    return sorted_values[k]
 
 
 def main(path):
