@@ -4,10 +4,10 @@
  * in drop-in mode also "ip link add wg0 type wireguard", docs/dropin.md).
  *
  * The device is a layer-3 point-to-point interface without ARP, like
- * WireGuard's.  It is multi-queue: one tx queue per possible CPU, with the
- * XPS map sending CPU i's packets to queue i, whose encryption worker runs on
- * CPU i (queueing.h).  It keeps a qdisc, so a full worker ring stops its
- * queue instead of dropping.
+ * WireGuard's.  It is multi-queue: one tx queue per possible CPU, whose
+ * encryption worker runs on that CPU (queueing.h); a packet's inner flow
+ * picks its queue (wgx_send_select_queue()).  It keeps a qdisc, so a full
+ * worker ring stops its queue instead of dropping.
  */
 #include <linux/module.h>
 #include <linux/netdevice.h>
@@ -142,6 +142,7 @@ static const struct net_device_ops wgx_netdev_ops = {
 	.ndo_open		= wgx_open,
 	.ndo_stop		= wgx_stop,
 	.ndo_start_xmit		= wgx_xmit,
+	.ndo_select_queue	= wgx_send_select_queue,
 	.ndo_get_stats64	= dev_get_tstats64,
 };
 
@@ -496,16 +497,6 @@ static void wgx_setup(struct net_device *dev)
 	wgx->priority_dscp = WGX_PRIORITY_DSCP_DEFAULT;
 }
 
-/* Map CPU i to tx queue i, the queue whose worker runs on CPU i. */
-static void wgx_set_xps(struct net_device *dev)
-{
-	struct wgx_device *wgx = netdev_priv(dev);
-	unsigned int i;
-
-	for (i = 0; i < dev->real_num_tx_queues; ++i)
-		netif_set_xps_queue(dev, cpumask_of(wgx->txqs[i].cpu), i);
-}
-
 static int wgx_newlink(struct net *src_net, struct net_device *dev, struct nlattr *tb[],
 		       struct nlattr *data[], struct netlink_ext_ack *extack)
 {
@@ -513,7 +504,7 @@ static int wgx_newlink(struct net *src_net, struct net_device *dev, struct nlatt
 	int ret = -ENOMEM;
 
 	rcu_assign_pointer(wgx->creating_net, src_net);
-	get_random_bytes(&wgx->port_hash_key, sizeof(wgx->port_hash_key));
+	get_random_bytes(&wgx->flow_hash_key, sizeof(wgx->flow_hash_key));
 	mutex_init(&wgx->device_update_lock);
 	init_rwsem(&wgx->identity_lock);
 	spin_lock_init(&wgx->cookie_lock);
@@ -574,7 +565,6 @@ static int wgx_newlink(struct net *src_net, struct net_device *dev, struct nlatt
 	 * frees again.
 	 */
 	dev->priv_destructor = wgx_destruct;
-	wgx_set_xps(dev);
 	list_add(&wgx->device_list, &wgx_device_list);
 	queue_delayed_work(system_power_efficient_wq, &wgx->ratelimiter_gc, HZ);
 	return 0;

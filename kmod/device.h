@@ -87,7 +87,8 @@ struct wgx_handshake_worker {
  * @listen_ports: configured number of consecutive listen ports (1..16; 1 is
  *                WireGuard's behaviour), under device_update_lock.
  * @bound_ports: socket pairs installed now (0 while down); read locklessly.
- * @port_hash_key: key of the flow hash that picks a flow's listen port.
+ * @flow_hash_key: key of the inner flow hash that picks a flow's tx queue,
+ *                 lane bucket and listen port (wgx_socket_flow_hash()).
  * @rx_spread: receive spreading on (rxspread.h); changed under
  *             device_update_lock, read locklessly by encap_rcv.
  * @rx_wq/@rx_workers: the decrypt workers of receive spreading.
@@ -138,7 +139,7 @@ struct wgx_device {
 	u16 incoming_port;
 	u8 listen_ports;
 	u8 bound_ports;
-	siphash_key_t port_hash_key;
+	siphash_key_t flow_hash_key;
 	u32 fwmark;
 	bool dscp_copy;
 	u64 priority_dscp;

@@ -316,7 +316,7 @@ int wgx_queueing_init(struct wgx_device *wgx)
 		INIT_WORK(&txq->work, wgx_txq_worker);
 		txq->wgx = wgx;
 		txq->index = i;
-		/* Queue i belongs to the i-th possible CPU (the XPS map says the same). */
+		/* Queue i belongs to the i-th possible CPU. */
 		txq->cpu = cpumask_nth(i % num_possible_cpus(), cpu_possible_mask);
 	}
 	return 0;

@@ -4,9 +4,10 @@
  * control block of the datapath.
  *
  * Transmit: tx queue i of the net_device has a ptr_ring and a work item bound
- * to CPU i (XPS maps CPU i to queue i), so a flow, which the stack keeps on
- * one queue, is encrypted in order by one worker, while flows on different
- * queues, even of the same peer, are encrypted in parallel.  When a ring
+ * to CPU i, so a flow, which its hash keeps on one queue
+ * (wgx_send_select_queue()), is encrypted in order by one worker, while
+ * flows on different queues, even of the same peer, are encrypted in
+ * parallel.  When a ring
  * fills, its tx queue is stopped (the qdisc holds further packets) and woken
  * by the worker once the ring drained below half.
  *
@@ -24,7 +25,7 @@
  * Priority lane: each queue also has a small ring for latency-sensitive
  * packets (wgx_send_xmit() classifies them), which its worker drains before
  * every bulk packet.  Per-flow order: a packet goes to the lane only while no
- * packet of its flow bucket (skb hash, WGX_TXQ_BUCKETS buckets) waits in or
+ * packet of its flow bucket (flow hash, WGX_TXQ_BUCKETS buckets) waits in or
  * is being sent from the bulk ring; otherwise it queues behind them in the
  * bulk ring.  See docs/datapath.md, "The priority lane".
  */
@@ -55,7 +56,8 @@ enum {
  * @mtu: the device MTU when the packet was queued (padding bound, bytes).
  * @ds: outer DSCP/ECN byte.
  * @port: index of the listen port the datagram leaves from (wgx_socket_flow_port()).
- * @bucket: flow bucket (low bits of the inner skb hash) for the lane's order rule.
+ * @bucket: flow bucket (the inner flow hash modulo WGX_TXQ_BUCKETS) for the
+ *          lane's order rule.
  * @sealed: encrypted already (with @keypair at @nonce) by an inline send that
  *          could not send it (its outer route leaves through a wgx device);
  *          the worker sends it as it is.

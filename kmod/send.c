@@ -2,15 +2,17 @@
 /*
  * send.c - the transmit path.
  *
- * ndo_start_xmit (wgx_send_xmit) runs with the tx queue's lock held, on the
- * CPU XPS chose: it finds the peer by the inner destination (allowed IPs,
- * RCU), segments GSO packets in software before encryption, and puts the
- * segments on this queue's ring.  The queue's worker (queueing.c) then, per
- * packet and in ring order, takes a nonce from the keypair's atomic counter,
- * pads, encrypts in place with scatter-gather ChaCha20-Poly1305 and sends.
- * A flow stays on one queue, so its packets keep their order; different
- * flows of one peer encrypt in parallel on different CPUs, and the receiver's
- * 8128-counter replay window absorbs the interleaving of their nonces.
+ * ndo_select_queue (wgx_send_select_queue) picks the tx queue by a keyed
+ * hash of the inner flow.  ndo_start_xmit (wgx_send_xmit) runs with that
+ * queue's lock held: it finds the peer by the inner destination (allowed
+ * IPs, RCU), segments GSO packets in software before encryption, and puts
+ * the segments on the queue's ring.  The queue's worker (queueing.c) then,
+ * per packet and in ring order, takes a nonce from the keypair's atomic
+ * counter, pads, encrypts in place with scatter-gather ChaCha20-Poly1305
+ * and sends.  A flow always takes the same queue, so its packets keep their
+ * order; different flows of one peer encrypt in parallel on different CPUs,
+ * and the receiver's 8128-counter replay window absorbs the interleaving of
+ * their nonces.
  */
 #include <linux/icmp.h>
 #include <linux/icmpv6.h>
@@ -107,6 +109,16 @@ static bool wgx_send_is_priority(const struct sk_buff *skb, u8 dsfield, u64 prio
 	       (skb->priority >= TC_PRIO_INTERACTIVE && skb->priority <= TC_PRIO_MAX);
 }
 
+u16 wgx_send_select_queue(struct net_device *dev, struct sk_buff *skb,
+			  struct net_device *sb_dev)
+{
+	u32 hash = wgx_socket_flow_hash(netdev_priv(dev), skb);
+
+	/* ndo_start_xmit takes the lane bucket and the listen port from it. */
+	skb_set_hash(skb, hash, PKT_HASH_TYPE_L4);
+	return reciprocal_scale(hash, dev->real_num_tx_queues);
+}
+
 netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct wgx_device *wgx = netdev_priv(dev);
@@ -117,7 +129,8 @@ netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
 	u64 priority_dscp = READ_ONCE(wgx->priority_dscp);
 	bool dscp_copy = READ_ONCE(wgx->dscp_copy);
 	struct wgx_peer *peer;
-	u32 mtu;
+	unsigned int port;
+	u32 mtu, hash;
 
 	if (unlikely(wgx_send_txq_full(txq, q)))
 		return NETDEV_TX_BUSY;
@@ -135,6 +148,13 @@ netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
 	}
 
 	mtu = skb_valid_dst(skb) ? dst_mtu(skb_dst(skb)) : dev->mtu;
+	/*
+	 * The flow hash wgx_send_select_queue() stored; with one tx queue the
+	 * stack does not ask it.  Its segments share it, and after encryption
+	 * nobody can tell the flow.
+	 */
+	hash = dev->real_num_tx_queues > 1 ? skb_get_hash(skb) : wgx_socket_flow_hash(wgx, skb);
+	port = wgx_socket_flow_port(wgx, hash);
 	if (skb_is_gso(skb)) {
 		segs = skb_gso_segment(skb, 0);
 		if (IS_ERR_OR_NULL(segs)) {
@@ -164,8 +184,8 @@ netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
 		/* DSCP: the inner one with `dscp copy', else 0; ECN as WireGuard does. */
 		cb->ds = ip_tunnel_ecn_encap(dscp_copy ? dsfield & ~INET_ECN_MASK : 0, ip_hdr(skb), skb);
 		cb->mtu = mtu;
-		/* Hash the inner flow now: after encryption nobody can. */
-		cb->bucket = skb_get_hash(skb) % WGX_TXQ_BUCKETS;
+		cb->bucket = hash % WGX_TXQ_BUCKETS;
+		cb->port = port;
 		/*
 		 * Passive TCP RTT and retransmissions: one packet in 16
 		 * (telemetry.h), when a session can send it without waiting.
@@ -385,8 +405,6 @@ enum wgx_send_result wgx_send_encrypt_and_send(struct sk_buff *skb, bool direct)
 	}
 	cb->keypair = keypair;
 	cb->nonce = nonce;
-	/* The flow decides the port; after encryption nobody can tell the flow. */
-	cb->port = wgx_socket_flow_port(peer->wgx, skb);
 
 	if (unlikely(!wgx_send_encrypt_skb(skb, keypair, nonce, cb->mtu))) {
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_TX_DROP_ERROR);

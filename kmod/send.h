@@ -16,6 +16,17 @@ struct wgx_peer;
 #define WGX_SEND_HEADROOM	(40 + 8 + 16)
 #define WGX_SOCKET_HEADROOM	(LL_MAX_HEADER + 40 + 8)
 
+/**
+ * wgx_send_select_queue - ndo_select_queue: the tx queue of @skb's inner
+ * flow, by its flow hash (wgx_socket_flow_hash(), which it also stores as
+ * @skb's hash for ndo_start_xmit), so all of a flow's packets take one queue
+ * and one worker, whichever CPU sends them: TCP moving a socket to the
+ * sending CPU's queue (XPS, once its packets left the host) could reorder
+ * the flow against packets still on their way from the old queue's CPU.
+ * Softirq or process context, BHs off.
+ */
+u16 wgx_send_select_queue(struct net_device *dev, struct sk_buff *skb,
+			  struct net_device *sb_dev);
 /** wgx_send_xmit - ndo_start_xmit: route by allowed IPs, segment GSO, queue on the skb's tx queue. */
 netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev);
 

@@ -49,10 +49,8 @@ static void wgx_endpoint_clear_src4(struct wgx_endpoint *endpoint, struct dst_ca
 /* A remembered port silent for this long no longer counts (jiffies). */
 #define WGX_PORT_STALE	(2 * HZ)
 
-unsigned int wgx_socket_flow_port(struct wgx_device *wgx, const struct sk_buff *skb)
+u32 wgx_socket_flow_hash(struct wgx_device *wgx, const struct sk_buff *skb)
 {
-	unsigned int n = READ_ONCE(wgx->bound_ports);
-
 	struct flow_keys keys;
 	struct {
 		struct flow_dissector_key_addrs addrs;
@@ -60,20 +58,27 @@ unsigned int wgx_socket_flow_port(struct wgx_device *wgx, const struct sk_buff *
 		u8 proto;
 	} __packed flow = { };
 
-	if (likely(n <= 1) || !skb->len || !skb_flow_dissect_flow_keys(skb, &keys, 0))
+	if (!skb->len || !skb_flow_dissect_flow_keys(skb, &keys, 0))
 		return 0;
 	/*
 	 * Addresses, protocol and ports, keyed.  Not skb->hash (for a local TCP
 	 * socket that is its txhash, which TCP re-randomises after a timeout),
 	 * and not the IPv6 flow label (derived from that txhash): the flow
-	 * would hop ports, and could be reordered across them.  Fragments carry
-	 * no ports; all of a datagram's fragments go together.
+	 * would hop queues and ports, and could be reordered across them.
+	 * Fragments carry no ports; all of a datagram's fragments go together.
 	 */
 	flow.addrs = keys.addrs;
 	flow.proto = keys.basic.ip_proto;
 	if (!(keys.control.flags & FLOW_DIS_IS_FRAGMENT))
 		flow.ports = keys.ports.ports;
-	return reciprocal_scale((u32)siphash(&flow, sizeof(flow), &wgx->port_hash_key), n);
+	return (u32)siphash(&flow, sizeof(flow), &wgx->flow_hash_key);
+}
+
+unsigned int wgx_socket_flow_port(struct wgx_device *wgx, u32 hash)
+{
+	unsigned int n = READ_ONCE(wgx->bound_ports);
+
+	return likely(n <= 1) ? 0 : reciprocal_scale(hash, n);
 }
 
 /*

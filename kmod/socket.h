@@ -82,12 +82,23 @@ int wgx_socket_init(struct wgx_device *wgx, u16 port, unsigned int nports);
 void wgx_socket_uninit(struct wgx_device *wgx);
 
 /**
- * wgx_socket_flow_port - the listen port (index 0..bound ports - 1) that the
- * inner packet @skb, before encryption, leaves from: a keyed hash of its
- * flow (addresses, protocol, ports), so every packet of a flow takes the
- * same port; 0 with one port or for an empty packet (keepalive).  Any context.
+ * wgx_socket_flow_hash - the flow hash of the inner packet @skb (linear IP
+ * header; before encryption): siphash under the device's key of its
+ * addresses, protocol and ports (no ports for a fragment), so it is the
+ * same for every packet of a flow, whichever socket, CPU or forwarding path
+ * it comes from, and for the flow's whole life.  It picks the flow's tx
+ * queue (wgx_send_select_queue()), its lane bucket and its listen port
+ * (wgx_socket_flow_port()).  0 for an empty packet or one that does not
+ * dissect.  Any context.
  */
-unsigned int wgx_socket_flow_port(struct wgx_device *wgx, const struct sk_buff *skb);
+u32 wgx_socket_flow_hash(struct wgx_device *wgx, const struct sk_buff *skb);
+
+/**
+ * wgx_socket_flow_port - the listen port (index 0..bound ports - 1) that a
+ * packet of flow hash @hash (wgx_socket_flow_hash()) leaves from; 0 with
+ * one port.  Any context.
+ */
+unsigned int wgx_socket_flow_port(struct wgx_device *wgx, u32 hash);
 
 /**
  * wgx_socket_send_skb_to_peer - send a fully built UDP payload @skb (a wire

@@ -50,13 +50,14 @@ test_dscp_copy_clear_and_handshakes() {
 	expect_eq "response tos" "0x88 92" "$(outer_tos a /tmp/lane-resp)"
 }
 
-# order_run FLOWS COUNT — send through the tunnel a -> b, check per-flow order.
+# order_run FLOWS COUNT [CPU] — send through the tunnel a -> b from CPU
+# (default 0), check per-flow order.
 order_run() {
-	local flows=$1 count=$2 out recv_pid
+	local flows=$1 count=$2 cpu=${3:-0} out recv_pid
 	n b python3 "$LANE_PY" recv 10.0.0.2 5000 >/tmp/lane-order &
 	recv_pid=$!
 	sleep 1
-	n a taskset -c 0 python3 "$LANE_PY" send 10.0.0.2 5000 "$flows" "$count"
+	n a taskset -c "$cpu" python3 "$LANE_PY" send 10.0.0.2 5000 "$flows" "$count"
 	wait "$recv_pid"
 	out=$(cat /tmp/lane-order)
 	echo "$flows flow(s) x $count: $out"
@@ -86,8 +87,11 @@ test_lane_keeps_flow_order() {
 	n a tc qdisc replace dev wgt0 root fq_codel
 	expect_eq "lane_inline by default" Y "$(cat /sys/module/wgx/parameters/lane_inline)"
 	i0=$(lane_stat a tx_lane_inline)
+	# Inline sends happen on the CPU of the flow's queue, which its hash
+	# picks: eight flows from each of two CPUs take both ways.
 	order_run 1 6000
-	order_run 8 1500
+	order_run 8 1500 0
+	order_run 8 1500 1
 	i1=$(lane_stat a tx_lane_inline)
 	echo "sent inline: $((i1 - i0)), queued on the lane: $(lane_stat a tx_lane)"
 	[ "$i1" -gt "$i0" ] || fail "no marked packet was sent inline"
@@ -208,14 +212,18 @@ dev_stat() {
 # veth, still sends its marked packets (wgt1's, with `dscp copy') inline.
 test_inline_not_through_stacked_wgx() {
 	local up_i0 up_l0 low_i0 up_i1 up_l1 low_i1 out
-	tunnel_setup wgx
+	# One tx queue each, so both queues are CPU 0's: the upper's marked
+	# pings from CPU 0 try the inline send, and the upper's worker, on CPU
+	# 0, transmits into the lower's queue on its own CPU, where the lower
+	# may send inline.
+	TUN_LINK_ARGS="numtxqueues 1" tunnel_setup wgx
 	ping_ok a 10.0.0.2
 	expect_eq "lane_inline" Y "$(cat /sys/module/wgx/parameters/lane_inline)"
 	key_pair KC
 	key_pair KD
 	printf '%s\n' "$KC" >/tmp/kc.key
 	printf '%s\n' "$KD" >/tmp/kd.key
-	n a ip link add wgt1 type wgx
+	n a ip link add wgt1 numtxqueues 1 type wgx
 	n b ip link add wgt1 type wgx
 	n a "$WGX_TOOL" set wgt1 private-key /tmp/kc.key listen-port 51830 dscp copy \
 		peer "$KD_pub" endpoint 10.0.0.2:51831 allowed-ips 10.1.0.2/32
@@ -230,7 +238,7 @@ test_inline_not_through_stacked_wgx() {
 	ping_ok a 10.1.0.2
 	up_i0=$(dev_stat a wgt1 tx_lane_inline) up_l0=$(dev_stat a wgt1 tx_lane)
 	low_i0=$(dev_stat a wgt0 tx_lane_inline)
-	# EF-marked, small, from CPU 0 (queue 0's CPU, where inline sends happen).
+	# EF-marked, small, from CPU 0 (the queue's CPU, where inline sends happen).
 	out=$(n a taskset -c 0 ping -c 20 -i 0.05 -W 2 -Q 0xb8 10.1.0.2) ||
 		fail "marked pings over wgx over wgx failed: $out"
 	grep -q ' 0% packet loss' <<<"$out" || fail "marked pings lost: $(tail -n 2 <<<"$out")"

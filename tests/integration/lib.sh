@@ -86,6 +86,31 @@ netns_pair() {
 			"addr add 2001:db8::2/64 dev v$b nodad" "link set v$b up" | ip -n "$b" -batch -
 }
 
+# netns_routed A R B — namespaces A and B joined through R, which forwards
+# between them (a gateway's hop): vA (in A: 192.0.2.1/24, 2001:db8::1/64) <->
+# rA (in R: .254, ::fe); rB (in R: 198.51.100.254/24, 2001:db8:1::fe/64) <->
+# vB (in B: 198.51.100.2/24, 2001:db8:1::2/64); A and B route everything
+# through R.  No RPS anywhere: R and B receive on the CPU that sent.
+netns_routed() {
+	local a=$1 r=$2 b=$3
+	ip netns add "$a" && ip netns add "$r" && ip netns add "$b" &&
+		ip link add "v$a" netns "$a" type veth peer "r$a" netns "$r" &&
+		ip link add "v$b" netns "$b" type veth peer "r$b" netns "$r" &&
+		printf '%s\n' "link set lo up" "addr add 192.0.2.1/24 dev v$a" \
+			"addr add 2001:db8::1/64 dev v$a nodad" "link set v$a up" \
+			"route add default via 192.0.2.254" "route add default via 2001:db8::fe" |
+		ip -n "$a" -batch - &&
+		printf '%s\n' "link set lo up" "addr add 192.0.2.254/24 dev r$a" \
+			"addr add 2001:db8::fe/64 dev r$a nodad" "link set r$a up" \
+			"addr add 198.51.100.254/24 dev r$b" "addr add 2001:db8:1::fe/64 dev r$b nodad" \
+			"link set r$b up" | ip -n "$r" -batch - &&
+		printf '%s\n' "link set lo up" "addr add 198.51.100.2/24 dev v$b" \
+			"addr add 2001:db8:1::2/64 dev v$b nodad" "link set v$b up" \
+			"route add default via 198.51.100.254" "route add default via 2001:db8:1::fe" |
+		ip -n "$b" -batch - &&
+		ip netns exec "$r" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+}
+
 # netns_cleanup — delete every namespace the case created.
 netns_cleanup() {
 	local ns
@@ -127,11 +152,13 @@ conf_tool() {
 	if [ "$1" = wgx ]; then echo "$WGX_TOOL"; else echo wg; fi
 }
 
-# tunnel_dev NS KIND — create interface wgt0 of KIND in NS (not yet up).
+# tunnel_dev NS KIND — create interface wgt0 of KIND in NS (not yet up);
+# a wgx one with the `ip link add` arguments in TUN_LINK_ARGS (e.g.
+# "numtxqueues 1").
 tunnel_dev() {
 	local ns=$1 kind=$2 i
 	case "$kind" in
-	wgx) n "$ns" ip link add wgt0 type wgx ;;
+	wgx) n "$ns" ip link add wgt0 ${TUN_LINK_ARGS:-} type wgx ;;
 	wireguard)
 		modprobe wireguard
 		n "$ns" ip link add wgt0 type wireguard
@@ -155,19 +182,26 @@ tunnel_dev() {
 }
 
 # tunnel_setup KIND_B [OUTER=4|6] [PSK=0|1] [KEEPALIVE=seconds|off] — namespaces
-# a and b over veth, wgx in a, KIND_B in b, each the other's only peer.
+# a and b over veth, wgx in a, KIND_B in b, each the other's only peer.  With
+# TUN_ROUTED=1 a and b are joined through the forwarding namespace r instead
+# (netns_routed).
 tunnel_setup() {
 	local kind_b=$1 outer=${2:-4} psk=${3:-0} keepalive=${4:-off}
-	local ep_a ep_b psk_args=()
-	netns_pair a b
+	local ep_a ep_b psk_args=() b4=192.0.2.2 b6=2001:db8::2
+	if [ "${TUN_ROUTED:-0}" = 1 ]; then
+		netns_routed a r b
+		b4=198.51.100.2 b6=2001:db8:1::2
+	else
+		netns_pair a b
+	fi
 	key_pair KA
 	key_pair KB
 	if [ "$outer" = 6 ]; then
 		ep_a="[2001:db8::1]:$TUN_PORT_A"
-		ep_b="[2001:db8::2]:$TUN_PORT_B"
+		ep_b="[$b6]:$TUN_PORT_B"
 	else
 		ep_a="192.0.2.1:$TUN_PORT_A"
-		ep_b="192.0.2.2:$TUN_PORT_B"
+		ep_b="$b4:$TUN_PORT_B"
 	fi
 	umask 077
 	printf '%s\n' "$KA" >/tmp/ka.key
@@ -206,6 +240,55 @@ iperf_ok() {
 	bytes=$(n "$ns" iperf3 -c "$addr" -P "$flows" -t 2 $rev -J | jq '.end.sum_received.bytes')
 	echo "iperf3 $ns -> $addr -P $flows $rev: $bytes bytes received"
 	[ "${bytes:-0}" -gt 100000 ]
+}
+
+# tcp_counters NS — set TCPC (an associative array the caller declares) to
+# NS's TCP counters: RetransSegs (/proc/net/snmp) and every TcpExt field
+# (/proc/net/netstat), e.g. TCPSACKReorder, TCPDSACKRecv, TCPOFOQueue.
+tcp_counters() {
+	local -a names values
+	local i
+	TCPC=()
+	while read -r -a names && read -r -a values; do
+		case ${names[0]} in
+		Tcp: | TcpExt:) ;;
+		*) continue ;;
+		esac
+		for ((i = 1; i < ${#names[@]}; i++)); do
+			TCPC[${names[i]}]=${values[i]}
+		done
+	done < <(n "$1" cat /proc/net/snmp /proc/net/netstat)
+}
+
+# tcp_order_ok CLIENT_NS SERVER_ADDR [-R] — one TCP flow for 4 s must move
+# data and arrive in order: the sender detects no reordering (TCPSACKReorder,
+# TCPTSReorder).  Printed, not failed: DSACKs (a tail loss probe at the end
+# of the flow earns one without any reordering), retransmissions and the
+# receiver's out-of-order queue (loss fills them too).
+tcp_order_ok() {
+	local ns=$1 addr=$2 rev=${3:-} srv snd rcv bytes
+	local -A TCPC s0 r0
+	srv=$([ "$ns" = a ] && echo b || echo a)
+	snd=$ns rcv=$srv
+	[ -n "$rev" ] && snd=$srv rcv=$ns
+	n "$srv" iperf3 -s -1 -D -I "/tmp/iperf3-$srv.pid" >/dev/null
+	sleep 0.3
+	tcp_counters "$snd"
+	for k in "${!TCPC[@]}"; do s0[$k]=${TCPC[$k]}; done
+	tcp_counters "$rcv"
+	for k in "${!TCPC[@]}"; do r0[$k]=${TCPC[$k]}; done
+	bytes=$(n "$ns" iperf3 -c "$addr" -t 4 $rev -J | jq '.end.sum_received.bytes')
+	local reorder dsack retrans ofo
+	tcp_counters "$snd"
+	reorder=$((TCPC[TCPSACKReorder] - s0[TCPSACKReorder] + TCPC[TCPTSReorder] - s0[TCPTSReorder]))
+	dsack=$((TCPC[TCPDSACKRecv] - s0[TCPDSACKRecv]))
+	retrans=$((TCPC[RetransSegs] - s0[RetransSegs]))
+	tcp_counters "$rcv"
+	ofo=$((TCPC[TCPOFOQueue] - r0[TCPOFOQueue]))
+	echo "TCP $snd -> $rcv: ${bytes:-0} bytes; sender: reordering $reorder, DSACKs $dsack," \
+		"retransmissions $retrans; receiver: out-of-order queued $ofo"
+	[ "${bytes:-0}" -gt 1000000 ] || fail "the flow moved ${bytes:-0} bytes"
+	[ "$reorder" = 0 ] || fail "the flow was reordered"
 }
 
 # wgx_peer_field NS FIELD — one column of `wgx show wgt0 dump` for the only peer

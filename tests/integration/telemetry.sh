@@ -128,10 +128,10 @@ peer_stat() {
 }
 
 # udp_blast NS ADDR COUNT — COUNT small UDP datagrams to ADDR:9 through the
-# tunnel, paced a little so the tx rings and qdiscs do not overflow.  Pinned
-# to CPU 0: one tx queue, so wgx's multi-queue sender does not reorder them.
+# tunnel, paced a little so the tx rings and qdiscs do not overflow.  One
+# socket, one flow: one tx queue (its hash picks it), so nothing reorders them.
 udp_blast() {
-	n "$1" taskset -c 0 python3 - "$2" "$3" <<-'PY'
+	n "$1" python3 - "$2" "$3" <<-'PY'
 		import socket, sys, time
 		s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 		for i in range(int(sys.argv[2])):

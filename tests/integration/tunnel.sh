@@ -193,6 +193,17 @@ unload() {
 	wait || true
 }
 
+# One TCP flow through a forwarding hop arrives in order, both ways, with
+# the sending process free to move between CPUs: the hop and the receiver
+# work on the CPU that sent (no RPS), so a flow whose packets left from two
+# CPUs' queues would overtake itself there.
+test_routed_path_keeps_order() {
+	TUN_ROUTED=1 tunnel_setup wgx 4 0
+	ping_ok a 10.0.0.2
+	tcp_order_ok a 10.0.0.2
+	tcp_order_ok a 10.0.0.2 -R
+}
+
 test_teardown_delete_device_under_load() {
 	tunnel_setup wgx 4 0
 	ping_ok a 10.0.0.2
@@ -341,7 +352,8 @@ test_outer_route_through_itself_ends() {
 # messages per ping, no dead loop in the kernel log.
 test_outer_route_through_itself_noqueue_no_dead_loop() {
 	local tx0 tx1 dl0 dl1 inl0 inl1
-	tunnel_setup wgx
+	# One tx queue, CPU 0's: marked pings from CPU 0 try the inline send.
+	TUN_LINK_ARGS="numtxqueues 1" tunnel_setup wgx
 	n a tc qdisc replace dev wgt0 root noqueue
 	ping_ok a 10.0.0.2
 	n a "$WGX_TOOL" set wgt0 peer "$KB_pub" endpoint 10.0.0.2:$TUN_PORT_B
