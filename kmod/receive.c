@@ -63,12 +63,20 @@ static int wgx_receive_prepare(struct sk_buff *skb)
 	if (unlikely(skb->len != data_len))
 		return 0;
 
-	/* Handshake messages are parsed whole; transport data only by header. */
+	/*
+	 * Handshake messages are parsed whole, and each has one size: any
+	 * other is refused before anything is pulled, so a large datagram from
+	 * anyone never costs a linearization.  Transport data only by header.
+	 */
 	switch (skb->data[0]) {
 	case WGX_MSG_INITIATION:
+		linear = WGX_MSG_INITIATION_LEN;
+		break;
 	case WGX_MSG_RESPONSE:
+		linear = WGX_MSG_RESPONSE_LEN;
+		break;
 	case WGX_MSG_COOKIE_REPLY:
-		linear = data_len;
+		linear = WGX_MSG_COOKIE_REPLY_LEN;
 		break;
 	case WGX_MSG_TRANSPORT:
 		linear = WGX_MSG_TRANSPORT_HEADER_LEN;
@@ -76,7 +84,9 @@ static int wgx_receive_prepare(struct sk_buff *skb)
 	default:
 		return 0;
 	}
-	if (unlikely(data_len < linear || !pskb_may_pull(skb, linear)))
+	if (unlikely(data_len < linear ||
+		     (linear != WGX_MSG_TRANSPORT_HEADER_LEN && data_len != linear) ||
+		     !pskb_may_pull(skb, linear)))
 		return 0;
 	type = wgx_msg_classify(skb->data, skb->len);
 	return type;

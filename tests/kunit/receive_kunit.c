@@ -156,6 +156,21 @@ static void wgx_receive_prepare_checks_lengths(struct kunit *test)
 	skb = wgx_receive_test_datagram(test, transport, 31, 0, false);
 	KUNIT_EXPECT_EQ(test, wgx_receive_prepare(skb), 0);
 	kfree_skb(skb);
+	/*
+	 * A datagram of 4000 bytes typed as an initiation (its bytes in a
+	 * page, as a NIC delivers them) is refused by its length alone: none
+	 * of it is pulled into the linear area, however large it is.
+	 */
+	{
+		u8 *big = kunit_kzalloc(test, 4000, GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, big);
+		big[0] = WGX_MSG_INITIATION;
+		skb = wgx_receive_test_datagram(test, big, 4000, 0, true);
+		KUNIT_EXPECT_EQ(test, wgx_receive_prepare(skb), 0);
+		KUNIT_EXPECT_LT(test, skb_headlen(skb), (unsigned int)WGX_MSG_INITIATION_LEN);
+		kfree_skb(skb);
+	}
 	/* An initiation one byte short, and an unknown type. */
 	skb = wgx_receive_test_datagram(test, init, sizeof(init) - 1, 0, false);
 	KUNIT_EXPECT_EQ(test, wgx_receive_prepare(skb), 0);
