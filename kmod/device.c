@@ -495,6 +495,7 @@ static void wgx_setup(struct net_device *dev)
 	wgx->dev = dev;
 	wgx->listen_ports = 1;
 	wgx->priority_dscp = WGX_PRIORITY_DSCP_DEFAULT;
+	wgx->rx_spread = WGX_RX_SPREAD_AUTO;
 }
 
 static int wgx_newlink(struct net *src_net, struct net_device *dev, struct nlattr *tb[],

@@ -89,9 +89,10 @@ struct wgx_handshake_worker {
  * @bound_ports: socket pairs installed now (0 while down); read locklessly.
  * @flow_hash_key: key of the inner flow hash that picks a flow's tx queue,
  *                 lane bucket and listen port (wgx_socket_flow_hash()).
- * @rx_spread: receive spreading on (rxspread.h); changed under
- *             device_update_lock, read locklessly by encap_rcv.
+ * @rx_spread: receive spreading mode (enum wgx_rx_spread_mode, rxspread.h);
+ *             changed under device_update_lock, read locklessly by encap_rcv.
  * @rx_wq/@rx_workers: the decrypt workers of receive spreading.
+ * @rx_grow_work: makes the queues of peers the auto mode spreads (rxspread.c).
  * @fwmark: mark of outgoing UDP packets (0 = none).
  * @dscp_copy: copy the inner DSCP to the outer header (else 0); written
  *             under device_update_lock, read locklessly by ndo_start_xmit.
@@ -181,9 +182,10 @@ struct wgx_device {
 
 	struct wgx_device_stats __percpu *stats;
 
-	bool rx_spread;
+	u8 rx_spread;
 	struct workqueue_struct *rx_wq;
 	struct wgx_rx_worker __percpu *rx_workers;
+	struct work_struct rx_grow_work;
 };
 
 static inline void wgx_device_stats_inc(struct wgx_device *wgx, enum wgx_device_stat stat)

@@ -132,7 +132,7 @@ static const struct nla_policy wgx_device_policy[WGX_DEVICE_A_MAX + 1] = {
 	[WGX_DEVICE_A_PEERS]		= NLA_POLICY_NESTED_ARRAY(wgx_peer_policy),
 	[WGX_DEVICE_A_STATS]		= { .type = NLA_NESTED },
 	[WGX_DEVICE_A_LISTEN_PORTS]	= NLA_POLICY_RANGE(NLA_U16, 1, WGX_MAX_LISTEN_PORTS),
-	[WGX_DEVICE_A_RX_SPREAD]	= NLA_POLICY_MAX(NLA_U8, 1),
+	[WGX_DEVICE_A_RX_SPREAD]	= NLA_POLICY_MAX(NLA_U8, WGX_RX_SPREAD_AUTO),
 	[WGX_DEVICE_A_DSCP]		= NLA_POLICY_MAX(NLA_U8, WGX_DSCP_COPY),
 	[WGX_DEVICE_A_PRIORITY_DSCP]	= { .type = NLA_U64 },
 	/* Range-checked in netlink_parse.c, whose extack names the attribute. */

@@ -69,7 +69,7 @@ struct wgx_nl_set {
 	u16 port;
 	u16 nports;
 	bool rx_spread_change;
-	bool rx_spread;
+	u8 rx_spread;
 	bool dscp_change;
 	bool dscp_copy;
 	bool priority_dscp_change;

@@ -63,7 +63,7 @@ struct wgx_peer *wgx_peer_create(struct wgx_device *wgx, const u8 *public_key, c
 	wgx_telemetry_init(&peer->telemetry);
 	kref_init(&peer->refcount);
 	INIT_LIST_HEAD(&peer->peer_list);
-	if (wgx->rx_spread && wgx_rxspread_peer_init(peer))
+	if (wgx->rx_spread == WGX_RX_SPREAD_ON && wgx_rxspread_peer_init(peer, true))
 		goto err_handshake;
 
 	wgx_pubkey_hashtable_add(wgx->peer_hashtable, peer);
@@ -443,8 +443,7 @@ void wgx_peer_remove_all(struct wgx_device *wgx)
 	}
 	/* One grace period, and one wait for the decrypt workers, for all of them. */
 	synchronize_net();
-	if (wgx->rx_spread)
-		flush_workqueue(wgx->rx_wq);
+	flush_workqueue(wgx->rx_wq);
 	list_for_each_entry_safe(peer, tmp, &dead, peer_list) {
 		list_del_init(&peer->peer_list);
 		wgx_peer_shutdown(peer, false);

@@ -138,6 +138,7 @@ struct wgx_peer_stats {
  * @endpoint: where it is (see socket.h), under @endpoint_lock.
  * @endpoint_ports: source ports recently seen at the endpoint's address.
  * @rx: ordered queue and NAPI while the device spreads receive work (rxspread.h).
+ * @rx_load: the load that decides spreading in the auto mode (rxspread.h).
  * @staged: packets waiting for a keypair (bounded by WGX_STAGED_MAX, oldest dropped).
  * @timer_state/@timers: core timer state machine and its kernel timers, under @timers_lock.
  * @stats: per-CPU counters (enum wgx_peer_stat), summed on read.
@@ -174,6 +175,7 @@ struct wgx_peer {
 	struct wgx_endpoint endpoint;
 	struct wgx_endpoint_ports endpoint_ports;
 	struct wgx_peer_rx *rx;
+	struct wgx_rxspread_load rx_load;
 	struct dst_cache endpoint_cache;
 
 	struct sk_buff_head staged;

@@ -271,11 +271,17 @@ static void wgx_receive_release(struct sk_buff *skb)
 void wgx_receive_decrypt_stage(struct sk_buff *skb)
 {
 	struct wgx_rx_cb *cb = WGX_RX_CB(skb);
+	/* The auto mode of receive spreading weighs each peer's decryption. */
+	bool timed = READ_ONCE(cb->peer->wgx->rx_spread) == WGX_RX_SPREAD_AUTO;
+	u64 start = timed ? ktime_get_mono_fast_ns() : 0;
 	int state = WGX_RX_OK;
 
 	if (unlikely(!wgx_receive_decrypt(skb, cb->keypair, &cb->nonce)))
 		state = WGX_RX_DROP_AUTH;
-	else if (unlikely(!wgx_receive_replay_ok(cb->peer, cb->keypair, cb->nonce)))
+	if (timed)
+		wgx_rxspread_account(&cb->peer->rx_load, ktime_get_mono_fast_ns() - start);
+	if (likely(state == WGX_RX_OK) &&
+	    unlikely(!wgx_receive_replay_ok(cb->peer, cb->keypair, cb->nonce)))
 		state = WGX_RX_DROP_REPLAY;
 	/* Pairs with the acquire in wgx_receive_state(): the plaintext is ready. */
 	atomic_set_release(&cb->state, state);
@@ -339,6 +345,7 @@ static void wgx_receive_data(struct wgx_device *wgx, struct sk_buff *skb)
 	struct wgx_peer *peer = NULL;
 	struct wgx_rx_cb *cb;
 	__le32 index;
+	u8 mode;
 
 	index = ((struct wgx_msg_transport *)skb->data)->receiver_index;
 	rcu_read_lock_bh();
@@ -366,7 +373,9 @@ static void wgx_receive_data(struct wgx_device *wgx, struct sk_buff *skb)
 							  ipv6_get_dsfield(ipv6_hdr(skb));
 	atomic_set(&cb->state, WGX_RX_PENDING);
 	/* Decrypted on another CPU, delivered in arrival order (rxspread.c)? */
-	if (unlikely(READ_ONCE(wgx->rx_spread)) && wgx_rxspread_enqueue(peer, skb))
+	mode = READ_ONCE(wgx->rx_spread);
+	if (mode != WGX_RX_SPREAD_OFF &&
+	    wgx_rxspread_enqueue(peer, skb, mode == WGX_RX_SPREAD_AUTO))
 		return;
 	wgx_receive_decrypt_stage(skb);
 	wgx_receive_finish(skb, NULL);

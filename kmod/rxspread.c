@@ -5,7 +5,9 @@
  */
 #include <linux/cpumask.h>
 #include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 
 #include "device.h"
 #include "peer.h"
@@ -78,16 +80,64 @@ static int wgx_rxspread_next_cpu(struct wgx_rx_worker *local)
 	return cpu;
 }
 
-bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb)
+/*
+ * Auto mode: when @peer's load window is over, judge it (one CPU wins the
+ * cmpxchg that starts the next) and switch the peer's spreading; a peer
+ * without a queue yet asks the device's grow work for one.
+ */
+static void wgx_rxspread_judge(struct wgx_peer *peer)
+{
+	struct wgx_rxspread_load *load = &peer->rx_load;
+	u64 now = ktime_get_mono_fast_ns();
+	u64 start = READ_ONCE(load->window_start);
+	struct wgx_peer_rx *rx;
+	bool spreading, want;
+
+	if (likely(now - start < WGX_RXSPREAD_WINDOW_NS))
+		return;
+	if (cmpxchg64(&load->window_start, start, now) != start)
+		return;
+	rx = smp_load_acquire(&peer->rx);
+	spreading = rx && READ_ONCE(rx->active);
+	want = wgx_rxspread_want(spreading, atomic64_xchg(&load->busy, 0), now - start,
+				 num_online_cpus());
+	if (want == spreading)
+		return;
+	if (rx) {
+		WRITE_ONCE(rx->active, want);
+		return;
+	}
+	WRITE_ONCE(load->wanted, true);
+	queue_work(system_unbound_wq, &peer->wgx->rx_grow_work);
+}
+
+/*
+ * Everything spread has been delivered: nothing on the ordered queue and
+ * the NAPI not scheduled (it clears that only after its last delivery and
+ * the GRO flush), so a message handled in place now overtakes nothing.
+ */
+static bool wgx_rxspread_drained(struct wgx_peer_rx *rx)
+{
+	return skb_queue_empty_lockless(&rx->queue) &&
+	       !test_bit(NAPI_STATE_SCHED, &rx->napi.state);
+}
+
+bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb, bool automatic)
 {
 	struct wgx_device *wgx = peer->wgx;
-	/* Pairs with the release in wgx_rxspread_peer_init(): the queue is set up. */
-	struct wgx_peer_rx *rx = smp_load_acquire(&peer->rx);
+	struct wgx_peer_rx *rx;
 	struct wgx_rx_worker *worker;
 	int cpu;
 
+	if (automatic)
+		wgx_rxspread_judge(peer);
+	/* Pairs with the release in wgx_rxspread_peer_init(): the queue is set up. */
+	rx = smp_load_acquire(&peer->rx);
 	/* A dead peer's queue is going away (see wgx_peer_shutdown()). */
 	if (!rx || unlikely(READ_ONCE(peer->is_dead)))
+		return false;
+	/* Mode on spreads every peer, whatever a late judgement of auto wrote. */
+	if (automatic && !READ_ONCE(rx->active) && wgx_rxspread_drained(rx))
 		return false;
 	cpu = wgx_rxspread_next_cpu(this_cpu_ptr(wgx->rx_workers));
 	worker = per_cpu_ptr(wgx->rx_workers, cpu);
@@ -119,17 +169,20 @@ drop:
 	return true;
 }
 
-int wgx_rxspread_peer_init(struct wgx_peer *peer)
+int wgx_rxspread_peer_init(struct wgx_peer *peer, bool active)
 {
 	struct wgx_peer_rx *rx;
 
 	lockdep_assert_held(&peer->wgx->device_update_lock);
-	if (peer->rx)
+	if (peer->rx) {
+		WRITE_ONCE(peer->rx->active, active || READ_ONCE(peer->rx->active));
 		return 0;
-	rx = kzalloc(sizeof(*rx), GFP_KERNEL);
+	}
+	rx = kzalloc(sizeof(*rx), GFP_KERNEL_ACCOUNT);
 	if (!rx)
 		return -ENOMEM;
 	rx->peer = peer;
+	rx->active = active;
 	skb_queue_head_init(&rx->queue);
 	netif_napi_add(peer->wgx->dev, &rx->napi, wgx_rxspread_poll);
 	napi_enable(&rx->napi);
@@ -167,24 +220,32 @@ void wgx_rxspread_peer_uninit(struct wgx_peer *peer, bool flush)
 	kfree_rcu(rx, rcu);
 }
 
-int wgx_rxspread_set(struct wgx_device *wgx, bool on)
+int wgx_rxspread_set(struct wgx_device *wgx, u8 mode)
 {
 	struct wgx_peer *peer;
 	int ret;
 
 	lockdep_assert_held(&wgx->device_update_lock);
-	if (on == READ_ONCE(wgx->rx_spread))
+	if (mode == READ_ONCE(wgx->rx_spread))
 		return 0;
-	if (on) {
+	switch (mode) {
+	case WGX_RX_SPREAD_ON:
 		list_for_each_entry(peer, &wgx->peer_list, peer_list) {
-			ret = wgx_rxspread_peer_init(peer);
+			ret = wgx_rxspread_peer_init(peer, true);
 			if (ret)
 				goto undo;
 		}
-		WRITE_ONCE(wgx->rx_spread, true);
+		WRITE_ONCE(wgx->rx_spread, mode);
+		return 0;
+	case WGX_RX_SPREAD_AUTO:
+		/* Each peer is spread again when its next window asks for it. */
+		WRITE_ONCE(wgx->rx_spread, mode);
+		list_for_each_entry(peer, &wgx->peer_list, peer_list)
+			if (peer->rx)
+				WRITE_ONCE(peer->rx->active, false);
 		return 0;
 	}
-	WRITE_ONCE(wgx->rx_spread, false);
+	WRITE_ONCE(wgx->rx_spread, WGX_RX_SPREAD_OFF);
 	/* No encap_rcv queues anything any more once its readers are gone. */
 	synchronize_net();
 	flush_workqueue(wgx->rx_wq);
@@ -193,15 +254,46 @@ int wgx_rxspread_set(struct wgx_device *wgx, bool on)
 	return 0;
 
 undo:
+	/*
+	 * The mode stays: queues made so far stay too (the peer's removal or
+	 * mode off frees them), and only the load spreads a peer, as before.
+	 */
 	list_for_each_entry(peer, &wgx->peer_list, peer_list)
-		wgx_rxspread_peer_uninit(peer, false);
+		if (peer->rx && READ_ONCE(wgx->rx_spread) != WGX_RX_SPREAD_ON)
+			WRITE_ONCE(peer->rx->active, false);
 	return ret;
+}
+
+/*
+ * Auto mode: make the queue of every peer whose load asked for spreading
+ * while it had none, and spread it.  rtnl orders the NAPI's addition to the
+ * device with the stack's users of its NAPI list.
+ */
+static void wgx_rxspread_grow(struct work_struct *work)
+{
+	struct wgx_device *wgx = container_of(work, struct wgx_device, rx_grow_work);
+	struct wgx_peer *peer;
+
+	rtnl_lock();
+	mutex_lock(&wgx->device_update_lock);
+	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
+		if (!READ_ONCE(peer->rx_load.wanted))
+			continue;
+		WRITE_ONCE(peer->rx_load.wanted, false);
+		if (READ_ONCE(wgx->rx_spread) == WGX_RX_SPREAD_AUTO &&
+		    wgx_rxspread_peer_init(peer, true))
+			net_dbg_ratelimited("%s: no memory to spread peer %llu\n", wgx->dev->name,
+					    peer->internal_id);
+	}
+	mutex_unlock(&wgx->device_update_lock);
+	rtnl_unlock();
 }
 
 int wgx_rxspread_init(struct wgx_device *wgx)
 {
 	int cpu, ret = -ENOMEM;
 
+	INIT_WORK(&wgx->rx_grow_work, wgx_rxspread_grow);
 	wgx->rx_wq = alloc_workqueue("wgx-rx-%s", WQ_CPU_INTENSIVE | WQ_MEM_RECLAIM, 0,
 				     wgx->dev->name);
 	if (!wgx->rx_wq)
@@ -238,7 +330,12 @@ void wgx_rxspread_uninit(struct wgx_device *wgx)
 {
 	int cpu;
 
-	/* Every peer is gone, and with it every message that was queued. */
+	/*
+	 * Every peer is gone, and with it every message that was queued; no
+	 * encap_rcv runs any more to ask for a queue.  Not under rtnl: the grow
+	 * work takes it (a device that never registered never queued it).
+	 */
+	cancel_work_sync(&wgx->rx_grow_work);
 	drain_workqueue(wgx->rx_wq);
 	for_each_possible_cpu(cpu)
 		ptr_ring_cleanup(&per_cpu_ptr(wgx->rx_workers, cpu)->ring, NULL);

@@ -3,31 +3,52 @@
  * rxspread.h - receive spreading: decrypt one peer's transport data on every
  * online CPU and deliver it in arrival order.
  *
- * By default a transport data message is decrypted where it arrives, on the
+ * Without it a transport data message is decrypted where it arrives, on the
  * CPU the receiver's RSS/RPS picked from its outer headers: one CPU per outer
  * flow.  A peer that sends from one UDP port (the in-tree module,
  * wireguard-go, wgx with listen-ports 1) is then decrypted on one CPU however
- * many inner flows it carries.  With the device option rx-spread on, the
- * arriving CPU only looks the keypair up and queues the message twice: on the
- * peer's ordered queue (arrival order) and on a decrypt worker's ring, chosen
- * round robin among the online CPUs.  Workers decrypt in parallel; the peer's
- * NAPI delivers from the head of its ordered queue, each message once it is
+ * many inner flows it carries.  A spread peer's messages are only looked up
+ * by the arriving CPU, which queues each one twice: on the peer's ordered
+ * queue (arrival order) and on a decrypt worker's ring, chosen round robin
+ * among the online CPUs.  Workers decrypt in parallel; the peer's NAPI
+ * delivers from the head of its ordered queue, each message once it is
  * decrypted, so every inner flow (indeed the whole peer) keeps the order it
- * arrived in.  The price is a hand-off to another CPU and back per message;
- * docs/datapath.md and docs/performance.md say when it pays.
+ * arrived in.  The price is a hand-off to another CPU and back per message.
+ *
+ * Which peers are spread: the device option rx-spread (enum
+ * wgx_rx_spread_mode).  on: every peer; off: none; auto (the default): the
+ * module decides per peer from its load.  In auto mode the time spent
+ * decrypting each peer's messages is summed over windows of
+ * WGX_RXSPREAD_WINDOW_NS; a peer whose decryption took more than a quarter
+ * of a CPU in a window is spread from then on, one that took less than an
+ * eighth goes back to its arriving CPU (wgx_rxspread_want()).  A single-CPU
+ * machine never spreads.  So a peer that one CPU serves easily pays
+ * nothing but two clock reads per message, and a busy one gets every CPU.
+ *
+ * Order across a switch: a peer goes back to its arriving CPU only once its
+ * ordered queue is empty and its NAPI idle (everything spread was
+ * delivered), so no later message overtakes one still in a worker.  Going
+ * the other way, a message decrypted in place just before the switch may
+ * still wait in the arriving CPU's GRO cell while the first spread ones are
+ * delivered by the NAPI on another CPU: at most that once per switch, and a
+ * switch happens at most once per window.
  *
  * Locking and lifetime: the option changes under device_update_lock.  A
- * peer's struct wgx_peer_rx exists while the option is on (made for every
- * peer when it is switched on and at peer creation) and goes at removal or
- * when the option goes off, after every message that could reach it has:
- * encap_rcv readers are waited for with synchronize_net(), the workers with
+ * peer's struct wgx_peer_rx is made for every peer when the option is
+ * switched on and at peer creation while it is on, and in auto mode by the
+ * device's grow work (process context, rtnl and device_update_lock) for a
+ * peer whose load asked for it; it goes at the peer's removal or when the
+ * option goes off, after every message that could reach it has: encap_rcv
+ * readers are waited for with synchronize_net(), the workers with
  * flush_workqueue(), the NAPI with napi_disable().
  */
 #ifndef WGX_RXSPREAD_H
 #define WGX_RXSPREAD_H
 
+#include <linux/atomic.h>
 #include <linux/netdevice.h>
 #include <linux/ptr_ring.h>
+#include <linux/time64.h>
 #include <linux/skbuff.h>
 #include <linux/workqueue.h>
 
@@ -39,13 +60,54 @@ enum {
 	WGX_RXSPREAD_PEER_MAX = 4096,	/* messages of one peer between arrival and delivery */
 };
 
-/** struct wgx_peer_rx - a peer's ordered queue and the NAPI that delivers from it. */
+/* The auto mode's load window (ns): a peer's decrypt time is judged per window. */
+#define WGX_RXSPREAD_WINDOW_NS (100 * NSEC_PER_MSEC)
+
+/**
+ * struct wgx_peer_rx - a peer's ordered queue and the NAPI that delivers from it.
+ * @active: in auto mode, arriving messages are spread (mode on spreads
+ *          every peer with a queue regardless).  Written under
+ *          device_update_lock or by the CPU closing a load window; read
+ *          locklessly.
+ */
 struct wgx_peer_rx {
 	struct napi_struct napi;
 	struct sk_buff_head queue;
 	struct wgx_peer *peer;
+	bool active;
 	struct rcu_head rcu;
 };
+
+/**
+ * struct wgx_rxspread_load - a peer's receive load in auto mode.
+ * @window_start: when the current window began (ns, ktime_get_mono_fast_ns());
+ *                the CPU that moves it on (cmpxchg) judges the window.
+ * @busy: ns spent decrypting the peer's messages in the window, all CPUs.
+ * @wanted: spreading was asked for while the peer had no queue; the
+ *          device's grow work makes it.
+ */
+struct wgx_rxspread_load {
+	u64 window_start;
+	atomic64_t busy;
+	bool wanted;
+};
+
+/**
+ * wgx_rxspread_want - whether a peer should be spread after a window of
+ * @window_ns in which decrypting its messages took @busy_ns (all CPUs
+ * together), given whether it is spread now (@spreading) and how many CPUs
+ * are online.  On above a quarter of a CPU, off below an eighth; never with
+ * one CPU.  Pure; any context.
+ */
+static inline bool wgx_rxspread_want(bool spreading, u64 busy_ns, u64 window_ns,
+				     unsigned int cpus)
+{
+	if (cpus < 2 || !window_ns)
+		return false;
+	if (spreading)
+		return busy_ns * 8 >= window_ns;
+	return busy_ns * 4 > window_ns;
+}
 
 /** struct wgx_rx_worker - one CPU's decrypt worker. */
 struct wgx_rx_worker {
@@ -61,18 +123,21 @@ int wgx_rxspread_init(struct wgx_device *wgx);
 void wgx_rxspread_uninit(struct wgx_device *wgx);
 
 /**
- * wgx_rxspread_set - switch receive spreading of @wgx on or off.  On: every
- * peer gets its ordered queue and NAPI (-ENOMEM leaves the option off).  Off:
+ * wgx_rxspread_set - set the receive spreading mode of @wgx (enum
+ * wgx_rx_spread_mode).  On: every peer gets its ordered queue and NAPI and
+ * is spread (-ENOMEM leaves the mode as it was).  Auto: peers keep the
+ * queues they have and are spread again only when their load asks.  Off:
  * messages in flight are delivered or dropped, then the queues go.
- * Process context, device_update_lock held.
+ * Process context, rtnl and device_update_lock held.
  */
-int wgx_rxspread_set(struct wgx_device *wgx, bool on);
+int wgx_rxspread_set(struct wgx_device *wgx, u8 mode);
 
 /**
- * wgx_rxspread_peer_init - a new peer of a device with rx-spread on gets its
- * queue and NAPI.  Process context, device_update_lock held; 0 or -ENOMEM.
+ * wgx_rxspread_peer_init - give @peer its queue and NAPI (nothing if it has
+ * them), spread at once if @active.  Process context, device_update_lock
+ * held; 0 or -ENOMEM.
  */
-int wgx_rxspread_peer_init(struct wgx_peer *peer);
+int wgx_rxspread_peer_init(struct wgx_peer *peer, bool active);
 /**
  * wgx_rxspread_peer_uninit - a dead peer's queue and NAPI go (no-op without
  * them); messages still queued are dropped and counted.  @flush: wait for
@@ -84,12 +149,23 @@ void wgx_rxspread_peer_uninit(struct wgx_peer *peer, bool flush);
 
 /**
  * wgx_rxspread_enqueue - queue a transport message (cb filled by the receive
- * path, state pending) for a decrypt worker and its peer's in-order delivery.
- * Returns false, owning nothing, when the peer has no queue (option off, peer
- * dead): the caller then handles @skb itself.  When a queue is full the
- * message is dropped (it could not keep its place in the order) and true
- * returned.  Softirq.
+ * path, state pending) for a decrypt worker and its peer's in-order delivery,
+ * if its peer is spread (or still has spread messages on their way).  With
+ * @automatic (mode auto) the peer's load window is judged first when it is
+ * over.  Returns false, owning nothing, when the peer is not spread (no
+ * queue, not active and drained, peer dead): the caller then handles @skb
+ * itself.  When a queue is full the message is dropped (it could not keep
+ * its place in the order) and true returned.  Softirq.
  */
-bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb);
+bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb, bool automatic);
+
+/**
+ * wgx_rxspread_account - add @ns of decryption to @peer's load window.
+ * Any context.
+ */
+static inline void wgx_rxspread_account(struct wgx_rxspread_load *load, u64 ns)
+{
+	atomic64_add(ns, &load->busy);
+}
 
 #endif /* WGX_RXSPREAD_H */

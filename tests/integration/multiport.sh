@@ -157,11 +157,13 @@ test_receive_spreads_on_nic_like_bed() {
 	fail "the busiest CPU decrypted $share% in every run"
 }
 
-# The bed itself: one outer UDP flow lands on one CPU (what RSS does).
+# The bed itself: one outer UDP flow lands on one CPU (what RSS does); the
+# receiver's rx-spread is off, so its decryptions show where the bed put them.
 test_nic_like_bed_steers_one_flow_to_one_cpu() {
 	tunnel_setup wgx 4 0
 	nic_like a va
 	nic_like b vb
+	n b "$WGX_TOOL" set wgt0 rx-spread off
 	ping_ok a 10.0.0.2
 	decrypt_cpus_start
 	iperf_ok a 10.0.0.2 16
@@ -172,6 +174,52 @@ test_nic_like_bed_steers_one_flow_to_one_cpu() {
 }
 
 # ---- rx-spread: a peer that sends from one port ----
+
+# decrypt_share CMD... — run CMD (traffic towards a) with the decrypt
+# histogram armed; SHARE is then the busiest CPU's percentage of a's data
+# decryptions (CPUS_* as decrypt_cpus_read leaves them).
+decrypt_share() {
+	decrypt_cpus_start
+	"$@"
+	decrypt_cpus_read
+	[ "$CPUS_TOTAL" -gt 0 ] || fail "no data decryptions counted"
+	SHARE=$((100 * CPUS_MAX / CPUS_TOTAL))
+	echo "decryptions per CPU: $CPUS_LIST (total $CPUS_TOTAL; other direction $CPUS_OTHER): busiest $SHARE%"
+}
+
+# udp_light — b sends a at 1 Mbit/s for 2 s (iperf3 -u, 1000-byte datagrams).
+udp_light() {
+	n b iperf3 -s -1 -D -I /tmp/iperf3-b.pid >/dev/null
+	sleep 0.3
+	n a iperf3 -c 10.0.0.2 -u -b 1M -l 1000 -t 2 -R >/dev/null
+}
+
+# With no option set (rx-spread auto), the receiver spreads a one-port peer
+# whose decryption keeps a CPU busy: 16 TCP flows from a wireguard.ko sender
+# and from a wgx one (one listen port, its default) land on one CPU of a
+# NIC-like bed, and a decrypts them on both.  A light flow of the same peer
+# costs a CPU far less than a quarter: it is decrypted where it arrives.
+test_auto_spreads_a_busy_one_port_peer() {
+	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
+	local kind
+	for kind in wireguard wgx; do
+		netns_cleanup
+		tunnel_setup "$kind" 4 0
+		nic_like a va
+		nic_like b vb
+		expect_eq "rx_spread_mode by default" '"auto"' \
+			"$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].rx_spread_mode')"
+		ping_ok a 10.0.0.2
+		echo "sender $kind, 1 Mbit/s:"
+		decrypt_share udp_light
+		[ "$CPUS_TOTAL" -gt 100 ] || fail "only $CPUS_TOTAL data decryptions counted"
+		expect_eq "busiest CPU's share of a light flow (%)" 100 "$SHARE"
+		echo "sender $kind, 16 TCP flows:"
+		decrypt_share iperf_ok a 10.0.0.2 16 -R
+		[ "$CPUS_TOTAL" -gt 1000 ] || fail "only $CPUS_TOTAL data decryptions counted"
+		[ "$SHARE" -le 75 ] || fail "sender $kind: the busiest CPU decrypted $SHARE%"
+	done
+}
 
 # With rx-spread on, the transport data of a peer that sends from one UDP
 # port (here the in-tree module) is decrypted on every CPU of the receiver,

@@ -41,7 +41,7 @@ public:
             r_.device.listen_port = 0;
             r_.device.fwmark = 0;
             r_.device.listen_ports = 1;
-            r_.device.rx_spread = false;
+            r_.device.rx_spread = RxSpread::Auto;
             r_.device.dscp_copy = false;
             r_.device.priority_dscp = WGX_PRIORITY_DSCP_DEFAULT;
             r_.device.handshake_budget = 0;
@@ -155,9 +155,9 @@ private:
             else
                 invalid("ListenPorts", value, expected);
         } else if (iequals(key, "RxSpread")) {
-            bool on;
-            if (parse_on_off(value, on, expected))
-                d.rx_spread = on;
+            RxSpread mode;
+            if (parse_rx_spread(value, mode, expected))
+                d.rx_spread = mode;
             else
                 invalid("RxSpread", value, expected);
         } else if (iequals(key, "DSCP")) {

@@ -106,7 +106,8 @@ Status set_device(const Device &requested)
         dev.listen_ports.reset();
     }
     if (kind != Kind::Wgx && dev.rx_spread) {
-        if (*dev.rx_spread)
+        // Off is WireGuard's behaviour; auto is setconf's default.
+        if (*dev.rx_spread == RxSpread::On)
             return Status::error(EOPNOTSUPP, "rx-spread on: receive spreading is a wgx extension; `" + dev.name +
                                                  "' is a WireGuard device");
         dev.rx_spread.reset();

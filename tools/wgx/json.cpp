@@ -160,8 +160,15 @@ std::string format_json(const std::vector<Device> &devs, bool hide_keys)
         w.num(d.listen_port.value_or(0));
         w.key("listen_ports");
         w.num(d.listen_ports.value_or(1));
+        // rx_spread: true exactly when spreading is forced on, as before
+        // auto existed; rx_spread_mode names the mode ("off" without one:
+        // a WireGuard device never spreads).
+        const RxSpread rx_spread = d.rx_spread.value_or(RxSpread::Off);
+        const char *rx_spread_mode = rx_spread_name(rx_spread);
         w.key("rx_spread");
-        w.boolean(d.rx_spread.value_or(false));
+        w.boolean(rx_spread == RxSpread::On);
+        w.key("rx_spread_mode");
+        w.str(rx_spread_mode ? rx_spread_mode : "unknown");
         w.key("dscp");
         w.str(d.dscp_copy.value_or(false) ? "copy" : "clear");
         w.key("priority_dscp");

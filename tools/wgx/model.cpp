@@ -39,6 +39,19 @@ const char *kind_family(Kind k)
     }
 }
 
+const char *rx_spread_name(RxSpread mode)
+{
+    switch (mode) {
+    case RxSpread::Off:
+        return "off";
+    case RxSpread::On:
+        return "on";
+    case RxSpread::Auto:
+        return "auto";
+    }
+    return nullptr;
+}
+
 Endpoint::Endpoint()
 {
     std::memset(&addr6, 0, sizeof(addr6));

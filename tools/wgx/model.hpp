@@ -125,6 +125,20 @@ struct Peer {
     std::optional<std::uint32_t> session_keys;  // wgx only: WGX_SESSION_F_* of the current session
 };
 
+/**
+ * Receive spreading (WGX_DEVICE_A_RX_SPREAD), with the values of enum
+ * wgx_rx_spread_mode.  A value from a newer kernel that has no name here is
+ * kept as it came (rx_spread_name() returns nullptr for it).
+ */
+enum class RxSpread : std::uint8_t {
+    Off = 0,   // decrypt on the CPU a packet arrives on (WireGuard's behaviour)
+    On = 1,    // decrypt every peer on all CPUs, deliver in order
+    Auto = 2,  // the kernel decides per peer (its default)
+};
+
+/** "off", "on" or "auto"; nullptr for a value without a name. */
+const char *rx_spread_name(RxSpread mode);
+
 /** An offload toggle requested by `set IF offload NAME on|off`. */
 struct OffloadSetting {
     std::string name;  // gso, gro, tx-checksum, rx-checksum
@@ -141,7 +155,7 @@ struct Device {
     std::optional<Key> public_key;   // GET only
     std::optional<std::uint16_t> listen_port;
     std::optional<std::uint16_t> listen_ports;      // wgx only: consecutive ports (1 = WireGuard)
-    std::optional<bool> rx_spread;                  // wgx only: decrypt on every CPU, deliver in order
+    std::optional<RxSpread> rx_spread;              // wgx only: decrypt on every CPU, deliver in order
     std::optional<bool> dscp_copy;                  // wgx only: outer DSCP = inner (false = 0, WireGuard's)
     std::optional<std::uint64_t> priority_dscp;     // wgx only: priority lane DSCP set, bit n = DSCP n
     std::optional<std::uint32_t> handshake_budget;  // wgx only: initiations/s, 0 = automatic

@@ -12,9 +12,8 @@ namespace wgx {
 int set_main(int argc, const char *argv[])
 {
     static const char synopsis[] =
-        "<interface> [listen-port <port>] [listen-ports <count>] [rx-spread on|off] [fwmark <mark>] [private-key <file "
-        "path>] [mtu "
-        "<bytes>] [offload {gso|gro|tx-checksum|rx-checksum} {on|off}]... [peer <base64 public "
+        "<interface> [listen-port <port>] [listen-ports <count>] [rx-spread auto|on|off] [fwmark <mark>] [private-key "
+        "<file path>] [mtu <bytes>] [offload {gso|gro|tx-checksum|rx-checksum} {on|off}]... [peer <base64 public "
         "key> [remove] [preshared-key <file path>] [endpoint <ip>:<port>] [persistent-keepalive "
         "<interval seconds>] [allowed-ips [+|-]<ip1>/<cidr1>[,[+|-]<ip2>/<cidr2>]...] ]...";
     if (int rc = check_usage(argc, argv, argc >= 3, synopsis); rc >= 0)

@@ -67,10 +67,10 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
             d.listen_ports = n;
             i += 2;
         } else if (a == "rx-spread") {
-            bool on;
-            if (!parse_on_off(value, on, expected))
+            RxSpread mode;
+            if (!parse_rx_spread(value, mode, expected))
                 return invalid(a, value, expected);
-            d.rx_spread = on;
+            d.rx_spread = mode;
             i += 2;
         } else if (a == "dscp") {
             bool copy;

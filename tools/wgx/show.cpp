@@ -302,8 +302,12 @@ std::string format_show(const Device &dev, const ShowOptions &o)
     if (dev.listen_ports.value_or(1) > 1 && dev.listen_port.value_or(0))
         s += label("listening ports") + std::to_string(*dev.listen_ports) + " (" + std::to_string(*dev.listen_port) +
              "-" + std::to_string(*dev.listen_port + *dev.listen_ports - 1) + ")\n";
-    if (dev.rx_spread.value_or(false))
-        s += label("rx spread") + "on\n";
+    if (dev.rx_spread && *dev.rx_spread != RxSpread::Auto) {
+        const char *mode = rx_spread_name(*dev.rx_spread);
+        s += label("rx spread") +
+             (mode ? std::string(mode) : "unknown mode " + std::to_string(static_cast<unsigned>(*dev.rx_spread))) +
+             "\n";
+    }
     if (dev.dscp_copy.value_or(false))
         s += label("dscp") + "copy\n";
     if (dev.priority_dscp && *dev.priority_dscp != WGX_PRIORITY_DSCP_DEFAULT)

@@ -19,8 +19,9 @@ std::string format_showconf(const Device &dev)
         s += "ListenPort = " + std::to_string(*dev.listen_port) + "\n";
     if (dev.listen_ports.value_or(1) > 1)
         s += "ListenPorts = " + std::to_string(*dev.listen_ports) + "\n";
-    if (dev.rx_spread.value_or(false))
-        s += "RxSpread = on\n";
+    // Auto, the default, is not printed; nor is a mode this tool cannot name.
+    if (dev.rx_spread && *dev.rx_spread != RxSpread::Auto && rx_spread_name(*dev.rx_spread))
+        s += std::string("RxSpread = ") + rx_spread_name(*dev.rx_spread) + "\n";
     if (dev.dscp_copy.value_or(false))
         s += "DSCP = copy\n";
     if (dev.priority_dscp && *dev.priority_dscp != WGX_PRIORITY_DSCP_DEFAULT)

@@ -155,13 +155,15 @@ bool parse_key_grace(std::string_view v, std::uint32_t &out, std::string &expect
     return true;
 }
 
-bool parse_on_off(std::string_view v, bool &out, std::string &expected)
+bool parse_rx_spread(std::string_view v, RxSpread &out, std::string &expected)
 {
-    expected = "expected on or off";
-    if (iequals(v, "on"))
-        out = true;
+    expected = "expected auto, on or off";
+    if (iequals(v, "auto"))
+        out = RxSpread::Auto;
+    else if (iequals(v, "on"))
+        out = RxSpread::On;
     else if (iequals(v, "off"))
-        out = false;
+        out = RxSpread::Off;
     else
         return false;
     return true;

@@ -57,8 +57,8 @@ struct ParseResult {
 bool parse_port(std::string_view v, std::uint16_t &out, std::string &expected);
 /** ListenPorts (wgx): decimal 1-WGX_MAX_LISTEN_PORTS, consecutive UDP ports from ListenPort. */
 bool parse_listen_ports(std::string_view v, std::uint16_t &out, std::string &expected);
-/** RxSpread (wgx): "on" or "off" (case-insensitive). */
-bool parse_on_off(std::string_view v, bool &out, std::string &expected);
+/** RxSpread (wgx): "auto", "on" or "off" (case-insensitive). */
+bool parse_rx_spread(std::string_view v, RxSpread &out, std::string &expected);
 /** DSCP (wgx): "copy" (outer DSCP = inner) or "clear" (0, WireGuard's), case-insensitive. */
 bool parse_dscp_mode(std::string_view v, bool &copy, std::string &expected);
 /**

@@ -47,6 +47,10 @@ static_assert((int)WGX_ALLOWEDIP_A_IPADDR == (int)WGALLOWEDIP_A_IPADDR);
 static_assert((int)WGX_ALLOWEDIP_A_CIDR_MASK == (int)WGALLOWEDIP_A_CIDR_MASK);
 // Newer <linux/wireguard.h> (6.16+) also has WGALLOWEDIP_A_FLAGS = 4.
 static_assert((int)WGX_ALLOWEDIP_A_FLAGS == (int)WGALLOWEDIP_A_CIDR_MASK + 1);
+// RxSpread carries the uapi's values, so it is sent and read unchanged.
+static_assert((int)RxSpread::Off == (int)WGX_RX_SPREAD_OFF);
+static_assert((int)RxSpread::On == (int)WGX_RX_SPREAD_ON);
+static_assert((int)RxSpread::Auto == (int)WGX_RX_SPREAD_AUTO);
 
 std::size_t default_set_message_size()
 {
@@ -183,7 +187,7 @@ Status build_set_device_messages(const Device &requested, std::uint16_t family, 
                 (!dev.private_key || m.put(WGX_DEVICE_A_PRIVATE_KEY, dev.private_key->data(), kKeyLen)) &&
                 (!dev.listen_port || m.put_u16(WGX_DEVICE_A_LISTEN_PORT, *dev.listen_port)) &&
                 (!dev.listen_ports || m.put_u16(WGX_DEVICE_A_LISTEN_PORTS, *dev.listen_ports)) &&
-                (!dev.rx_spread || m.put_u8(WGX_DEVICE_A_RX_SPREAD, *dev.rx_spread)) &&
+                (!dev.rx_spread || m.put_u8(WGX_DEVICE_A_RX_SPREAD, static_cast<std::uint8_t>(*dev.rx_spread))) &&
                 (!dev.dscp_copy || m.put_u8(WGX_DEVICE_A_DSCP, *dev.dscp_copy ? WGX_DSCP_COPY : WGX_DSCP_CLEAR)) &&
                 (!dev.priority_dscp || m.put_u64(WGX_DEVICE_A_PRIORITY_DSCP, *dev.priority_dscp)) &&
                 (!dev.handshake_budget || m.put_u32(WGX_DEVICE_A_HANDSHAKE_BUDGET, *dev.handshake_budget)) &&
@@ -457,7 +461,7 @@ Status parse_device(const nlmsghdr *nlh, Device &dev, bool set_mode)
             break;
         case WGX_DEVICE_A_RX_SPREAD:
             if (mnl_attr_validate(a, MNL_TYPE_U8) == 0)
-                dev.rx_spread = mnl_attr_get_u8(a) != 0;
+                dev.rx_spread = static_cast<RxSpread>(mnl_attr_get_u8(a));  // a newer kernel's mode: kept
             break;
         case WGX_DEVICE_A_DSCP:
             if (mnl_attr_validate(a, MNL_TYPE_U8) == 0)

@@ -73,7 +73,8 @@
  *                               device listens on, from LISTEN_PORT (GET,
  *                               wgx extension; see SET)
  *   WGX_DEVICE_A_FWMARK         NLA_U32, 0 = none (GET)
- *   WGX_DEVICE_A_RX_SPREAD      NLA_U8, 1 when receive spreading is on (GET,
+ *   WGX_DEVICE_A_RX_SPREAD      NLA_U8, enum wgx_rx_spread_mode, the mode
+ *                               set (not what auto currently decided; GET,
  *                               wgx extension; see SET)
  *   WGX_DEVICE_A_DSCP           NLA_U8, enum wgx_dscp_mode (GET, wgx
  *                               extension; see SET)
@@ -171,18 +172,28 @@
  *                               any WireGuard peer interoperates.  -EINVAL
  *                               when LISTEN_PORT + LISTEN_PORTS - 1 > 65535;
  *                               needs the same permission as LISTEN_PORT
- *   WGX_DEVICE_A_RX_SPREAD      NLA_U8, 0 or 1 (wgx extension; default 0):
- *                               1 decrypts every peer's transport data on
- *                               all online CPUs (round robin) and delivers
- *                               each peer's packets in arrival order through
- *                               a per-peer NAPI, instead of decrypting on
- *                               the CPU the packet arrived on.  For peers
- *                               that send from one UDP port (WireGuard
+ *   WGX_DEVICE_A_RX_SPREAD      NLA_U8, enum wgx_rx_spread_mode: 0, 1 or 2
+ *                               (wgx extension; default 2,
+ *                               WGX_RX_SPREAD_AUTO).  Spreading decrypts a
+ *                               peer's transport data on all online CPUs
+ *                               (round robin) and delivers the peer's
+ *                               packets in arrival order through a per-peer
+ *                               NAPI, instead of decrypting on the CPU the
+ *                               packet arrived on.  For peers that send
+ *                               from one UDP port (WireGuard
  *                               implementations, wgx with LISTEN_PORTS 1),
  *                               whose whole load the receiver's RSS puts on
- *                               one CPU.  -ENOMEM when switching on fails
- *                               (nothing changes; a LISTEN_PORT change of
- *                               the same message stays applied)
+ *                               one CPU.  WGX_RX_SPREAD_OFF never spreads
+ *                               (WireGuard's behaviour); WGX_RX_SPREAD_ON
+ *                               spreads every peer; WGX_RX_SPREAD_AUTO
+ *                               decides per peer: a peer whose decryption
+ *                               takes more than a quarter of a CPU is
+ *                               spread, and one below an eighth returns to
+ *                               the CPU its packets arrive on.  -ERANGE
+ *                               (policy) above 2; -ENOMEM when switching
+ *                               to WGX_RX_SPREAD_ON fails (nothing changes;
+ *                               a LISTEN_PORT change of the same message
+ *                               stays applied)
  *   WGX_DEVICE_A_DSCP           NLA_U8, enum wgx_dscp_mode (wgx extension;
  *                               default WGX_DSCP_CLEAR, WireGuard's
  *                               behaviour): WGX_DSCP_COPY writes the inner
@@ -379,6 +390,13 @@ enum wgx_dscp_mode {
 	WGX_DSCP_COPY = 1,	/* the inner packet's DSCP */
 };
 
+/* WGX_DEVICE_A_RX_SPREAD: where a peer's transport data is decrypted. */
+enum wgx_rx_spread_mode {
+	WGX_RX_SPREAD_OFF = 0,	/* on the CPU it arrives on, as WireGuard */
+	WGX_RX_SPREAD_ON = 1,	/* on every online CPU, delivered in order */
+	WGX_RX_SPREAD_AUTO = 2,	/* per peer, by its decryption load (default) */
+};
+
 /*
  * WGX_DEVICE_A_PRIORITY_DSCP's default: EF (46), CS5 (40), CS6 (48), CS7 (56),
  * AF41 (34), AF42 (36), AF43 (38).
@@ -413,7 +431,7 @@ enum wgx_device_attribute {
 	/* wgx extensions; WireGuard stops at 8. */
 	WGX_DEVICE_A_STATS,		/* 9, nested WGX_DEVICE_STATS_A_*, read-only */
 	WGX_DEVICE_A_LISTEN_PORTS,	/* 10, u16, 1..WGX_MAX_LISTEN_PORTS */
-	WGX_DEVICE_A_RX_SPREAD,		/* 11, u8, 0 or 1 */
+	WGX_DEVICE_A_RX_SPREAD,		/* 11, u8, enum wgx_rx_spread_mode */
 	WGX_DEVICE_A_DSCP,		/* 12, u8, enum wgx_dscp_mode */
 	WGX_DEVICE_A_PRIORITY_DSCP,	/* 13, u64, bit n = DSCP n */
 	WGX_DEVICE_A_HANDSHAKE_BUDGET,	/* 14, u32, initiations/s, 0 = automatic */

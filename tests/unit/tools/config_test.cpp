@@ -57,8 +57,22 @@ TEST(ToolConfig, ListenPortsRoundTrips)
     ParseResult r = parse_config(text, "lp.conf", test_options());
     ASSERT_TRUE(r.ok()) << r.errors[0];
     EXPECT_EQ(r.device.listen_ports, 8);
-    EXPECT_EQ(r.device.rx_spread, true);
+    EXPECT_EQ(r.device.rx_spread, RxSpread::On);
     EXPECT_EQ(format_showconf(r.device), text);
+
+    // RxSpread: auto, the default, is not printed; on and off are, and read back.
+    const std::string spread_off = "[Interface]\nRxSpread = off\n\n";
+    ParseResult o = parse_config(spread_off, "off.conf", test_options());
+    ASSERT_TRUE(o.ok()) << o.errors[0];
+    EXPECT_EQ(o.device.rx_spread, RxSpread::Off);
+    EXPECT_EQ(format_showconf(o.device), spread_off);
+    ParseResult a = parse_config("[Interface]\nRxSpread = Auto\n", "auto.conf", test_options());
+    ASSERT_TRUE(a.ok()) << a.errors[0];
+    EXPECT_EQ(a.device.rx_spread, RxSpread::Auto);
+    EXPECT_EQ(format_showconf(a.device), "[Interface]\n\n");
+    Device unnamed;
+    unnamed.rx_spread = static_cast<RxSpread>(9);  // a newer kernel's mode
+    EXPECT_EQ(format_showconf(unnamed), "[Interface]\n\n");
 
     // DSCP and PriorityDSCP: printed when not the default, and read back.
     const std::string lane = "[Interface]\nDSCP = copy\nPriorityDSCP = EF,10\n\n";
@@ -86,6 +100,7 @@ TEST(ToolConfig, ListenPortsRoundTrips)
     ASSERT_TRUE(one.ok());
     EXPECT_EQ(one.device.listen_ports, 1);
     EXPECT_EQ(format_showconf(one.device).find("ListenPorts"), std::string::npos);
+    EXPECT_EQ(one.device.rx_spread, RxSpread::Auto);
     EXPECT_EQ(format_showconf(one.device).find("RxSpread"), std::string::npos);
     // setconf resets them to the defaults, which showconf does not print.
     EXPECT_EQ(one.device.dscp_copy, false);
@@ -187,7 +202,8 @@ TEST(ToolConfig, SetconfResetsUnspecifiedAddconfDoesNot)
     EXPECT_TRUE(key_is_zero(*set.device.private_key));  // removes the key
     EXPECT_EQ(set.device.listen_port, 0);
     EXPECT_EQ(set.device.listen_ports, 1);  // one port, unless the file says otherwise
-    EXPECT_EQ(set.device.rx_spread, false);
+    // auto, the kernel's default for a new device
+    EXPECT_EQ(set.device.rx_spread, RxSpread::Auto);
     EXPECT_EQ(set.device.fwmark, 0u);
 
     ParseResult add = parse_config(text, "f", test_options(true));

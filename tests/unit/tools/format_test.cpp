@@ -21,6 +21,7 @@ Device sample_device()
     d.private_key = key(test::kPriv1);
     d.public_key = key(test::kPub1);
     d.listen_port = 51820;
+    d.rx_spread = RxSpread::Auto;
     d.fwmark = 0x1234;
     d.mtu = 1420;
     d.stats = Counters{{1, 10}, {3, 2}, {99, 5}};
@@ -140,6 +141,38 @@ TEST(ToolFormat, ShowDscpOnlyWhenNotDefault)
     std::string j = format_json({d}, true);
     EXPECT_NE(j.find("\"dscp\": \"copy\""), std::string::npos);
     EXPECT_NE(j.find("\"priority_dscp\": []"), std::string::npos);
+}
+
+// rx-spread appears in show only when forced (not auto); JSON keeps the
+// boolean rx_spread (true only when on) and names the mode in rx_spread_mode.
+TEST(ToolFormat, ShowRxSpreadOnlyWhenNotAuto)
+{
+    Device d;
+    d.name = "wgx0";
+    ShowOptions o;
+    o.now = kNow;
+    auto json_has = [&](const std::string &text) { return format_json({d}, true).find(text) != std::string::npos; };
+
+    // Not reported (a WireGuard device): nothing shown; JSON says off.
+    EXPECT_EQ(format_show(d, o), "interface: wgx0\n");
+    EXPECT_TRUE(json_has("\"rx_spread\": false,\n      \"rx_spread_mode\": \"off\",\n"));
+
+    d.rx_spread = RxSpread::Auto;
+    EXPECT_EQ(format_show(d, o), "interface: wgx0\n");
+    EXPECT_TRUE(json_has("\"rx_spread\": false,\n      \"rx_spread_mode\": \"auto\",\n"));
+
+    d.rx_spread = RxSpread::On;
+    EXPECT_EQ(format_show(d, o), "interface: wgx0\n  rx spread: on\n");
+    EXPECT_TRUE(json_has("\"rx_spread\": true,\n      \"rx_spread_mode\": \"on\",\n"));
+
+    d.rx_spread = RxSpread::Off;
+    EXPECT_EQ(format_show(d, o), "interface: wgx0\n  rx spread: off\n");
+    EXPECT_TRUE(json_has("\"rx_spread\": false,\n      \"rx_spread_mode\": \"off\",\n"));
+
+    // A mode from a newer kernel that the tool cannot name.
+    d.rx_spread = static_cast<RxSpread>(7);
+    EXPECT_EQ(format_show(d, o), "interface: wgx0\n  rx spread: unknown mode 7\n");
+    EXPECT_TRUE(json_has("\"rx_spread\": false,\n      \"rx_spread_mode\": \"unknown\",\n"));
 }
 
 // The handshake budget appears when set (not automatic); JSON always has it.

@@ -497,6 +497,60 @@ TEST(ToolNetlink, GetRequestCarriesGetFlagsOnlyWhenAsked)
               std::optional<std::uint32_t>(WGX_GET_F_NO_STATS));
 }
 
+// The top-level u8 attribute @type of a generic netlink message (nullopt: absent).
+std::optional<std::uint8_t> request_u8(const NlMessage &m, std::uint16_t type)
+{
+    std::optional<std::uint8_t> v;
+    const auto *tail = static_cast<const char *>(mnl_nlmsg_get_payload_tail(m.hdr()));
+    for (const auto *a = static_cast<const nlattr *>(mnl_nlmsg_get_payload_offset(m.hdr(), GENL_HDRLEN));
+         mnl_attr_ok(a, static_cast<int>(tail - reinterpret_cast<const char *>(a))); a = mnl_attr_next(a))
+        if (mnl_attr_get_type(a) == type)
+            v = mnl_attr_get_u8(a);
+    return v;
+}
+
+// WGX_DEVICE_A_RX_SPREAD carries enum wgx_rx_spread_mode both ways: off 0,
+// on 1, auto 2; a mode from a newer kernel is kept, not mistaken for one.
+TEST(ToolNetlink, RxSpreadModesRoundTrip)
+{
+    const std::pair<RxSpread, std::uint8_t> modes[] = {
+        {RxSpread::Off, WGX_RX_SPREAD_OFF}, {RxSpread::On, WGX_RX_SPREAD_ON}, {RxSpread::Auto, WGX_RX_SPREAD_AUTO}};
+    for (const auto &[mode, wire] : modes) {
+        Device d;
+        d.name = "wgx0";
+        d.rx_spread = mode;
+        std::vector<NlMessage> msgs;
+        ASSERT_TRUE(build_set_device_messages(d, kFamily, 8192, msgs).is_ok());
+        ASSERT_EQ(msgs.size(), 1u);
+        EXPECT_EQ(request_u8(msgs[0], WGX_DEVICE_A_RX_SPREAD), std::optional<std::uint8_t>(wire));
+        Device back;
+        ASSERT_TRUE(parse_set_device_message(msgs[0].hdr(), back).is_ok());
+        EXPECT_EQ(back.rx_spread, mode);
+
+        NlMessage reply = reply_start(false);
+        reply.put_u8(WGX_DEVICE_A_RX_SPREAD, wire);
+        Device got;
+        ASSERT_TRUE(parse_get_device_message(reply.hdr(), got).is_ok());
+        EXPECT_EQ(got.rx_spread, mode);
+    }
+
+    // Not set: not sent.
+    Device none;
+    none.name = "wgx0";
+    none.listen_port = 1;
+    std::vector<NlMessage> msgs;
+    ASSERT_TRUE(build_set_device_messages(none, kFamily, 8192, msgs).is_ok());
+    EXPECT_EQ(request_u8(msgs[0], WGX_DEVICE_A_RX_SPREAD), std::nullopt);
+
+    NlMessage reply = reply_start(false);
+    reply.put_u8(WGX_DEVICE_A_RX_SPREAD, 7);
+    Device got;
+    ASSERT_TRUE(parse_get_device_message(reply.hdr(), got).is_ok());
+    ASSERT_TRUE(got.rx_spread);
+    EXPECT_EQ(static_cast<unsigned>(*got.rx_spread), 7u);
+    EXPECT_EQ(rx_spread_name(*got.rx_spread), nullptr);
+}
+
 // ---- NLMSG_ERROR / NLMSG_DONE with extended ACK.
 
 TEST(ToolNetlink, ExtackMessageIsReported)

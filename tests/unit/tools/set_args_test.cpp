@@ -114,6 +114,23 @@ TEST(ToolSetArgs, AllowedIpsEmptyAndIncremental)
     EXPECT_TRUE(r.device.peers[0].allowed_ips[1].remove);
 }
 
+TEST(ToolSetArgs, RxSpread)
+{
+    ParseResult r = parse({"rx-spread", "auto"});
+    ASSERT_TRUE(r.ok()) << r.errors[0];
+    EXPECT_EQ(r.device.rx_spread, RxSpread::Auto);
+    r = parse({"rx-spread", "on"});
+    ASSERT_TRUE(r.ok()) << r.errors[0];
+    EXPECT_EQ(r.device.rx_spread, RxSpread::On);
+    r = parse({"rx-spread", "off"});
+    ASSERT_TRUE(r.ok()) << r.errors[0];
+    EXPECT_EQ(r.device.rx_spread, RxSpread::Off);
+    r = parse({"rx-spread", "AUTO"});
+    ASSERT_TRUE(r.ok()) << r.errors[0];
+    EXPECT_EQ(r.device.rx_spread, RxSpread::Auto);
+    EXPECT_FALSE(parse({"listen-port", "1"}).device.rx_spread);
+}
+
 TEST(ToolSetArgs, ErrorsNameArgumentAndExpectation)
 {
     struct Case {
@@ -166,7 +183,9 @@ TEST(ToolSetArgs, ErrorsNameArgumentAndExpectation)
          "invalid priority-dscp `EF,64': expected \"none\" or a comma-separated list of DSCP "
          "values: EF, CS0-CS7, AF11-AF43 or 0-63"},
         {{"peer", pk, "dscp", "copy"}, "`dscp' is an interface setting and must come before the first `peer'"},
-        {{"rx-spread", "yes"}, "invalid rx-spread `yes': expected on or off"},
+        {{"rx-spread", "yes"}, "invalid rx-spread `yes': expected auto, on or off"},
+        {{"rx-spread", "2"}, "invalid rx-spread `2': expected auto, on or off"},
+        {{"peer", pk, "rx-spread", "on"}, "`rx-spread' is an interface setting and must come before the first `peer'"},
         {{"rx-spread"}, "`rx-spread' needs a value"},
         {{"listen-ports", "0"}, "invalid listen-ports `0': expected a number of ports 1-16"},
         {{"listen-ports", "17"}, "invalid listen-ports `17': expected a number of ports 1-16"},

@@ -24,6 +24,17 @@
 #include "../../../tools/wgx/model.hpp"
 #include "uapi/linux/wgx.h"
 
+namespace wgx {
+
+// gtest prints an RxSpread (alone or in an optional) by name in failures.
+inline void PrintTo(RxSpread mode, std::ostream *os)
+{
+    const char *name = rx_spread_name(mode);
+    *os << (name ? name : "RxSpread(" + std::to_string(static_cast<unsigned>(mode)) + ")");
+}
+
+}  // namespace wgx
+
 namespace wgx::test {
 
 // Device key pair and peer public keys (from `wg genkey | tee >(wg pubkey)`).

@@ -33,9 +33,11 @@ TEST(ToolValues, OffValuesAndNumberForms)
     for (const char *bad : {"65536", "-1", "1x", "99999999999999999999"})
         EXPECT_FALSE(iface(std::string("ListenPort = ") + bad).ok()) << bad;
 
-    EXPECT_EQ(iface("RxSpread = on").device.rx_spread, true);
-    EXPECT_EQ(iface("RxSpread = OFF").device.rx_spread, false);
-    for (const char *bad : {"1", "yes", "", "onn"})
+    EXPECT_EQ(iface("RxSpread = auto").device.rx_spread, RxSpread::Auto);
+    EXPECT_EQ(iface("rxspread = AUTO").device.rx_spread, RxSpread::Auto);
+    EXPECT_EQ(iface("RxSpread = on").device.rx_spread, RxSpread::On);
+    EXPECT_EQ(iface("RxSpread = OFF").device.rx_spread, RxSpread::Off);
+    for (const char *bad : {"1", "2", "yes", "", "onn", "automatic", "true"})
         EXPECT_FALSE(iface(std::string("RxSpread = ") + bad).ok()) << bad;
     EXPECT_EQ(iface("ListenPorts = 1").device.listen_ports, 1);
 
