@@ -99,13 +99,27 @@ static u8 wgx_send_inner_dsfield(const struct sk_buff *skb)
 }
 
 /*
- * Latency-sensitive: the inner DSCP is in the device's priority set, or the
- * sender asked for interactive priority (SO_PRIORITY, or IP_TOS "low delay").
+ * Largest inner packet (bytes) that takes the lane unmarked: TCP ACKs (with
+ * SACK and timestamps under 100), pings, small requests and replies.
+ */
+#define WGX_SEND_SMALL_LEN 256
+
+/*
+ * Candidate for the priority lane, while the lane is on (a non-empty
+ * priority set, the default): the inner DSCP is in the device's priority
+ * set, the sender asked for interactive priority (SO_PRIORITY, or IP_TOS
+ * "low delay"), or the packet is small.  A small packet takes the lane only
+ * when no bulk packet of its flow bucket is pending (the enqueue checks), so
+ * what it gets is fq's sparse-flow priority: a request, a reply or an ACK
+ * of a flow that has nothing queued goes ahead of bulk without any marking,
+ * while a flow with a backlog stays behind its own packets.
  */
 static bool wgx_send_is_priority(const struct sk_buff *skb, u8 dsfield, u64 priority_dscp)
 {
+	if (!priority_dscp)
+		return false;
 	/* Above TC_PRIO_MAX, skb->priority is a tc class id (skbedit, CLASSIFY), not a band. */
-	return (priority_dscp & BIT_ULL(dsfield >> 2)) ||
+	return (priority_dscp & BIT_ULL(dsfield >> 2)) || skb->len <= WGX_SEND_SMALL_LEN ||
 	       (skb->priority >= TC_PRIO_INTERACTIVE && skb->priority <= TC_PRIO_MAX);
 }
 

@@ -104,6 +104,32 @@ test_lane_keeps_flow_order() {
 	[ "$(lane_stat a tx_lane)" -gt "$l0" ] || fail "no marked packet was queued on the lane"
 }
 
+# lane_total NS — packets that took wgt0's lane in NS, queued or sent inline.
+lane_total() {
+	n "$1" "$WGX_TOOL" show wgt0 --json | jq -r '.interfaces[0].stats | .tx_lane + .tx_lane_inline'
+}
+
+# Small packets take the lane without any marking (fq's sparse-flow
+# priority): unmarked pings of 84 bytes do, unmarked pings of 1028 bytes do
+# not, and with the lane off (priority-dscp none) nothing does.
+test_small_unmarked_packets_take_the_lane() {
+	local l0 l1 l2 l3
+	tunnel_setup wgx
+	ping_ok a 10.0.0.2
+	l0=$(lane_total a)
+	n a ping -c 20 -i 0.05 -W 2 10.0.0.2 >/dev/null
+	l1=$(lane_total a)
+	n a ping -c 20 -i 0.05 -W 2 -s 1000 10.0.0.2 >/dev/null
+	l2=$(lane_total a)
+	n a "$WGX_TOOL" set wgt0 priority-dscp none
+	n a ping -c 20 -i 0.05 -W 2 10.0.0.2 >/dev/null
+	l3=$(lane_total a)
+	echo "lane: +$((l1 - l0)) for 20 small pings, +$((l2 - l1)) for 20 large, +$((l3 - l2)) for 20 small with the lane off"
+	[ $((l1 - l0)) -ge 20 ] || fail "small unmarked pings did not take the lane"
+	expect_eq "large unmarked pings on the lane" 0 $((l2 - l1))
+	expect_eq "small pings on the lane with priority-dscp none" 0 $((l3 - l2))
+}
+
 test_set_get_round_trip() {
 	tunnel_setup wgx
 	local j
