@@ -70,7 +70,8 @@ static const struct kernel_param_ops wgx_ephemeral_stats_ops = {
 	.get = wgx_ephemeral_stats_get,
 };
 
-module_param_cb(ephemeral_pool_stats, &wgx_ephemeral_stats_ops, NULL, 0444);
+/* Root only: its counters move whenever any tunnel on the host handshakes. */
+module_param_cb(ephemeral_pool_stats, &wgx_ephemeral_stats_ops, NULL, 0400);
 MODULE_PARM_DESC(ephemeral_pool_stats,
 		 "read only: pairs held now, and made, taken, missed (pool empty), expired and wiped (suspend) since load");
 

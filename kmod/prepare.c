@@ -123,7 +123,8 @@ static const struct kernel_param_ops wgx_prepare_stats_ops = {
 	.get = wgx_prepare_stats_get,
 };
 
-module_param_cb(ephemeral_peers_stats, &wgx_prepare_stats_ops, NULL, 0444);
+/* Root only: its counters move whenever any tunnel on the host handshakes. */
+module_param_cb(ephemeral_peers_stats, &wgx_prepare_stats_ops, NULL, 0400);
 MODULE_PARM_DESC(ephemeral_peers_stats,
 		 "read only: peer slots held and pending now, and made, used, expired (120 s), stale (peer re-keyed), wiped (suspend), full (ephemeral_peers reached) and deferred (waits for the takes to go quiet) since load");
 

@@ -151,6 +151,14 @@ test_ephemeral_pool_serves_handshakes() {
 	expect_eq "pairs made while filling" 4 "$(ephemeral_stat made)"
 	expect_eq "refill thread's nice" 19 "$(ps -o ni= -C wgx-ephemeral | tr -d ' ')"
 	must_fail sh -c 'echo 1 >/sys/module/wgx/parameters/ephemeral_pool_stats'
+	# When any tunnel on the host handshakes is root's to know: the
+	# counters are not for other users.
+	local f
+	for f in ephemeral_pool_stats ephemeral_peers_stats; do
+		must_fail setpriv --reuid=65534 --regid=65534 --clear-groups \
+			cat "/sys/module/wgx/parameters/$f"
+		cat "/sys/module/wgx/parameters/$f" >/dev/null || fail "root cannot read $f"
+	done
 
 	tunnel_setup wireguard
 	ping_ok a 10.0.0.2
