@@ -121,9 +121,16 @@ static int wgx_stop(struct net_device *dev)
 	mutex_lock(&wgx->device_update_lock);
 	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
 		wgx_timers_peer_stop(peer);
-		/* An initiation deferred by the budget must not outlive the down. */
+		/*
+		 * An initiation deferred by the budget must not outlive the
+		 * down, nor its slot: the next one after the up takes a new one
+		 * (the work is neither pending nor running now, so the flags,
+		 * which only it reads, are ours).
+		 */
 		if (kthread_cancel_delayed_work_sync(&peer->initiation_work))
 			wgx_peer_put(peer);
+		peer->initiation_paced = false;
+		atomic_set(&peer->initiation_is_retry, 0);
 		wgx_peer_clear_keypairs(peer);
 		wgx_peer_clear_handshake(peer);
 		wgx_peer_purge_staged(peer);

@@ -131,8 +131,9 @@ struct wgx_peer_stats {
  * @initiation_worker: the wgx-hs thread @initiation_work always goes to
  *	(hsworker.h), chosen by @internal_id at creation.  @initiation_is_retry: the pending request is a retransmit.
  * @initiation_paced: the pending initiation was deferred by the budget and
- *	holds a slot of it; read and written only by the initiation worker
- *	(a work item never runs twice at once).  @initiation_asked_ns: when an
+ *	holds a slot of it; read and written by the initiation worker (a work
+ *	item never runs twice at once), and cleared by the device's down once
+ *	it cancelled the work: a slot does not survive the down.  @initiation_asked_ns: when an
  *	initiation was last asked for (wgx_timers_clock_ns()): a deferred one
  *	is dropped at its slot if a keypair was derived after that.
  * @endpoint: where it is (see socket.h), under @endpoint_lock.

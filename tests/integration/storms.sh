@@ -82,6 +82,36 @@ test_budget_paces_a_storm() {
 	n a ping -c 3 -i 0.2 -W 2 10.0.0.2 >/dev/null || fail "the established peer stopped working after the storm"
 }
 
+# A device taken down in the middle of a paced storm and brought up again
+# paces the storm again: the initiations that waited for a slot at the down
+# hold no slot after the up (every peer with a persistent keepalive wants a
+# handshake at once then), so no more than the budget leave per second.
+test_down_up_during_paced_storm() {
+	# A budget well below what the guest can make (a TCG guest makes about
+	# 10-50 initiations a second), so an unpaced burst shows.
+	local budget=2 peers=200 s1 s2 i1 i2 t1 t2 rate
+	tunnel_setup wgx 4 0
+	n a "$WGX_TOOL" set wgt0 handshake-budget $budget
+	storm_conf /tmp/storm.conf $peers
+	n a "$WGX_TOOL" addconf wgt0 /tmp/storm.conf
+	sleep 1
+	# Counted from before the down: a burst at the up would come before
+	# a sample taken after it (a dump of 200 peers takes about a second).
+	s1=$(storm_sample a)
+	[ "$(cut -f 4 <<<"$s1")" -ge $((peers / 2)) ] || fail "the storm was not paced before the down: $s1"
+	n a ip link set wgt0 down
+	n a ip link set wgt0 up
+	sleep 2
+	s2=$(storm_sample a)
+	t1=$(cut -f 1 <<<"$s1") t2=$(cut -f 1 <<<"$s2")
+	i1=$(cut -f 2 <<<"$s1") i2=$(cut -f 2 <<<"$s2")
+	rate=$(awk -v a="$i1" -v b="$i2" -v x="$t1" -v y="$t2" 'BEGIN { printf "%.1f", (b - a) / (y - x) }')
+	echo "across the down and up: $((i2 - i1)) initiations in $(awk -v x="$t1" -v y="$t2" 'BEGIN { printf "%.2f", y - x }') s: $rate/s (budget $budget)"
+	[ $((i2 - i1)) -ge 1 ] || fail "no initiation after the up"
+	awk -v r="$rate" -v b=$budget 'BEGIN { exit !(r <= b * 1.5 + 1) }' ||
+		fail "initiation rate $rate/s across the down and up is over the budget of $budget/s"
+}
+
 # An initiation deferred by the budget is dropped at its slot when a session
 # with that peer was derived after it was asked for (here: the peer
 # initiated meanwhile).  a's budget is 1/s and three peers that never answer
