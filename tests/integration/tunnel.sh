@@ -237,6 +237,35 @@ test_teardown_netns_move_under_load() {
 	ip netns del elsewhere
 }
 
+# The namespace that created a device (its sockets, its peers' cached
+# routes) is deleted while the device lives on in another: the namespace's
+# cleanup must not wait for anything of ours.  A route cached for a peer's
+# endpoint holds a's veth, and the cleanup would wait for it ("waiting for
+# va to become free", logged once the wait passes
+# net.core.netdev_unregister_timeout_secs, 1 s here).
+test_creating_netns_deleted_while_device_lives() {
+	local timeout
+	timeout=$(sysctl -n net.core.netdev_unregister_timeout_secs)
+	trap 'sysctl -qw net.core.netdev_unregister_timeout_secs='"$timeout" EXIT
+	sysctl -qw net.core.netdev_unregister_timeout_secs=1
+	tunnel_setup wgx 4 0
+	ping_ok a 10.0.0.2
+	ip netns add elsewhere
+	n a ip link set wgt0 netns elsewhere
+	n elsewhere ip link set wgt0 up
+	n elsewhere ip addr add 10.0.0.1/24 dev wgt0
+	n elsewhere ping -c 3 -W 3 10.0.0.2 >/dev/null || fail "the moved device does not tunnel"
+	dmesg -C
+	ip netns del a
+	sleep 4
+	if dmesg | grep -q 'to become free'; then
+		fail "the deleted namespace's cleanup waits: $(dmesg | grep 'to become free' | head -n 1)"
+	fi
+	# The moved device is still there and can be removed.
+	n elsewhere ip link show wgt0 >/dev/null || fail "the moved device is gone"
+	n elsewhere ip link del wgt0
+}
+
 test_teardown_rmmod_under_load() {
 	tunnel_setup wgx 4 0
 	ping_ok a 10.0.0.2
