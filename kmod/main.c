@@ -14,6 +14,7 @@
 #include "telemetry_bench.h"
 #include "compat.h"
 #include "device.h"
+#include "peer.h"
 #include "ephemeral.h"
 #include "hsworker.h"
 #include "prepare.h"
@@ -82,9 +83,12 @@ static int __init wgx_mod_init(void)
 	if (wgx_timer_scale != 1)
 		pr_warn("wgx: protocol timers divided by %u (timer_scale): for tests only\n",
 			wgx_timer_scale);
-	ret = wgx_ephemeral_init();
+	ret = wgx_peer_init();
 	if (ret < 0)
 		return ret;
+	ret = wgx_ephemeral_init();
+	if (ret < 0)
+		goto err_peer;
 	ret = wgx_prepare_init();
 	if (ret < 0)
 		goto err_ephemeral;
@@ -136,6 +140,9 @@ err_prepare:
 	wgx_prepare_exit();
 err_ephemeral:
 	wgx_ephemeral_exit();
+err_peer:
+	rcu_barrier();
+	wgx_peer_exit();
 	return ret;
 }
 
@@ -157,6 +164,8 @@ static void __exit wgx_mod_exit(void)
 	wgx_ephemeral_exit();
 	/* Deferred frees of the core (wgx_platform_free_deferred) must run before the code goes. */
 	rcu_barrier();
+	/* The peers' RCU frees ran with them. */
+	wgx_peer_exit();
 }
 
 module_init(wgx_mod_init);

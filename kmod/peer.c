@@ -21,6 +21,24 @@
 static atomic64_t wgx_peer_ids = ATOMIC64_INIT(0);
 static atomic64_t wgx_keypair_ids = ATOMIC64_INIT(0);
 
+/*
+ * Peers come from a cache of their own: exactly their size (a kmalloc of
+ * struct wgx_peer would round it up to 2 KiB), accounted to the memory
+ * cgroup of whoever configures them.
+ */
+static struct kmem_cache *wgx_peer_cache;
+
+int __init wgx_peer_init(void)
+{
+	wgx_peer_cache = KMEM_CACHE(wgx_peer, SLAB_ACCOUNT);
+	return wgx_peer_cache ? 0 : -ENOMEM;
+}
+
+void wgx_peer_exit(void)
+{
+	kmem_cache_destroy(wgx_peer_cache);
+}
+
 struct wgx_peer *wgx_peer_create(struct wgx_device *wgx, const u8 *public_key, const u8 *psk)
 {
 	struct wgx_peer *peer;
@@ -30,7 +48,7 @@ struct wgx_peer *wgx_peer_create(struct wgx_device *wgx, const u8 *public_key, c
 	if (wgx->num_peers >= WGX_MAX_PEERS_PER_DEVICE)
 		return ERR_PTR(-E2BIG);
 
-	peer = kzalloc(sizeof(*peer), GFP_KERNEL);
+	peer = kmem_cache_zalloc(wgx_peer_cache, GFP_KERNEL);
 	if (unlikely(!peer))
 		return ERR_PTR(-ENOMEM);
 	peer->stats = alloc_percpu(struct wgx_peer_stats);
@@ -81,7 +99,7 @@ err_dst_cache:
 err_stats:
 	free_percpu(peer->stats);
 err_free:
-	kfree(peer);
+	kmem_cache_free(wgx_peer_cache, peer);
 	return ERR_PTR(ret);
 }
 
@@ -125,7 +143,9 @@ static void wgx_peer_free_rcu(struct rcu_head *rcu)
 	wgx_noise_handshake_destroy(peer->handshake);
 	wgx_noise_handshake_destroy(peer->prev_handshake);
 	free_percpu(peer->stats);
-	kfree_sensitive(peer);
+	/* Its keys (the psk in the handshake went above) and endpoint. */
+	memzero_explicit(peer, sizeof(*peer));
+	kmem_cache_free(wgx_peer_cache, peer);
 }
 
 static void wgx_peer_release(struct kref *refcount)
@@ -158,6 +178,8 @@ u64 wgx_peer_stats_read(struct wgx_peer *peer, enum wgx_peer_stat stat)
 	u64 sum = 0;
 	int cpu;
 
+	if (stat >= WGX_PEER_STAT_PERCPU)
+		return atomic64_read(&peer->stats_rare[stat - WGX_PEER_STAT_PERCPU]);
 	for_each_possible_cpu(cpu)
 		sum += READ_ONCE(per_cpu_ptr(peer->stats, cpu)->v[stat]);
 	return sum;

@@ -74,13 +74,23 @@ struct wgx_keypair {
 	struct rcu_head rcu;
 };
 
-/** Per-peer counters; the first WGX_PEER_STATS_A_MAX mirror enum wgx_peer_stats_attribute. */
+/*
+ * Per-peer counters (netlink_get.c maps them to enum
+ * wgx_peer_stats_attribute).  The first WGX_PEER_STAT_PERCPU move with every
+ * packet and are per-CPU; the others move with handshakes and drops and are
+ * one atomic each in the peer, so a peer costs 8 bytes per possible CPU per
+ * hot counter, not per counter: on a 128-CPU gateway that is 6 KiB per peer
+ * less.
+ */
 enum wgx_peer_stat {
 	WGX_PEER_STAT_RX_BYTES = 0,	/* UDP payload bytes received, authenticated */
 	WGX_PEER_STAT_TX_BYTES,		/* UDP payload bytes sent */
 	WGX_PEER_STAT_RX_PACKETS,
 	WGX_PEER_STAT_TX_PACKETS,
-	WGX_PEER_STAT_RX_DROP_AUTH,
+	WGX_PEER_STAT_RX_LOST,		/* replay window: counters never received (wgx_replay_loss) */
+	WGX_PEER_STAT_RX_REORDERED,	/* replay window: accepted below the greatest counter */
+	WGX_PEER_STAT_PERCPU,
+	WGX_PEER_STAT_RX_DROP_AUTH = WGX_PEER_STAT_PERCPU,
 	WGX_PEER_STAT_RX_DROP_REPLAY,
 	WGX_PEER_STAT_RX_DROP_ALLOWEDIPS,
 	WGX_PEER_STAT_RX_DROP_NO_KEYPAIR,
@@ -98,15 +108,14 @@ enum wgx_peer_stat {
 	WGX_PEER_STAT_HANDSHAKE_DROP_INVALID,
 	WGX_PEER_STAT_KEEPALIVES_TX,
 	WGX_PEER_STAT_KEEPALIVES_RX,
-	WGX_PEER_STAT_RX_LOST,		/* replay window: counters never received (wgx_replay_loss) */
-	WGX_PEER_STAT_RX_REORDERED,	/* replay window: accepted below the greatest counter */
 	WGX_PEER_STAT_HANDSHAKES_PACED,	/* initiations deferred by the device's handshake budget */
 	WGX_PEER_STAT_HANDSHAKES_PREVIOUS_KEY,	/* sessions made with the device's previous key (grace) */
 	WGX_PEER_STAT_COUNT
 };
 
+/* The per-CPU counters of a peer. */
 struct wgx_peer_stats {
-	u64 v[WGX_PEER_STAT_COUNT];
+	u64 v[WGX_PEER_STAT_PERCPU];
 };
 
 /**
@@ -142,7 +151,8 @@ struct wgx_peer_stats {
  * @rx_load: the load that decides spreading in the auto mode (rxspread.h).
  * @staged: packets waiting for a keypair (bounded by WGX_STAGED_MAX, oldest dropped).
  * @timer_state/@timers: core timer state machine and its kernel timers, under @timers_lock.
- * @stats: per-CPU counters (enum wgx_peer_stat), summed on read.
+ * @stats: per-CPU counters (enum wgx_peer_stat below WGX_PEER_STAT_PERCPU),
+ *	summed on read.  @stats_rare: the other counters, one atomic each.
  * @walltime_last_handshake: real time of the last completed handshake (netlink), under @timers_lock.
  * @telemetry: handshake and TCP RTT, TCP retransmission estimate (telemetry.h), under its own lock.
  * @prepare: the ephemeral made ahead for this peer's next handshake message
@@ -187,6 +197,7 @@ struct wgx_peer {
 	struct timer_list timers[WGX_TIMER_COUNT];
 
 	struct wgx_peer_stats __percpu *stats;
+	atomic64_t stats_rare[WGX_PEER_STAT_COUNT - WGX_PEER_STAT_PERCPU];
 	struct timespec64 walltime_last_handshake;
 	struct wgx_telemetry telemetry;
 	struct wgx_prepare_slot prepare;
@@ -195,6 +206,13 @@ struct wgx_peer {
 	struct kref refcount;
 	struct rcu_head rcu;
 };
+
+/**
+ * wgx_peer_init - make the peers' slab cache at module load; 0 or -ENOMEM.
+ * wgx_peer_exit - destroy it at unload, after every peer's RCU free ran.
+ */
+int wgx_peer_init(void);
+void wgx_peer_exit(void);
 
 /**
  * wgx_peer_create - a new peer with static public key @public_key (32 bytes) and
@@ -225,7 +243,10 @@ void wgx_peer_put(struct wgx_peer *peer);
 /** wgx_peer_stats_add - add @n to counter @stat.  Any context. */
 static inline void wgx_peer_stats_add(struct wgx_peer *peer, enum wgx_peer_stat stat, u64 n)
 {
-	this_cpu_add(peer->stats->v[stat], n);
+	if (stat < WGX_PEER_STAT_PERCPU)
+		this_cpu_add(peer->stats->v[stat], n);
+	else
+		atomic64_add(n, &peer->stats_rare[stat - WGX_PEER_STAT_PERCPU]);
 }
 
 static inline void wgx_peer_stats_inc(struct wgx_peer *peer, enum wgx_peer_stat stat)
@@ -250,7 +271,7 @@ static inline void wgx_peer_count_tx(struct wgx_peer *peer, size_t len)
 	wgx_peer_stats_add(peer, WGX_PEER_STAT_TX_BYTES, len);
 }
 
-/** wgx_peer_stats_read - sum of counter @stat over all CPUs. */
+/** wgx_peer_stats_read - counter @stat (a per-CPU one summed over all CPUs). */
 u64 wgx_peer_stats_read(struct wgx_peer *peer, enum wgx_peer_stat stat);
 
 /** wgx_peer_purge_staged - drop every staged packet (handshake gave up). */
