@@ -2,8 +2,11 @@
 # sourced after tests/integration/lib.sh (n, netns_pair, netns_cleanup, ...).
 #
 # Topology (one VM boot): namespaces a and b joined by veth va <-> vb
-# (192.0.2.1 / .2).  Over it, the tunnels exist side by side so the paths
-# can be interleaved without reconfiguring:
+# (192.0.2.1 / .2; BED=routed: through a third namespace r that forwards,
+# va <-> ra, rb <-> vb, a 192.0.2.1/24 via r's .254, b 198.51.100.2/24 via
+# r's 198.51.100.254: tests/integration/lib.sh netns_routed).  b's outer
+# address is $OUTER_B (params.sh).  Over it, the tunnels exist side by side
+# so the paths can be interleaved without reconfiguring:
 #   path       device  inner a / b     first port a / b  listen ports  configured with
 #   bare       va/vb   192.0.2.1 / .2  -                 -             -
 #   wireguard  wgk0    10.1.0.1 / .2   51830 / 51831     1             wg (wireguard.ko)
@@ -12,8 +15,12 @@
 #   wgx_p4     wgxp4   10.4.0.1 / .2   51860 / 51860     4             wgx
 #   wgx_p8     wgxp8   10.5.0.1 / .2   51870 / 51870     8             wgx
 #   wgx_rs     wgxrs   10.6.0.1 / .2   51880 / 51880     1, rx-spread on  wgx
-# All tunnels use MTU $TUNNEL_MTU (1420), IPv4 inside and outside, no
-# preshared key.  With BED=nic both ends of the veth receive like a NIC
+#   wgx_r0     wgxrs0  10.9.0.1 / .2   51900 / 51900     1, rx-spread off wgx
+# (10.7, 10.8 and ports 51890-51893 are the rotation workload's own
+# tunnels, run-guest.sh rot_kind.)  bare's b address is $OUTER_B
+# (198.51.100.2 on the routed bed).  All tunnels use MTU $TUNNEL_MTU (1420),
+# IPv4 inside and outside, no preshared key.  With BED=nic both ends of the
+# veth receive like a NIC, with BED=routed all four veth ends
 # (tests/integration/lib.sh: nic_like).
 
 # Helpers used per measurement store their result in a variable named by the
@@ -27,6 +34,7 @@ path_dev() {
 	wgx) echo wgx0 ;;
 	wgx_p*) echo "wgxp${1#wgx_p}" ;;
 	wgx_rs) echo wgxrs ;;
+	wgx_r0) echo wgxrs0 ;;
 	esac
 }
 
@@ -42,13 +50,14 @@ path_ports() {
 # PV_DEV_A, PV_DEV_B (its interfaces there).
 path_vars() {
 	case $1 in
-	bare) PV_ADDR_A=192.0.2.1 PV_ADDR_B=192.0.2.2 PV_DEV_A=va PV_DEV_B=vb ;;
+	bare) PV_ADDR_A=192.0.2.1 PV_ADDR_B=$OUTER_B PV_DEV_A=va PV_DEV_B=vb ;;
 	wireguard) PV_ADDR_A=10.1.0.1 PV_ADDR_B=10.1.0.2 PV_DEV_A=wgk0 PV_DEV_B=wgk0 ;;
 	wgx) PV_ADDR_A=10.2.0.1 PV_ADDR_B=10.2.0.2 PV_DEV_A=wgx0 PV_DEV_B=wgx0 ;;
 	wgx_p2) PV_ADDR_A=10.3.0.1 PV_ADDR_B=10.3.0.2 PV_DEV_A=wgxp2 PV_DEV_B=wgxp2 ;;
 	wgx_p4) PV_ADDR_A=10.4.0.1 PV_ADDR_B=10.4.0.2 PV_DEV_A=wgxp4 PV_DEV_B=wgxp4 ;;
 	wgx_p8) PV_ADDR_A=10.5.0.1 PV_ADDR_B=10.5.0.2 PV_DEV_A=wgxp8 PV_DEV_B=wgxp8 ;;
 	wgx_rs) PV_ADDR_A=10.6.0.1 PV_ADDR_B=10.6.0.2 PV_DEV_A=wgxrs PV_DEV_B=wgxrs ;;
+	wgx_r0) PV_ADDR_A=10.9.0.1 PV_ADDR_B=10.9.0.2 PV_DEV_A=wgxrs0 PV_DEV_B=wgxrs0 ;;
 	*) return 1 ;;
 	esac
 }
@@ -140,6 +149,60 @@ dev_rx_bytes() {
 	done <"/proc/${!pid_var}/net/dev"
 }
 
+# tcp_stats VAR NS — VAR := "RETRANS REORDER DSACK OFO", NS's TCP counters
+# read through its anchor with builtins only (no fork): Tcp RetransSegs
+# (/proc/net/snmp: segments retransmitted), and from /proc/net/netstat
+# TcpExt TCPSACKReorder + TCPTSReorder (reordering the sender detected),
+# TCPDSACKRecv (duplicate SACKs received: a segment sent twice that had
+# arrived) and TCPOFOQueue (segments the receiver queued out of order).
+# Namespace-wide: nothing else moves TCP data there during a run.
+tcp_stats() {
+	local pid_var="ANCHOR_$2" ts_f ts_i ts_rt=0 ts_ro=0 ts_ds=0 ts_ofo=0
+	local -a ts_k ts_v
+	for ts_f in snmp netstat; do
+		while read -r -a ts_k && read -r -a ts_v; do
+			case ${ts_k[0]} in Tcp: | TcpExt:) ;; *) continue ;; esac
+			for ((ts_i = 1; ts_i < ${#ts_k[@]}; ts_i++)); do
+				case ${ts_k[ts_i]} in
+				RetransSegs) ts_rt=${ts_v[ts_i]} ;;
+				TCPSACKReorder | TCPTSReorder) ts_ro=$((ts_ro + ts_v[ts_i])) ;;
+				TCPDSACKRecv) ts_ds=${ts_v[ts_i]} ;;
+				TCPOFOQueue) ts_ofo=${ts_v[ts_i]} ;;
+				esac
+			done
+			break # one line pair of each file is TCP's
+		done <"/proc/${!pid_var}/net/$ts_f"
+	done
+	printf -v "$1" '%s %s %s %s' "$ts_rt" "$ts_ro" "$ts_ds" "$ts_ofo"
+}
+
+# ip_forwarded VAR NS — VAR := the IPv4 datagrams NS forwarded so far (Ip
+# ForwDatagrams, /proc/net/snmp, through NS's anchor).
+ip_forwarded() {
+	local pid_var="ANCHOR_$2" ipf_i
+	local -a ipf_k ipf_v
+	printf -v "$1" 0
+	while read -r -a ipf_k && read -r -a ipf_v; do
+		[ "${ipf_k[0]}" = Ip: ] || continue
+		for ((ipf_i = 1; ipf_i < ${#ipf_k[@]}; ipf_i++)); do
+			[ "${ipf_k[ipf_i]}" = ForwDatagrams ] && printf -v "$1" '%s' "${ipf_v[ipf_i]}"
+		done
+		break
+	done <"/proc/${!pid_var}/net/snmp"
+}
+
+# tcp_delta SENDER S0 S1 R0 R1 — TCP_D := record arguments for one TCP run
+# whose sender is namespace SENDER: the sender's retransmissions,
+# reordering and DSACKs from its tcp_stats S0 to S1, the receiver's
+# out-of-order segments from R0 to R1.
+tcp_delta() {
+	# shellcheck disable=SC2206 # numbers, split on purpose
+	local -a s0=($2) s1=($3) r0=($4) r1=($5)
+	# shellcheck disable=SC2034 # TCP_D: read by the caller
+	TCP_D=("tcp_sender=$1" "tcp_retrans=$((s1[0] - s0[0]))" "tcp_reorder=$((s1[1] - s0[1]))"
+		"tcp_dsack=$((s1[2] - s0[2]))" "tcp_ofo=$((r1[3] - r0[3]))")
+}
+
 # bench_tunnel PATH — create and configure PATH's tunnel between a and b with
 # the keys scripts/bench made ($WORK/keys/PATH-{a,b}.{key,pub}).  Returns
 # non-zero with a reason on stderr when any step fails or the tunnel passes
@@ -157,11 +220,13 @@ bench_tunnel() {
 	wgx_p4) port_a=51860 port_b=51860 ;;
 	wgx_p8) port_a=51870 port_b=51870 ;;
 	wgx_rs) port_a=51880 port_b=51880 ;;
+	wgx_r0) port_a=51900 port_b=51900 ;;
 	*) echo "bench_tunnel: $path is not a tunnel" >&2; return 1 ;;
 	esac
 	nports=$(path_ports "$path")
 	[ "$nports" -gt 1 ] && ports=(listen-ports "$nports")
 	[ "$path" = wgx_rs ] && ports=(rx-spread on)
+	[ "$path" = wgx_r0 ] && ports=(rx-spread off)
 	if [ "$kind" = wireguard ]; then
 		modprobe wireguard || { echo "modprobe wireguard failed" >&2; return 1; }
 	fi
@@ -170,7 +235,7 @@ bench_tunnel() {
 		return 1
 	}
 	n a "$tool" set "$dev" private-key "$keys/$path-a.key" listen-port "$port_a" "${ports[@]}" \
-		peer "$(<"$keys/$path-b.pub")" endpoint "192.0.2.2:$port_b" \
+		peer "$(<"$keys/$path-b.pub")" endpoint "$OUTER_B:$port_b" \
 		allowed-ips "$PV_ADDR_B/32" &&
 		n b "$tool" set "$dev" private-key "$keys/$path-b.key" listen-port "$port_b" "${ports[@]}" \
 			peer "$(<"$keys/$path-a.pub")" endpoint "192.0.2.1:$port_a" \

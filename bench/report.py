@@ -22,18 +22,18 @@ import statistics
 import subprocess
 import sys
 
-PATHS = ["bare", "wireguard", "wgx", "wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs", "wgx_nolane", "wgx_lane",
-         "wgx_nobql", "wgx_noinline"]
+PATHS = ["bare", "wireguard", "wgx", "wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs", "wgx_r0", "wgx_nolane",
+         "wgx_lane", "wgx_nobql", "wgx_noinline"]
 MAIN_PATHS = ["bare", "wireguard", "wgx"]
 # The priority lane figure's columns: wgx (path wgx, device wgx0) twice,
 # with its lane off (priority-dscp none) and on (the default set); the
 # receive-scaling paths (lane on) when a lane-only run asked for them.
 LANE_PATHS = ["bare", "wireguard", "wgx_nolane", "wgx_lane", "wgx_nobql", "wgx_noinline", "wgx_p2",
-              "wgx_p4", "wgx_p8", "wgx_rs"]
-LANE_SCALED = ["wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs"]
+              "wgx_p4", "wgx_p8", "wgx_rs", "wgx_r0"]
+LANE_SCALED = ["wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs", "wgx_r0"]
 PATH_LABEL = {"bare": "bare veth", "wireguard": "wireguard.ko", "wgx": "wgx",
               "wgx_p2": "wgx 2 ports", "wgx_p4": "wgx 4 ports", "wgx_p8": "wgx 8 ports",
-              "wgx_rs": "wgx rx-spread", "wgx_nolane": "wgx lane off", "wgx_lane": "wgx lane on",
+              "wgx_rs": "wgx rx-spread", "wgx_r0": "wgx rx-spread off", "wgx_nolane": "wgx lane off", "wgx_lane": "wgx lane on",
               "wgx_nobql": "wgx lane on, no BQL", "wgx_noinline": "wgx lane on, no inline"}
 # Targets of issue #14 (medians of the lane figure): wgx's lane p99 against
 # wireguard.ko's and the bare link's under the same load, and the bulk's
@@ -84,6 +84,28 @@ LANE_INFO += [
      "bulk_lane"),
 ]
 
+
+# The TCP counters of each TCP run (bench/lib.sh tcp_stats, tcp_delta):
+# sample key tcp_<name> -> what it counts.
+TCP_COUNTERS = {
+    "retrans": "segments the sender retransmitted (Tcp RetransSegs)",
+    "ofo": "segments the receiver queued out of order (TcpExt TCPOFOQueue)",
+    "reorder": "reordering the sender detected (TcpExt TCPSACKReorder + TCPTSReorder)",
+    "dsack": "duplicate SACKs the sender received (TcpExt TCPDSACKRecv)",
+}
+
+
+def tcp_per_gb(samples):
+    """A metric's TCP samples on one path -> per counter, its rate per GB
+    (1e9 bytes the receiver got) summarized over rounds, plus the raw
+    counts; None without samples."""
+    if not samples:
+        return None
+    out = {"samples": samples}
+    for k in TCP_COUNTERS:
+        out[k] = summarize([{"round": x["round"], "value": x[k] * 1e9 / x["bytes"], "error": None}
+                            for x in samples])
+    return out
 
 
 def add_receive_share(m, path, rnd, s):
@@ -138,6 +160,8 @@ class Metric:
         self.samples = {p: [] for p in PATHS}  # (round, value | None, error | None)
         # Share of the receive work done by the busiest CPU, per sample.
         self.shares = {p: [] for p in PATHS}
+        # TCP runs: retransmissions and reordering per GB, per sample.
+        self.tcp = {p: [] for p in PATHS}
 
     def add(self, path, rnd, value=None, error=None):
         self.samples[path].append({"round": rnd, "value": value, "error": error})
@@ -145,6 +169,17 @@ class Metric:
     def add_share(self, path, rnd, share, what, cpus):
         self.shares[path].append({"round": rnd, "value": share, "error": None, "of": what,
                                   "cpus": cpus})
+
+    def add_tcp(self, path, rnd, s, nbytes):
+        """The TCP counters of sample s (bench/run-guest.sh tcp_delta) over
+        the NBYTES the receiver got, if the sample has them."""
+        if "tcp_retrans" not in s or not nbytes:
+            return
+        x = {"round": rnd, "bytes": nbytes, "sender": s.get("tcp_sender")}
+        x.update((k, s.get("tcp_" + k, 0)) for k in TCP_COUNTERS)
+        if s.get("softnet_drops") is not None:
+            x["softnet_drops"] = s["softnet_drops"]  # every CPU's receive backlog, the whole guest
+        self.tcp[path].append(x)
 
 
 def summarize(samples):
@@ -945,6 +980,9 @@ def build(work, params, quick):
             meta = {k: v for k, v in s.items() if k != "type"}
         elif t == "bed":
             meta["bed"] = s.get("bed")
+            meta["outer_b"] = s.get("outer_b")
+        elif t == "routed":
+            meta["r_forwarded"] = s.get("forwarded")
         elif t == "path":
             paths_info[path] = {k: v for k, v in s.items() if k not in ("type", "path")}
         elif t == "ceiling":
@@ -992,6 +1030,8 @@ def build(work, params, quick):
                 m.add(path, rnd, error="no bulk traffic counted during the probes")
             else:
                 m.add(path, rnd, value=s["rx_bytes"] * 8 / secs / 1e6)
+                # Over the probes' window, per byte b's device counted.
+                m.add_tcp(path, rnd, s, s["rx_bytes"])
         elif t == "iperf":
             m = metrics.get(s["metric"])
             if m is None:
@@ -1014,6 +1054,7 @@ def build(work, params, quick):
                 m.add(path, rnd, value=nbytes / size / secs / 1000.0)
             else:
                 m.add(path, rnd, value=recv["bits_per_second"] / 1e6)
+                m.add_tcp(path, rnd, s, nbytes)
             add_receive_share(m, path, rnd, s)
             # The receiving side's device counters must have seen the payload
             # (tunnel devices count inner bytes).
@@ -1114,9 +1155,12 @@ def build(work, params, quick):
             if m.shares[p]:
                 entry[p]["busiest_cpu_share"] = summarize(m.shares[p])
                 entry[p]["busiest_cpu_share"]["of"] = m.shares[p][0]["of"]
+            t = tcp_per_gb(m.tcp[p])
+            if t:
+                entry[p]["tcp_per_gb"] = t
         wg = entry.get("wireguard", {}).get("median")
         wx = entry.get("wgx", {}).get("median")
-        for p in ("wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs"):
+        for p in ("wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs", "wgx_r0"):
             v = entry.get(p, {}).get("median")
             if wg and v is not None:
                 entry["ratio_%s_wireguard" % p] = v / wg
@@ -1305,7 +1349,7 @@ def print_lane(metrics, lane, params):
             print("bed check (lane bulk): %s: the busiest CPU did %.0f%% of the receive work (%s)"
                   "%s" % (PATH_LABEL[p], 100 * sh["median"], sh["of"],
                           "; one outer flow on a NIC-like bed: 100%"
-                          if p in ("wgx_nolane", "wgx_lane", "wgx_nobql", "wgx_noinline") else ""))
+                          if p == "wgx_r0" else ""))
 
 
 def fmt(v):
@@ -1339,7 +1383,7 @@ def share_cell(summary):
     return "%.2f" % sh["median"]
 
 
-def print_spread(metrics, paths, bed):
+def print_spread(metrics, paths, bed, forwarded=None):
     """The receive spread: throughput and the busiest CPU's share of the
     receive work, per path, for the TCP workloads (and the bed check)."""
     cols = [p for p in PATHS if p in paths]
@@ -1350,8 +1394,10 @@ def print_spread(metrics, paths, bed):
     print("receive spread (%s bed): median throughput, and in () the busiest CPU's share of the "
           "receive work (tunnels: data decryptions; bare: data packets the veth received)" % bed)
     w0 = max(len(m["label"]) for m in rows) + 2
-    line = "%-*s" % (w0, "workload") + "".join("%-17s" % PATH_LABEL[p] for p in cols)
-    extra = [p for p in ("wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs") if p in cols]
+    # 17 wide, wider for a longer label ("wgx rx-spread off").
+    cw = {p: max(17, len(PATH_LABEL[p]) + 2) for p in cols}
+    line = "%-*s" % (w0, "workload") + "".join("%-*s" % (cw[p], PATH_LABEL[p]) for p in cols)
+    extra = [p for p in ("wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs", "wgx_r0") if p in cols]
     line += "".join("%-9s" % (p[4:] + "/wg") for p in extra)
     print(line)
     print("-" * len(line))
@@ -1360,19 +1406,80 @@ def print_spread(metrics, paths, bed):
         for p in cols:
             e = m.get(p) or {}
             v = fmt(e.get("median")) if "median" in e else ("ERROR" if e.get("samples") else "-")
-            row += "%-17s" % ("%s (%s)" % (v, share_cell(e)) if "median" in e else v)
+            row += "%-*s" % (cw[p], "%s (%s)" % (v, share_cell(e)) if "median" in e else v)
         for p in extra:
             r = m.get("ratio_%s_wireguard" % p)
             row += "%-9s" % ("%.2f" % r if r else "-")
         print(row.rstrip())
-    # The bed check: does one outer flow land on one CPU, as with RSS?
-    for mid, what in (("udp_1392", "bare UDP 1 flow"), ("tcp_16_ab", "wgx (1 port) TCP 16 flows")):
+    # The bed check: does one outer flow land on one CPU, as with RSS?  For
+    # TCP on wgx_r0 (rx-spread off: WireGuard's one-CPU receive); the
+    # headline wgx (rx-spread auto) spreads a busy peer by itself.
+    for mid, what, path in (("udp_1392", "bare UDP 1 flow", "bare"),
+                            ("tcp_16_ab", "wgx rx-spread off (1 port) TCP 16 flows", "wgx_r0")):
         m = next((x for x in metrics if x["id"] == mid), None)
-        path = "bare" if mid.startswith("udp") else "wgx"
+        if m and path not in paths:
+            print("bed check: %s: not measured, the check needs path %s (--paths ... %s)" % (what, path, path))
+            continue
         sh = ((m or {}).get(path) or {}).get("busiest_cpu_share") if m else None
         if sh and "median" in sh:
             print("bed check: %s: the busiest CPU did %.0f%% of the receive work (%s); "
                   "one outer flow on a NIC-like bed: 100%%" % (what, 100 * sh["median"], sh["of"]))
+    if bed == "routed":
+        print("bed check: routed: %s" % ("r's forwarding count not recorded (the guest did not finish)"
+                                         if forwarded is None else
+                                         "r forwarded %d IPv4 datagrams over the run (every packet between a "
+                                         "and b crosses it)" % forwarded))
+
+
+def print_tcp_quality(metrics):
+    """Retransmissions and reordering per GB: for every TCP workload (and
+    the bulk loads) and path, the sender's retransmitted segments and the
+    segments the receiver queued out of order, per 1e9 bytes received,
+    medians over rounds; then where the sender detected reordering."""
+    rows = [m for m in metrics if any((m.get(p) or {}).get("tcp_per_gb") for p in PATHS)]
+    if not rows:
+        return
+    cols = [p for p in PATHS if any((m.get(p) or {}).get("tcp_per_gb") for m in rows)]
+    print()
+    print("retransmissions and reordering per GB: the sender's retransmitted segments (RetransSegs) / "
+          "segments the receiver queued out of order (TCPOFOQueue), per 1e9 bytes received, median over "
+          "rounds (bulk loads: over the probes' window, bytes of b's device)")
+
+    def tcp_cell(e):
+        t = (e or {}).get("tcp_per_gb")
+        if not t:
+            return "-"
+        return "%s / %s" % (fmt(t["retrans"].get("median")), fmt(t["ofo"].get("median")))
+
+    w0 = max(len(m["label"]) for m in rows) + 2
+    cw = {p: max(len(PATH_LABEL[p]), max(len(tcp_cell(m.get(p))) for m in rows)) + 2 for p in cols}
+    line = "%-*s" % (w0, "workload") + "".join("%-*s" % (cw[p], PATH_LABEL[p]) for p in cols)
+    print(line)
+    print("-" * len(line))
+    for m in rows:
+        print(("%-*s" % (w0, m["label"]) + "".join("%-*s" % (cw[p], tcp_cell(m.get(p))) for p in cols)).rstrip())
+    # Reordering the sender saw: what a receive path that delivers out of
+    # order would cause (DSACKs received, which also mark spurious
+    # retransmissions, are in the JSON).
+    seen = []
+    for m in rows:
+        for p in cols:
+            t = (m.get(p) or {}).get("tcp_per_gb")
+            if t and t["reorder"].get("max"):
+                seen.append("%s, %s %s" % (PATH_LABEL[p], m["label"], fmt(t["reorder"]["median"])))
+    print("sender-detected reordering per GB (TCPSACKReorder+TCPTSReorder, median): %s"
+          % ("; ".join(seen) if seen else "none in any run"))
+    # Where losses may come from: a receive backlog that overflowed.
+    drops = []
+    for m in rows:
+        for p in cols:
+            t = (m.get(p) or {}).get("tcp_per_gb")
+            d = [x["softnet_drops"] for x in (t or {}).get("samples", []) if "softnet_drops" in x]
+            if any(d):
+                drops.append("%s, %s %s" % (PATH_LABEL[p], m["label"], "/".join(str(v) for v in d)))
+    if drops:
+        print("receive backlog drops during the runs (/proc/net/softnet_stat, every CPU; per round): %s"
+              % "; ".join(drops))
 
 
 def print_table(metrics, ceiling, warnings, paths, header):
@@ -1516,6 +1623,7 @@ def main():
                "guest_cpu_model": meta.get("cpu_model"), "host_cpu": host_cpu, "host_cpus": os.cpu_count(),
                "wall_seconds": a.wall, "host_loadavg": a.host_load},
         "params": params,
+        "bed": {"bed": meta.get("bed"), "outer_b": meta.get("outer_b"), "r_forwarded": meta.get("r_forwarded")},
         "paths": paths_info,
         "ceiling": ceiling,
         "metrics": metrics,
@@ -1532,7 +1640,8 @@ def main():
         result["date"], a.command, a.smp, accel, meta.get("kernel"), params["ROUNDS"],
         "" if params["ROUNDS"] == 1 else "s", a.host_load or "unknown")
     print_table(metrics, ceiling, warnings, str(params["PATHS"]).split(), header)
-    print_spread(metrics, str(params["PATHS"]).split(), params.get("BED", "veth"))
+    print_spread(metrics, str(params["PATHS"]).split(), params.get("BED", "veth"), meta.get("r_forwarded"))
+    print_tcp_quality(metrics)
     print_storm_bed(meta.get("storm_bed", []), meta.get("cpus"))
     print_rotation(meta.get("rotation", []), params)
     if result["lane"]:

@@ -36,6 +36,8 @@ fi
 WORK=$(cd "$1" && pwd)
 shift
 . "$WORK/params.sh"
+# b's outer address: 198.51.100.2 behind r on the routed bed.
+OUTER_B=${OUTER_B:-192.0.2.2}
 BENCH_OUT=$WORK
 RAW=$WORK/raw
 BENCH_T0=${BENCH_T0:-$EPOCHREALTIME}
@@ -58,31 +60,42 @@ if [ $phase = 1 ]; then
 
 	cleanup() {
 		local ns
-		for ns in a b; do
+		for ns in a b r; do
 			ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
 		done
 		sleep 0.2
-		ip netns del a 2>/dev/null
-		ip netns del b 2>/dev/null
+		for ns in a b r; do
+			ip netns del "$ns" 2>/dev/null
+		done
 		rm -rf "$BENCH_TMP"
 	}
 	trap cleanup EXIT
 
 	netns_cleanup
-	netns_pair a b || { echo "bench: cannot create namespaces a/b over veth" >&2; exit 1; }
+	if [ "$BED" = routed ]; then
+		# a -- va/ra -- r (forwards) -- rb/vb -- b; every veth end
+		# receives like a NIC, so each receiving namespace hashes outer headers.
+		netns_routed a r b ||
+			{ echo "bench: cannot create namespaces a/r/b (routed bed)" >&2; exit 1; }
+		(nic_like a va && nic_like r ra && nic_like r rb && nic_like b vb) 2>&1 ||
+			{ echo "bench: cannot make the veths NIC-like (tc/bpf, rps_cpus)" >&2; exit 1; }
+	else
+		netns_pair a b || { echo "bench: cannot create namespaces a/b over veth" >&2; exit 1; }
+	fi
 	if [ "$BED" = nic ]; then
 		# Both ends receive like a NIC: RPS on a hash of the outer headers.
 		(nic_like a va && nic_like b vb) 2>&1 ||
 			{ echo "bench: cannot make the veth NIC-like (tc/bpf, rps_cpus)" >&2; exit 1; }
 	fi
-	record type=bed bed="$BED"
+	record type=bed bed="$BED" outer_b="$OUTER_B"
 	anchor a
 	anchor b
+	[ "$BED" = routed ] && anchor r
 	active=()
 	for p in $PATHS; do
 		case $p in
 		bare) active+=(bare) ;;
-		wireguard | wgx | wgx_p* | wgx_rs)
+		wireguard | wgx | wgx_p* | wgx_rs | wgx_r0)
 			blog "setting up the $p tunnel"
 			if err=$(bench_tunnel "$p" 2>&1); then
 				active+=("$p")
@@ -143,8 +156,13 @@ if [ $phase = 1 ]; then
 	fi
 
 	export BENCH_T0 ANCHOR_a ANCHOR_b
+	[ "$BED" = routed ] && ip_forwarded fwd0 r
 	ip netns exec a bash "$0" --in-a "$WORK" "${active[@]}"
-	exit
+	rc=$?
+	# The routed bed's check: everything between a and b crossed r.
+	[ "$BED" = routed ] && ip_forwarded fwd1 r &&
+		record type=routed forwarded=$((fwd1 - fwd0))
+	exit $rc
 fi
 
 # ================================================================ phase 2 (in a)
@@ -172,11 +190,17 @@ fi
 # (ARGS may hold -R).  The receiving devices' byte counters are read around it
 # so the report can check the payload really crossed the path's device, and
 # per-CPU histograms say which CPUs did the receiving: data decryptions
-# (tunnels) and data packets the veths received (after RPS).
+# (tunnels) and data packets the veths received (after RPS).  For TCP (ARGS
+# without -u) the sender's retransmissions, reordering and DSACKs and the
+# receiver's out-of-order segments over the run (tcp_stats: the sender is b
+# with -R), read by the shell itself through the namespaces' anchors.
 run_iperf() {
 	local name=$1 path=$2 round=$3 secs=$4 file rc rxa rxb rxa1 rxb1 t0 el try guard=()
-	local dec_total dec_max dec_cpus
+	local dec_total dec_max dec_cpus tcp=1 snd=a rcv=b ts0='' ts1 tr0='' tr1 sd0 sd1
+	TCP_D=()
 	shift 4
+	[[ " $* " == *" -u "* ]] && tcp=0
+	[[ " $* " == *" -R "* ]] && snd=b rcv=a
 	file=raw/r$round-$path-$name.json
 	path_vars "$path"
 	# A tunnel that dies mid-run must not hang the client: an idle timeout
@@ -185,6 +209,8 @@ run_iperf() {
 	for try in 1 2 3; do
 		dev_rx_bytes rxa a "$PV_DEV_A"
 		dev_rx_bytes rxb b "$PV_DEV_B"
+		[ $tcp = 1 ] && tcp_stats ts0 "$snd" && tcp_stats tr0 "$rcv"
+		softnet_drops sd0
 		decrypt_cpus_start 2>/dev/null
 		rx_cpus_start 2>/dev/null
 		t0=$EPOCHREALTIME
@@ -198,6 +224,12 @@ run_iperf() {
 		break
 	done
 	elapsed_s el "$t0"
+	softnet_drops sd1
+	if [ -n "$ts0" ]; then
+		tcp_stats ts1 "$snd"
+		tcp_stats tr1 "$rcv"
+		tcp_delta "$snd" "$ts0" "$ts1" "$tr0" "$tr1"
+	fi
 	decrypt_cpus_read 2>/dev/null
 	dec_total=$CPUS_TOTAL dec_max=$CPUS_MAX dec_cpus=$CPUS_LIST
 	rx_cpus_read 2>/dev/null
@@ -206,7 +238,8 @@ run_iperf() {
 	record type=iperf metric="$name" path="$path" round="$round" file="$file" rc=$rc \
 		rx_a=$((rxa1 - rxa)) rx_b=$((rxb1 - rxb)) wall="$el" \
 		decrypt_total="$dec_total" decrypt_max="$dec_max" decrypt_cpus="$dec_cpus" \
-		veth_rx_total="$CPUS_TOTAL" veth_rx_max="$CPUS_MAX" veth_rx_cpus="$CPUS_LIST"
+		veth_rx_total="$CPUS_TOTAL" veth_rx_max="$CPUS_MAX" veth_rx_cpus="$CPUS_LIST" \
+		softnet_drops=$((sd1 - sd0)) "${TCP_D[@]}"
 	if [ "${lpath:-}" = wgx_nobql ]; then bql_min_set 0; fi
 }
 
@@ -236,7 +269,7 @@ run_latency() {
 # tunnel: inner bytes).  covered=1 when the load was still running after the
 # probes.
 run_loaded() {
-	local path=$1 round=$2 bulk file alive=0 rx0 rx1 t0 el stop try
+	local path=$1 round=$2 bulk file alive=0 rx0 rx1 t0 el stop try ts0 ts1 tr0 tr1
 	file=raw/r$round-$path-bulk_loaded.json
 	path_vars "$path"
 	for try in 1 2 3; do
@@ -249,13 +282,18 @@ run_loaded() {
 		wait "$bulk"
 	done
 	dev_rx_bytes rx0 b "$PV_DEV_B"
+	tcp_stats ts0 a
+	tcp_stats tr0 b
 	t0=$EPOCHREALTIME
 	run_latency loaded "$path" "$round"
 	dev_rx_bytes rx1 b "$PV_DEV_B"
+	tcp_stats ts1 a
+	tcp_stats tr1 b
 	elapsed_s el "$t0"
 	stop_bulk "$bulk"
+	tcp_delta a "$ts0" "$ts1" "$tr0" "$tr1"
 	record type=bulk metric=bulk_loaded path="$path" round="$round" covered="$alive" \
-		rx_bytes=$((rx1 - rx0)) seconds="$el" stop_wall="$stop"
+		rx_bytes=$((rx1 - rx0)) seconds="$el" stop_wall="$stop" "${TCP_D[@]}"
 }
 
 # lane_set STATE — wgx0's priority lane at both ends: off (priority-dscp
@@ -330,7 +368,7 @@ sender_sampler() {
 
 # run_lane LPATH ROUND — the priority lane figure on one of bare, wireguard,
 # wgx_nolane, wgx_lane (the last two: path wgx with its lane off or on), or a
-# receive-scaling wgx path (wgx_pN, wgx_rs: lane on, the default set).
+# receive-scaling wgx path (wgx_pN, wgx_rs, wgx_r0: lane on, the default set).
 # LANE_FLOWS TCP flows a -> b run from LANE_WARMUP s before the probes until
 # after them; the probes are marked LANE_TOS (EF) in both directions: ping
 # -Q, and wgx-bench-rr against the marking server on port 7778.  The bulk's
@@ -339,7 +377,7 @@ sender_sampler() {
 # give the bed check (one outer flow on one CPU).
 run_lane() {
 	local lpath=$1 round=$2 path bulk file alive=0 rx0 rx1 t0 el stop try rc sd0 sd1 qfile lfile
-	local sfile spid
+	local sfile spid ts0 ts1 tr0 tr1
 	local dec_total dec_max dec_cpus
 	path=$lpath
 	bql_param_set 1
@@ -368,6 +406,8 @@ run_lane() {
 	case $path in wgx*) lfile=raw/r$round-$lpath-lane_counters && lane_counters "$WORK/$lfile.0" "$PV_DEV_A" ;; esac
 	dev_rx_bytes rx0 b "$PV_DEV_B"
 	softnet_drops sd0
+	tcp_stats ts0 a
+	tcp_stats tr0 b
 	# Where the probes could wait at the sender, sampled while they run.
 	sfile=raw/r$round-$lpath-lane_sender.txt
 	sender_sampler "$PV_DEV_A" "$WORK/$sfile" &
@@ -388,6 +428,8 @@ run_lane() {
 	wait "$spid" 2>/dev/null
 	dev_rx_bytes rx1 b "$PV_DEV_B"
 	softnet_drops sd1
+	tcp_stats ts1 a
+	tcp_stats tr1 b
 	elapsed_s el "$t0"
 	[ -n "$lfile" ] && lane_counters "$WORK/$lfile.1" "$PV_DEV_A"
 	# Where the bulk queues on the sending side: the qdisc of a's device
@@ -398,12 +440,13 @@ run_lane() {
 	dec_total=$CPUS_TOTAL dec_max=$CPUS_MAX dec_cpus=$CPUS_LIST
 	rx_cpus_read 2>/dev/null
 	stop_bulk "$bulk"
+	tcp_delta a "$ts0" "$ts1" "$tr0" "$tr1"
 	record type=bulk metric=bulk_lane path="$lpath" round="$round" covered="$alive" \
 		rx_bytes=$((rx1 - rx0)) seconds="$el" stop_wall="$stop" \
 		softnet_drops=$((sd1 - sd0)) qdisc_file="$qfile" sender_file="$sfile" \
 		lane_counters_file="$lfile" \
 		decrypt_total="$dec_total" decrypt_max="$dec_max" decrypt_cpus="$dec_cpus" \
-		veth_rx_total="$CPUS_TOTAL" veth_rx_max="$CPUS_MAX" veth_rx_cpus="$CPUS_LIST"
+		veth_rx_total="$CPUS_TOTAL" veth_rx_max="$CPUS_MAX" veth_rx_cpus="$CPUS_LIST" "${TCP_D[@]}"
 	if [ "$lpath" = wgx_nobql ]; then bql_min_set 0; fi
 	if [ "$lpath" = wgx_noinline ]; then lane_inline_set 1; fi
 	bql_param_set 0
@@ -430,10 +473,11 @@ if [ ${#active[@]} -gt 0 ]; then
 				done
 			done
 		done
-		# The other workloads on the main paths only (wgx_pN: TCP only).
+		# The other workloads on the main paths only (wgx_pN, wgx_rs,
+		# wgx_r0: TCP only).
 		main=()
 		for p in "${order[@]}"; do
-			case $p in wgx_p* | wgx_rs) ;; *) main+=("$p") ;; esac
+			case $p in wgx_p* | wgx_rs | wgx_r0) ;; *) main+=("$p") ;; esac
 		done
 		[ -n "$UDP_SIZES" ] && blog "round $round: udp"
 		for size in $UDP_SIZES; do
@@ -469,7 +513,7 @@ if [ ${#active[@]} -gt 0 ]; then
 					# while to come down) is always bare's.
 					[ -z "$TCP_FLOWS" ] && lanes+=(wgx_noinline wgx_nobql)
 					;;
-				wgx_p* | wgx_rs) [ -z "$TCP_FLOWS" ] && lanes+=("$p") ;;
+				wgx_p* | wgx_rs | wgx_r0) [ -z "$TCP_FLOWS" ] && lanes+=("$p") ;;
 				*) lanes+=("$p") ;;
 				esac
 			done
@@ -541,7 +585,7 @@ rot_kind() {
 	blog "rotation: $path, ${ROT_RATE} pkt/s for ${ROT_SECONDS} s, b rotates at ${ROT_BEFORE} s, a told ${ROT_STEP} s later"
 	if ! err=$({ ip link add "$dev" type "$kind" && ip -n b link add "$dev" type "$kind" &&
 		"$tool" set "$dev" private-key "$k/rot-$kind-a.key" listen-port "$pa" \
-			peer "$(<"$k/rot-$kind-b.pub")" endpoint "192.0.2.2:$pb" allowed-ips "$ab/32" &&
+			peer "$(<"$k/rot-$kind-b.pub")" endpoint "$OUTER_B:$pb" allowed-ips "$ab/32" &&
 		n b "$tool" set "$dev" private-key "$k/rot-$kind-b.key" listen-port "$pb" \
 			peer "$(<"$k/rot-$kind-a.pub")" endpoint "192.0.2.1:$pa" allowed-ips "$aa/32" &&
 		printf '%s\n' "addr add $aa/24 dev $dev" "link set $dev mtu $TUNNEL_MTU up" | ip -batch - &&
@@ -589,7 +633,7 @@ rot_kind() {
 	if [ "$kind" = wgx ]; then
 		err=$("$tool" set "$dev" peer "$(<"$k/rot-$kind-b.pub")" public-key "$(<"$k/rot-$kind-b2.pub")" 2>&1)
 	else
-		err=$("$tool" set "$dev" peer "$(<"$k/rot-$kind-b2.pub")" endpoint "192.0.2.2:$pb" \
+		err=$("$tool" set "$dev" peer "$(<"$k/rot-$kind-b2.pub")" endpoint "$OUTER_B:$pb" \
 			allowed-ips "$ab/32" peer "$(<"$k/rot-$kind-b.pub")" remove 2>&1)
 	fi
 	rc_2=$?
@@ -916,7 +960,7 @@ setconf_kind() {
 # Handshakes and configuration: one wgx path stands for all of them.
 tunnels=()
 for p in $PATHS; do
-	case $p in bare | wgx_p* | wgx_rs) ;; *) tunnels+=("$p") ;; esac
+	case $p in bare | wgx_p* | wgx_rs | wgx_r0) ;; *) tunnels+=("$p") ;; esac
 done
 if [ "$HS_PEERS" -gt 0 ]; then
 	for p in "${tunnels[@]}"; do
