@@ -409,6 +409,15 @@ enum wgx_send_result wgx_send_encrypt_and_send(struct sk_buff *skb, bool direct)
 	keypair = wgx_send_get_keypair(peer);
 	if (unlikely(!keypair))
 		goto stage;
+	/*
+	 * Packets staged before the keypair came wait for the handshake's
+	 * flush; one of them may be of this packet's flow.  This one joins
+	 * them, and staging, which sees the keypair, sends them all in order.
+	 */
+	if (unlikely(!skb_queue_empty_lockless(&peer->staged))) {
+		wgx_keypair_put(keypair, false);
+		goto stage;
+	}
 	now = wgx_timers_clock_ns();
 	nonce = atomic64_inc_return(&keypair->sending_counter) - 1;
 	if (unlikely(!wgx_timers_core_keypair_usable(&peer->timer_state, keypair->keys.birth_ns, nonce,
@@ -452,17 +461,17 @@ static struct wgx_txq *wgx_send_local_txq(struct wgx_device *wgx, struct sk_buff
 
 bool wgx_send_staged(struct wgx_peer *peer)
 {
-	struct sk_buff_head list;
 	struct sk_buff *skb;
+	bool any;
 
-	__skb_queue_head_init(&list);
+	/*
+	 * Onto the rings under the staged queue's lock: two flushes (a
+	 * handshake's and a tx worker's) must not interleave, or a later
+	 * packet of a flow could reach its ring before an earlier one.
+	 */
 	spin_lock_bh(&peer->staged.lock);
-	skb_queue_splice_init(&peer->staged, &list);
-	spin_unlock_bh(&peer->staged.lock);
-	if (skb_queue_empty(&list))
-		return false;
-
-	while ((skb = __skb_dequeue(&list)) != NULL) {
+	any = !skb_queue_empty(&peer->staged);
+	while ((skb = __skb_dequeue(&peer->staged)) != NULL) {
 		struct wgx_txq *txq = wgx_send_local_txq(peer->wgx, skb);
 
 		WGX_SKB_CB(skb)->peer = wgx_peer_get(peer);
@@ -474,7 +483,8 @@ bool wgx_send_staged(struct wgx_peer *peer)
 			kfree_skb(skb);
 		}
 	}
-	return true;
+	spin_unlock_bh(&peer->staged.lock);
+	return any;
 }
 
 void wgx_send_keepalive(struct wgx_peer *peer)

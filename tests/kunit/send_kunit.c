@@ -537,6 +537,52 @@ static void wgx_send_stage_flushes_when_keypair_appeared(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kref_read(&f->peer->refcount), 1U);
 }
 
+/*
+ * A keypair arrived while a packet of a flow waited staged, and the next
+ * packet of the same flow reaches the tx worker before the handshake's
+ * flush ran: it must not leave ahead of the staged one.  It joins the staged
+ * queue, which goes to the tx ring in order: the staged packet, then it.
+ */
+static void wgx_send_after_staged_keeps_order(struct kunit *test)
+{
+	struct wgx_send_xmit_fixture *f = test->priv;
+	struct wgx_keypair *kp = wgx_send_test_keypair(test);
+	struct sk_buff *first = wgx_send_test_udp4(test, 10, false);
+	struct sk_buff *second = wgx_send_test_udp4(test, 10, false), *queued;
+
+	wgx_timer_params_init(&f->peer->timer_state.params, 1);
+	first->dev = f->dev;
+	second->dev = f->dev;
+	KUNIT_EXPECT_FALSE(test, wgx_send_stage(f->peer, first));
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&f->peer->staged), 1U);
+
+	kp->keys.birth_ns = wgx_timers_clock_ns();
+	kp->sending_valid = true;
+	kref_init(&kp->refcount);
+	rcu_assign_pointer(f->peer->keypair_current, kp);
+	wgx_peer_get(f->peer);	/* the cb's reference, as the tx worker holds it */
+	memset(WGX_SKB_CB(second), 0, sizeof(struct wgx_skb_cb));
+	WGX_SKB_CB(second)->peer = f->peer;
+	WGX_SKB_CB(second)->mtu = WGX_KUNIT_MTU;
+	KUNIT_EXPECT_EQ(test, wgx_send_encrypt_and_send(second, false), WGX_SEND_GONE);
+
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&f->peer->staged), 0U);
+	queued = ptr_ring_consume_bh(&f->txq->ring);
+	KUNIT_EXPECT_PTR_EQ(test, queued, first);
+	if (queued) {
+		wgx_skb_cb_release(queued);
+		kfree_skb(queued);
+	}
+	queued = ptr_ring_consume_bh(&f->txq->ring);
+	KUNIT_EXPECT_PTR_EQ(test, queued, second);
+	if (queued) {
+		wgx_skb_cb_release(queued);
+		kfree_skb(queued);
+	}
+	RCU_INIT_POINTER(f->peer->keypair_current, NULL);
+	KUNIT_EXPECT_EQ(test, kref_read(&f->peer->refcount), 1U);
+}
+
 /* No keypair, or one that may no longer send: the packet waits, a handshake is due. */
 static void wgx_send_stage_waits_without_keypair(struct kunit *test)
 {
@@ -598,6 +644,7 @@ static struct kunit_case wgx_send_xmit_cases[] = {
 	KUNIT_CASE(wgx_send_xmit_segments_gso_before_encryption),
 	KUNIT_CASE(wgx_send_xmit_drops_keep_references_balanced),
 	KUNIT_CASE(wgx_send_stage_flushes_when_keypair_appeared),
+	KUNIT_CASE(wgx_send_after_staged_keeps_order),
 	KUNIT_CASE(wgx_send_stage_waits_without_keypair),
 	KUNIT_CASE(wgx_send_stage_drops_for_dead_peer),
 	{}
