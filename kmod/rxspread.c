@@ -111,17 +111,6 @@ static void wgx_rxspread_judge(struct wgx_peer *peer)
 	queue_work(system_unbound_wq, &peer->wgx->rx_grow_work);
 }
 
-/*
- * Everything spread has been delivered: nothing on the ordered queue and
- * the NAPI not scheduled (it clears that only after its last delivery and
- * the GRO flush), so a message handled in place now overtakes nothing.
- */
-static bool wgx_rxspread_drained(struct wgx_peer_rx *rx)
-{
-	return skb_queue_empty_lockless(&rx->queue) &&
-	       !test_bit(NAPI_STATE_SCHED, &rx->napi.state);
-}
-
 bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb, bool automatic)
 {
 	struct wgx_device *wgx = peer->wgx;
@@ -136,9 +125,25 @@ bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb, bool autom
 	/* A dead peer's queue is going away (see wgx_peer_shutdown()). */
 	if (!rx || unlikely(READ_ONCE(peer->is_dead)))
 		return false;
-	/* Mode on spreads every peer, whatever a late judgement of auto wrote. */
-	if (automatic && !READ_ONCE(rx->active) && wgx_rxspread_drained(rx))
-		return false;
+	/*
+	 * Not spread now (auto mode; mode on spreads every peer, whatever a
+	 * late judgement of auto wrote): decrypted here, but delivered by the
+	 * peer's NAPI from its ordered queue like a spread message, so a
+	 * switch either way never lets a message overtake another.  We are in
+	 * encap_rcv: @rx lives until we return (synchronize_net() at its end).
+	 */
+	if (automatic && !READ_ONCE(rx->active)) {
+		spin_lock_bh(&rx->queue.lock);
+		if (unlikely(skb_queue_len(&rx->queue) >= WGX_RXSPREAD_PEER_MAX)) {
+			spin_unlock_bh(&rx->queue.lock);
+			goto drop;
+		}
+		__skb_queue_tail(&rx->queue, skb);
+		spin_unlock_bh(&rx->queue.lock);
+		wgx_receive_decrypt_stage(skb);
+		napi_schedule(&rx->napi);
+		return true;
+	}
 	cpu = wgx_rxspread_next_cpu(this_cpu_ptr(wgx->rx_workers));
 	worker = per_cpu_ptr(wgx->rx_workers, cpu);
 

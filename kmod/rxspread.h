@@ -25,13 +25,14 @@
  * machine never spreads.  So a peer that one CPU serves easily pays
  * nothing but two clock reads per message, and a busy one gets every CPU.
  *
- * Order across a switch: a peer goes back to its arriving CPU only once its
- * ordered queue is empty and its NAPI idle (everything spread was
- * delivered), so no later message overtakes one still in a worker.  Going
- * the other way, a message decrypted in place just before the switch may
- * still wait in the arriving CPU's GRO cell while the first spread ones are
- * delivered by the NAPI on another CPU: at most that once per switch, and a
- * switch happens at most once per window.
+ * Order across a switch: once a peer has its queue, every message of it is
+ * delivered by its NAPI from the ordered queue, whether a worker decrypted
+ * it (spread) or the arriving CPU did (not spread now), so switching either
+ * way never lets a message overtake another.  The one switch that can is
+ * the peer's first, from the GRO cells of a peer without a queue to its
+ * NAPI: a message decrypted in place just before it may still wait in the
+ * arriving CPU's GRO cell while the first spread ones are delivered on
+ * another CPU, once in the peer's life.
  *
  * Locking and lifetime: the option changes under device_update_lock.  A
  * peer's struct wgx_peer_rx is made for every peer when the option is
@@ -150,11 +151,11 @@ void wgx_rxspread_peer_uninit(struct wgx_peer *peer, bool flush);
 /**
  * wgx_rxspread_enqueue - queue a transport message (cb filled by the receive
  * path, state pending) for a decrypt worker and its peer's in-order delivery,
- * if its peer is spread (or still has spread messages on their way).  With
+ * if its peer has a queue; in auto mode a peer that is not spread now has
+ * the message decrypted here and delivered through the same queue.  With
  * @automatic (mode auto) the peer's load window is judged first when it is
- * over.  Returns false, owning nothing, when the peer is not spread (no
- * queue, not active and drained, peer dead): the caller then handles @skb
- * itself.  When a queue is full the message is dropped (it could not keep
+ * over.  Returns false, owning nothing, when the peer has no queue (or is
+ * dead): the caller then handles @skb itself.  When a queue is full the message is dropped (it could not keep
  * its place in the order) and true returned.  Softirq.
  */
 bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb, bool automatic);
