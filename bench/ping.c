@@ -20,8 +20,7 @@
  * it spins between a reply and its next probe, calling sched_yield() and a
  * non-blocking recvmsg() in a loop.  Under TCG that took 0.2-0.97 of the
  * guest's two vCPUs during the storm figure's "idle" pings, CPU the
- * handshakes being measured then lacked (docs/performance.md, "Handshake
- * storms").  This prober waits in ppoll() until a reply or its next probe
+ * handshakes being measured then lacked.  This prober waits in ppoll() until a reply or its next probe
  * is due.
  *
  * Needs CAP_NET_RAW (a raw ICMP socket).  Exit status 0 when at least one

@@ -18,7 +18,7 @@
  * queue's byte queue limit (see queueing.h).  Off by default: under qemu TCG
  * (the only bed measured so far) the backlog BQL moves into fq_codel waits
  * longer than CoDel's 5 ms target and CoDel's drops cost a one-port bulk
- * transfer 21-44 % of its goodput (docs/performance.md, "Priority lane"),
+ * transfer 21-44 % of its goodput (docs/performance.md),
  * while it cuts the latency of small messages under bulk 10-25x.  Writable
  * at run time: each skb records whether it was charged (bql_len), so
  * packets in flight across a change are credited exactly as charged.
