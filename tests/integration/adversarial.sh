@@ -184,10 +184,11 @@ test_netlink_fuzz() {
 test_peer_and_key_churn_under_load() {
 	tunnel_setup wgx 4 0
 	ping_ok a 10.0.0.2
-	local secs i=0 port=$TUN_PORT_A key=$KA pub=$KA_pub start psk_args=()
+	local secs i=0 port=$TUN_PORT_A key=$KA pub=$KA_pub start psk_args=() rx0 rx1 rx2 t
 	secs=$(adv_seconds)
 	n b iperf3 -s -D >/dev/null
 	sleep 0.3
+	rx0=$(n b cat /sys/class/net/wgt0/statistics/rx_bytes)
 	# TCP load a -> b for the whole churn, restarted when a change breaks it.
 	(
 		end=$((SECONDS + secs))
@@ -196,6 +197,14 @@ test_peer_and_key_churn_under_load() {
 		done
 	) &
 	local load_pid=$!
+	# The churn starts once the load flows: b's wgt0 received 1 MB of it.
+	for ((t = 0; t < 150; t++)); do
+		rx1=$(n b cat /sys/class/net/wgt0/statistics/rx_bytes)
+		[ $((rx1 - rx0)) -ge 1000000 ] && break
+		sleep 0.1
+	done
+	echo "load before the churn: b's wgt0 received $((rx1 - rx0)) bytes"
+	[ $((rx1 - rx0)) -ge 1000000 ] || fail "the load moved $((rx1 - rx0)) bytes in 15 s before the churn"
 	start=$SECONDS
 	while [ $((SECONDS - start)) -lt "$secs" ]; do
 		case $((i % 5)) in
@@ -238,7 +247,10 @@ test_peer_and_key_churn_under_load() {
 	done
 	wait $load_pid || true
 	pkill -x iperf3 || true
-	echo "$i changes in $((SECONDS - start)) s under load"
+	rx2=$(n b cat /sys/class/net/wgt0/statistics/rx_bytes)
+	echo "$i changes in $((SECONDS - start)) s under load; b's wgt0 received $((rx2 - rx1)) bytes meanwhile"
+	# The load kept running through the churn (restarted when a change broke it).
+	[ $((rx2 - rx1)) -ge 1000000 ] || fail "the load moved only $((rx2 - rx1)) bytes during the churn"
 	# a reads back exactly what the last changes set.
 	local expected=("[Interface]" "ListenPort = $port" "PrivateKey = $key" "MTU = 1420" "" "[Peer]" "PublicKey = $KB_pub")
 	[ ${#psk_args[@]} -eq 0 ] || expected+=("PresharedKey = $(cat /tmp/psk.key)")

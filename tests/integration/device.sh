@@ -1,12 +1,18 @@
 # Integration suite: the wgx net_device and its link kind.
 
+# The device's link kind is what `ip -d link show` reports as its kind (not
+# any "wgx" in the output: the name wgx0 always holds one), and `up` sets
+# IFF_UP among its flags.  (wgx0 lives in the root namespace, which the
+# runner does not clean: deleted at exit whatever happens.)
 test_link_add_show_del() {
+	trap 'ip link del wgx0 2>/dev/null || true' EXIT
 	ip link add wgx0 type wgx
-	ip -d link show wgx0 | grep -q 'wgx'
+	expect_eq "link kind" wgx "$(ip -d -j link show wgx0 | jq -r '.[0].linkinfo.info_kind')"
 	expect_eq mtu 1420 "$(cat /sys/class/net/wgx0/mtu)"
 	expect_eq type 65534 "$(cat /sys/class/net/wgx0/type)" # ARPHRD_NONE
+	expect_eq "UP before up" false "$(ip -j link show wgx0 | jq 'any(.[0].flags[]; . == "UP")')"
 	ip link set wgx0 up
-	ip link show wgx0 | grep -q 'UP'
+	expect_eq "UP after up" true "$(ip -j link show wgx0 | jq 'any(.[0].flags[]; . == "UP")')"
 	ip link del wgx0
 	must_fail ip link show wgx0 2>/dev/null
 }

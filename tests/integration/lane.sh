@@ -78,8 +78,9 @@ lane_stat() {
 # queue's worker; with lane_inline=0 all wait.  Either way no flow may be
 # reordered, and the counters must show which way was taken.
 test_lane_keeps_flow_order() {
-	local i0 i1 l0
-	trap 'echo 1 >/sys/module/wgx/parameters/lane_inline' EXIT
+	local i0 i1 l0 orig
+	orig=$(cat /sys/module/wgx/parameters/lane_inline)
+	trap 'echo '"$orig"' >/sys/module/wgx/parameters/lane_inline' EXIT
 	tunnel_setup wgx
 	ping_ok a 10.0.0.2
 	# fq_codel keeps a flow in one queue whatever its TOS (pfifo_fast's
@@ -183,7 +184,11 @@ bql_sum() {
 # once the load stops, and a down with the rings full (which resets BQL)
 # leaves a device that passes traffic again.
 test_bql_charges_and_credits() {
-	local param=/sys/module/wgx/parameters/bql
+	local param=/sys/module/wgx/parameters/bql orig
+	# Put back whatever happens: a case that fails midway must not leave
+	# bql=1 to the cases after it.
+	orig=$(cat $param)
+	trap 'echo '"$orig"' >'"$param" EXIT
 	tunnel_setup wgx
 	ping_ok a 10.0.0.2
 	expect_eq "bql parameter by default" N "$(cat $param)"
@@ -220,7 +225,6 @@ test_bql_charges_and_credits() {
 	iperf_ok a 10.0.0.2 4
 	sleep 1
 	expect_eq "inflight after up and a load" 0 "$(bql_sum a inflight)"
-	echo 0 >$param
 }
 
 # dev_stat NS DEV FIELD — device counter FIELD of DEV in NS (show --json).

@@ -47,10 +47,48 @@ test_wgx_wgx_four_ports() {
 	[[ $ep =~ ^192\.0\.2\.1:5182[0-3]$ ]] || fail "b's endpoint for a is $ep"
 }
 
+# data_ports_start OUTER — capture in b, on vb, the transport data messages
+# (type 4) that a sends over outer IPv4 or IPv6 (OUTER 4|6): headers only,
+# to a file, so the capture costs little under load.
+data_ports_start() {
+	local filter
+	if [ "$1" = 6 ]; then
+		# No extension headers here: UDP at ip6[40], its payload's type at ip6[48].
+		filter="ip6 src 2001:db8::1 and ip6[6] = 17 and ip6[48] = 4"
+	else
+		filter="src host 192.0.2.1 and udp and udp[8] = 4"
+	fi
+	rm -f /tmp/a-data.pcap
+	capture_start b /tmp/a-data -n -i vb -s 96 -U -w /tmp/a-data.pcap "$filter"
+}
+
+# data_ports_check — end the capture of data_ports_start; a must have sent
+# its transport data from at least 2 of its 4 ports (51820-51823), and from
+# none other.  Each inner flow takes one of the 4 ports by its hash: the 8
+# TCP flows of one iperf3 run (fresh source ports each run) all land on one
+# port with the chance 4 x (1/4)^8 = 1/16384 where the hash spreads them
+# evenly, and both_ways runs two such sets (a -> b, and a's ACKs of b -> a)
+# besides the pings: a working device fails this less than once in 16384
+# runs; a device that sends from one port fails it every time.
+data_ports_check() {
+	local used p
+	capture_stop
+	used=$(tcpdump -n -r /tmp/a-data.pcap 2>/dev/null | awk '{ n = split($3, a, "."); print a[n] }' |
+		sort -nu | tr '\n' ' ')
+	used=${used% }
+	echo "a sent transport data from ports: ${used:-none} ($(tcpdump -n -r /tmp/a-data.pcap 2>/dev/null | wc -l) messages captured)"
+	[ "$(wc -w <<<"$used")" -ge 2 ] || fail "a sent its transport data from ${used:-no port} only"
+	for p in $used; do
+		[ "$p" -ge 51820 ] && [ "$p" -le 51823 ] || fail "a sent from unexpected port $p"
+	done
+}
+
 test_wgx_to_wireguard_four_ports() {
 	tunnel_setup wireguard 4 0
 	listen_ports a 4
+	data_ports_start 4
 	both_ways
+	data_ports_check
 	# wireguard.ko follows our last source port; every one of them reaches us.
 	local ep
 	ep=$(n b wg show wgt0 endpoints | cut -f2)
@@ -60,13 +98,17 @@ test_wgx_to_wireguard_four_ports() {
 test_wgx_to_wireguard_four_ports_outer6() {
 	tunnel_setup wireguard 6 1
 	listen_ports a 4
+	data_ports_start 6
 	both_ways
+	data_ports_check
 }
 
 test_wgx_to_wireguard_go_four_ports() {
 	tunnel_setup wireguard-go 4 0
 	listen_ports a 4
+	data_ports_start 4
 	both_ways
+	data_ports_check
 }
 
 test_port_collision_leaves_device_unchanged() {
@@ -249,29 +291,39 @@ test_rx_spread_decrypts_one_port_on_every_cpu() {
 }
 
 # Order: 8 UDP flows from b (one outer flow) to a with rx-spread on, every
-# flow arrives in order, though the receiver decrypts on every CPU.
+# flow arrives in order, though the receiver decrypts on every CPU.  The
+# receiver's verdict counts (it fails on reordering and when fewer than half
+# of the datagrams arrived), and so does what it received.
 test_rx_spread_keeps_order() {
+	local i recv_pid rc=0 received reordered total=20000
 	tunnel_setup wgx 4 0
 	n a "$WGX_TOOL" set wgt0 rx-spread on
 	ping_ok b 10.0.0.1
-	n a python3 "$WGX_REPO/tests/lib/udp_seq.py" recv 9000 8 20000 60 >/tmp/order &
-	local i
+	n a python3 "$WGX_REPO/tests/lib/udp_seq.py" recv 9000 8 $total 60 >/tmp/order &
+	recv_pid=$!
 	for i in $(seq 100); do grep -q ready /tmp/order && break; sleep 0.1; done
-	n b python3 "$WGX_REPO/tests/lib/udp_seq.py" send 10.0.0.1 9000 8 20000
-	wait
+	grep -q ready /tmp/order || fail "the receiver did not start"
+	n b python3 "$WGX_REPO/tests/lib/udp_seq.py" send 10.0.0.1 9000 8 $total
+	wait "$recv_pid" || rc=$?
 	cat /tmp/order
-	grep -q 'reordered 0 ' /tmp/order || fail "packets of a flow were reordered"
+	read -r _ received _ reordered _ < <(grep '^received ' /tmp/order) || true
+	[ -n "${received:-}" ] || fail "the receiver printed no result (exit status $rc)"
+	[ "$received" -ge $((total / 2)) ] || fail "only $received of $total datagrams arrived"
+	expect_eq "reordered datagrams" 0 "$reordered"
+	expect_eq "the receiver's exit status" 0 "$rc"
 }
 
 # Switching rx-spread on and off while traffic flows loses nothing but the
 # packets in flight, and the tunnel keeps working.
 test_rx_spread_toggled_under_load() {
+	local i load_pid rc=0 bytes err
 	tunnel_setup wgx 4 0
 	ping_ok a 10.0.0.2
 	n b iperf3 -s -D >/dev/null
 	sleep 0.3
-	n a iperf3 -c 10.0.0.2 -P 4 -t 8 -R >/dev/null 2>&1 &
-	local i
+	# b sends, a receives (and toggles): 8 s of 4 TCP flows.
+	n a iperf3 -c 10.0.0.2 -P 4 -t 8 -R -J >/tmp/toggle.json 2>/tmp/toggle.err &
+	load_pid=$!
 	for i in 1 2 3 4; do
 		sleep 1
 		n a "$WGX_TOOL" set wgt0 rx-spread on
@@ -279,7 +331,14 @@ test_rx_spread_toggled_under_load() {
 		n a "$WGX_TOOL" set wgt0 rx-spread off
 	done
 	n a "$WGX_TOOL" set wgt0 rx-spread on
-	wait
+	wait "$load_pid" || rc=$?
+	# iperf3 -J exits 0 even when it fails: its JSON's "error" tells.
+	err=$(jq -r '.error // empty' /tmp/toggle.json 2>/dev/null) || err="no JSON: $(head -c 200 /tmp/toggle.json)"
+	bytes=$(jq '.end.sum_received.bytes // 0' /tmp/toggle.json 2>/dev/null) || bytes=0
+	echo "iperf3 b -> a across the toggles: exit status $rc, ${bytes:-0} bytes received${err:+, error: $err}"
+	[ "$rc" = 0 ] && [ -z "$err" ] || fail "iperf3 failed ($rc): $err $(cat /tmp/toggle.err)"
+	# A 4-flow run of 8 s moves tens of MB here; 1 MB is far below it.
+	[ "${bytes:-0}" -gt 1000000 ] || fail "a received ${bytes:-0} bytes under the toggles"
 	ping_ok a 10.0.0.2
 	# A peer added and removed while it is on.
 	key_pair KC

@@ -509,6 +509,46 @@ test_mtu_and_offloads_visible() {
 	n a ip link show wgx0 | grep -q 'mtu 1380 '
 }
 
+# An MTU the tool takes (68-65535) but the kernel refuses: one above the
+# device's max_mtu (65535 - IPv6 and UDP headers - the message overhead).
+# `set` and `setconf` fail with the kernel's reason, and the device is
+# unchanged: the tool sets the MTU first and sends nothing else after the
+# refusal (here a new listen port; a file that drops a peer).  The maximum
+# itself is taken.
+test_mtu_refused_by_kernel_changes_nothing() {
+	local max out
+	nl_setup
+	nl_baseline_conf "$NL_DIR/base.conf"
+	nl_tool setconf wgx0 "$NL_DIR/base.conf"
+	nl_tool showconf wgx0 >"$NL_DIR/before.conf"
+	expect_eq "MTU before" 1420 "$(n a cat /sys/class/net/wgx0/mtu)"
+	max=$(n a ip -d -j link show wgx0 | jq '.[0].max_mtu')
+	echo "wgx0: max_mtu $max"
+	[ "$max" -ge 1420 ] && [ "$max" -lt 65535 ] || fail "wgx0's max_mtu is $max: no MTU the tool sends is above it"
+	if out=$(nl_tool set wgx0 listen-port 51999 mtu $((max + 1)) 2>&1); then
+		fail "set mtu $((max + 1)) (above max_mtu $max) succeeded: $out"
+	fi
+	echo "set: $out"
+	grep -q "^Unable to modify interface wgx0: unable to set MTU $((max + 1)): .*(Invalid argument)$" <<<"$out" ||
+		fail "set: unexpected error: $out"
+	expect_eq "MTU after the refused set" 1420 "$(n a cat /sys/class/net/wgx0/mtu)"
+	nl_tool showconf wgx0 | diff -u "$NL_DIR/before.conf" - || fail "the refused set changed the device"
+	# The same through a configuration file: the first peer dropped, the MTU too large.
+	awk -v mtu=$((max + 1)) '/^MTU = / { $0 = "MTU = " mtu } /^\[Peer\]/ { p++ } p != 1' \
+		"$NL_DIR/base.conf" >"$NL_DIR/toobig.conf"
+	grep -qx "MTU = $((max + 1))" "$NL_DIR/toobig.conf" || fail "toobig.conf: $(cat "$NL_DIR/toobig.conf")"
+	if out=$(nl_tool setconf wgx0 "$NL_DIR/toobig.conf" 2>&1); then
+		fail "setconf with MTU = $((max + 1)) succeeded: $out"
+	fi
+	echo "setconf: $out"
+	grep -q "^Unable to modify interface wgx0: unable to set MTU $((max + 1)): .*(Invalid argument)$" <<<"$out" ||
+		fail "setconf: unexpected error: $out"
+	expect_eq "MTU after the refused setconf" 1420 "$(n a cat /sys/class/net/wgx0/mtu)"
+	nl_tool showconf wgx0 | diff -u "$NL_DIR/before.conf" - || fail "the refused setconf changed the device"
+	nl_tool set wgx0 mtu "$max"
+	expect_eq "MTU at the maximum" "$max" "$(n a cat /sys/class/net/wgx0/mtu)"
+}
+
 # ---- permissions -------------------------------------------------------------------
 
 # Without CAP_NET_ADMIN nothing can be read (the dump holds the private key)

@@ -43,6 +43,16 @@ prom_value_for() {
 	fail "no series for $q after $secs s (last result: $r)"
 }
 
+# promtool_ok FILE WHAT — FILE holds a Prometheus exposition that promtool
+# accepts.  promtool accepts empty input, so FILE must hold samples too: at
+# least one family (# TYPE) and one sample line.
+promtool_ok() {
+	[ -s "$1" ] || fail "$2: empty output"
+	grep -q '^# TYPE ' "$1" || fail "$2: no metric family: $(head -5 "$1")"
+	grep -q '^[a-zA-Z_:][a-zA-Z0-9_:]*[{ ]' "$1" || fail "$2: no sample: $(head -5 "$1")"
+	promtool check metrics <"$1" || fail "promtool rejects $2"
+}
+
 test_prometheus_scrapes_exporter() {
 	tunnel_setup wgx 4 0
 	ping_ok a 10.0.0.2
@@ -51,7 +61,7 @@ test_prometheus_scrapes_exporter() {
 	wait_http a "http://$EXPORTER_ADDR/metrics" 10
 	# The exporter's own output passes Prometheus's checker too.
 	n a curl -sf "http://$EXPORTER_ADDR/metrics" >"$TEL_DIR/scrape.txt"
-	promtool check metrics <"$TEL_DIR/scrape.txt" || fail "promtool rejects the exporter's output"
+	promtool_ok "$TEL_DIR/scrape.txt" "the exporter's output"
 
 	cat >"$TEL_DIR/prometheus.yml" <<-EOF
 		global:
@@ -88,10 +98,14 @@ test_show_prometheus_top_once_dump() {
 	ping_ok a 10.0.0.2
 	mkdir -p "$TEL_DIR"
 	# node_exporter textfile form, for one interface and for all.
-	n a "$WGX_TOOL" show wgt0 --prometheus >"$TEL_DIR/one.prom"
-	promtool check metrics <"$TEL_DIR/one.prom" || fail "promtool rejects show --prometheus"
-	n a "$WGX_TOOL" show all --prometheus | promtool check metrics ||
-		fail "promtool rejects show all --prometheus"
+	# Each to a file first: the tool's exit status counts, and promtool,
+	# which accepts empty input, gets to see something (promtool_ok).
+	n a "$WGX_TOOL" show wgt0 --prometheus >"$TEL_DIR/one.prom" || fail "show wgt0 --prometheus failed"
+	promtool_ok "$TEL_DIR/one.prom" "show wgt0 --prometheus"
+	n a "$WGX_TOOL" show all --prometheus >"$TEL_DIR/all.prom" || fail "show all --prometheus failed"
+	promtool_ok "$TEL_DIR/all.prom" "show all --prometheus"
+	grep -q "^wireguard_received_bytes_total{interface=\"wgt0\",public_key=\"$KB_pub\"" "$TEL_DIR/all.prom" ||
+		fail "show all --prometheus lacks wgt0's peer: $(head -20 "$TEL_DIR/all.prom")"
 	grep -q "^wireguard_received_bytes_total{interface=\"wgt0\",public_key=\"$KB_pub\",allowed_ips=\"10.0.0.2/32,fd00::2/128\"} [1-9]" \
 		"$TEL_DIR/one.prom" || fail "no received bytes for the peer: $(head -20 "$TEL_DIR/one.prom")"
 	grep -q '^# TYPE wgx_peer_rx_packets_total counter$' "$TEL_DIR/one.prom" ||
@@ -100,9 +114,9 @@ test_show_prometheus_top_once_dump() {
 
 	# top --once while traffic flows: the peer, with rates, and no terminal codes.
 	n a ping -q -c 40 -i 0.05 10.0.0.2 >/dev/null &
-	local out line
+	local out line ping_pid=$!
 	out=$(n a "$WGX_TOOL" top --once --sort rx wgt0)
-	wait
+	wait "$ping_pid" || fail "the pings during top --once got no reply"
 	echo "$out"
 	case "$out" in *$'\x1b'*) fail "terminal control codes in top --once" ;; esac
 	expect_eq header INTERFACE "$(echo "$out" | head -1 | awk '{print $1}')"

@@ -167,8 +167,13 @@ test_private_key_change() {
 
 test_rekey_keeps_traffic() {
 	# Protocol timers scaled down 30x (test-only module parameter): REKEY_AFTER_TIME = 4 s.
+	# timer_scale is fixed at load: whatever happens, the case ends with the
+	# module reloaded with its defaults (the runner reloads only a missing
+	# module, and later cases would run with the timers scaled).
+	trap 'netns_cleanup; rmmod wgx 2>/dev/null; insmod "$WGX_MODULE_KO"' EXIT
 	rmmod wgx
 	insmod "$WGX_MODULE_KO" timer_scale=30
+	expect_eq "timer_scale" 30 "$(cat /sys/module/wgx/parameters/timer_scale)"
 	tunnel_setup wireguard 4 0
 	ping_ok a 10.0.0.2
 	local first received
@@ -179,18 +184,37 @@ test_rekey_keeps_traffic() {
 	[ "$received" -ge 38 ] || fail "traffic lost across rekey: $received/40"
 }
 
-# load — iperf3 from a to b in the background for up to 20 s.
+# LOAD_MIN_BYTES: what b's wgt0 must have received of the load before the
+# teardown step (a few tenths of a second of a 4-flow transfer under TCG).
+LOAD_MIN_BYTES=1000000
+
+# load — iperf3 from a to b in the background for up to 20 s; returns once
+# the load demonstrably flows: b's wgt0 has received LOAD_MIN_BYTES more
+# than before it (at most 15 s), and the client still runs, so the teardown
+# step that follows happens under load.  The client's pid is LOAD_PID.
 load() {
+	local i rx
 	n b iperf3 -s -D >/dev/null
 	sleep 0.3
-	n a iperf3 -c 10.0.0.2 -P 4 -t 20 >/dev/null 2>&1 &
-	sleep 2
+	LOAD_RX0=$(wgt0_stat b rx_bytes)
+	ip netns exec a iperf3 -c 10.0.0.2 -P 4 -t 20 >/dev/null 2>&1 &
+	LOAD_PID=$!
+	for ((i = 0; i < 150; i++)); do
+		rx=$(wgt0_stat b rx_bytes)
+		[ $((rx - LOAD_RX0)) -ge $LOAD_MIN_BYTES ] && break
+		kill -0 "$LOAD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "load: b's wgt0 received $((rx - LOAD_RX0)) bytes before the teardown step"
+	kill -0 "$LOAD_PID" 2>/dev/null || fail "the load ended before the teardown step"
+	[ $((rx - LOAD_RX0)) -ge $LOAD_MIN_BYTES ] ||
+		fail "the load moved $((rx - LOAD_RX0)) bytes in 15 s (at least $LOAD_MIN_BYTES expected)"
 }
 
 # unload — stop the load (it cannot finish once the tunnel is gone).
 unload() {
-	pkill iperf3 || true
-	wait || true
+	pkill -x iperf3 || true
+	wait "$LOAD_PID" 2>/dev/null || true
 }
 
 # One TCP flow through a forwarding hop arrives in order, both ways, with

@@ -24,7 +24,15 @@ FMT = "!II"
 
 def recv(port, flows, total, timeout):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+    # A receive buffer for the whole burst: a slow receiver (a TCG guest)
+    # otherwise drops at its own socket (RcvbufErrors) what the tunnel
+    # delivered.  SO_RCVBUF is capped by net.core.rmem_max (208 KB by
+    # default); root (CAP_NET_ADMIN) goes past it with SO_RCVBUFFORCE (33 on
+    # Linux; not every Python names it).
+    try:
+        s.setsockopt(socket.SOL_SOCKET, getattr(socket, "SO_RCVBUFFORCE", 33), 64 << 20)
+    except PermissionError:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
     s.bind(("0.0.0.0", port))
     print("ready", flush=True)
     highest = [-1] * flows
