@@ -509,6 +509,22 @@ test_mtu_and_offloads_visible() {
 	n a ip link show wgx0 | grep -q 'mtu 1380 '
 }
 
+# mtu_refused WHAT MTU TOOL-ARGS... — `wgx TOOL-ARGS...` (WHAT names it) asks
+# for MTU, above wgx0's max_mtu: it must fail with the kernel's refusal
+# named, and leave the MTU at 1420 and the configuration as before.conf.
+mtu_refused() {
+	local what=$1 mtu=$2 out
+	shift 2
+	if out=$(nl_tool "$@" 2>&1); then
+		fail "$what with MTU $mtu (above max_mtu) succeeded: $out"
+	fi
+	echo "$what: $out"
+	grep -q "^Unable to modify interface wgx0: unable to set MTU $mtu: .*(Invalid argument)$" <<<"$out" ||
+		fail "$what: unexpected error: $out"
+	expect_eq "MTU after the refused $what" 1420 "$(n a cat /sys/class/net/wgx0/mtu)"
+	nl_tool showconf wgx0 | diff -u "$NL_DIR/before.conf" - || fail "the refused $what changed the device"
+}
+
 # An MTU the tool takes (68-65535) but the kernel refuses: one above the
 # device's max_mtu (65535 - IPv6 and UDP headers - the message overhead).
 # `set` and `setconf` fail with the kernel's reason, and the device is
@@ -516,7 +532,7 @@ test_mtu_and_offloads_visible() {
 # refusal (here a new listen port; a file that drops a peer).  The maximum
 # itself is taken.
 test_mtu_refused_by_kernel_changes_nothing() {
-	local max out
+	local max
 	nl_setup
 	nl_baseline_conf "$NL_DIR/base.conf"
 	nl_tool setconf wgx0 "$NL_DIR/base.conf"
@@ -525,26 +541,12 @@ test_mtu_refused_by_kernel_changes_nothing() {
 	max=$(n a ip -d -j link show wgx0 | jq '.[0].max_mtu')
 	echo "wgx0: max_mtu $max"
 	[ "$max" -ge 1420 ] && [ "$max" -lt 65535 ] || fail "wgx0's max_mtu is $max: no MTU the tool sends is above it"
-	if out=$(nl_tool set wgx0 listen-port 51999 mtu $((max + 1)) 2>&1); then
-		fail "set mtu $((max + 1)) (above max_mtu $max) succeeded: $out"
-	fi
-	echo "set: $out"
-	grep -q "^Unable to modify interface wgx0: unable to set MTU $((max + 1)): .*(Invalid argument)$" <<<"$out" ||
-		fail "set: unexpected error: $out"
-	expect_eq "MTU after the refused set" 1420 "$(n a cat /sys/class/net/wgx0/mtu)"
-	nl_tool showconf wgx0 | diff -u "$NL_DIR/before.conf" - || fail "the refused set changed the device"
+	mtu_refused set "$((max + 1))" set wgx0 listen-port 51999 mtu $((max + 1))
 	# The same through a configuration file: the first peer dropped, the MTU too large.
 	awk -v mtu=$((max + 1)) '/^MTU = / { $0 = "MTU = " mtu } /^\[Peer\]/ { p++ } p != 1' \
 		"$NL_DIR/base.conf" >"$NL_DIR/toobig.conf"
 	grep -qx "MTU = $((max + 1))" "$NL_DIR/toobig.conf" || fail "toobig.conf: $(cat "$NL_DIR/toobig.conf")"
-	if out=$(nl_tool setconf wgx0 "$NL_DIR/toobig.conf" 2>&1); then
-		fail "setconf with MTU = $((max + 1)) succeeded: $out"
-	fi
-	echo "setconf: $out"
-	grep -q "^Unable to modify interface wgx0: unable to set MTU $((max + 1)): .*(Invalid argument)$" <<<"$out" ||
-		fail "setconf: unexpected error: $out"
-	expect_eq "MTU after the refused setconf" 1420 "$(n a cat /sys/class/net/wgx0/mtu)"
-	nl_tool showconf wgx0 | diff -u "$NL_DIR/before.conf" - || fail "the refused setconf changed the device"
+	mtu_refused setconf "$((max + 1))" setconf wgx0 "$NL_DIR/toobig.conf"
 	nl_tool set wgx0 mtu "$max"
 	expect_eq "MTU at the maximum" "$max" "$(n a cat /sys/class/net/wgx0/mtu)"
 }
