@@ -30,6 +30,8 @@ enum wgx_rx_state {
  * @nonce: the message's counter (set by the decrypt stage).
  * @message_len: UDP payload length (bytes) as received, for the counters.
  * @state: enum wgx_rx_state; written with release by the decrypt stage.
+ * @queued_ns: when it joined its peer's ordered queue (rxspread.c; ns,
+ *             ktime_get_mono_fast_ns()).
  * @outer_ds: outer DSCP/ECN byte, for ECN decapsulation.
  */
 struct wgx_rx_cb {
@@ -38,6 +40,7 @@ struct wgx_rx_cb {
 	u64 nonce;
 	unsigned int message_len;
 	atomic_t state;
+	u64 queued_ns;
 	u8 outer_ds;
 };
 

@@ -111,6 +111,32 @@ static void wgx_rxspread_judge(struct wgx_peer *peer)
 	queue_work(system_unbound_wq, &peer->wgx->rx_grow_work);
 }
 
+/*
+ * Whether @skb may join @rx's ordered queue: not when the queue is full, nor
+ * when the queue's delay control drops it (a message longer than
+ * WGX_RXSPREAD_SMALL, while the head has stood too long).  Stamps its
+ * arrival.  Under the queue's lock.
+ */
+static bool wgx_rxspread_admit(struct wgx_peer_rx *rx, struct sk_buff *skb)
+{
+	unsigned int queued = skb_queue_len(&rx->queue);
+	u64 now = ktime_get_mono_fast_ns();
+	struct sk_buff *head;
+
+	WGX_RX_CB(skb)->queued_ns = now;
+	if (unlikely(queued >= WGX_RXSPREAD_PEER_MAX))
+		return false;
+	/* The message is the header, the padded plaintext and the tag. */
+	if (WGX_RX_CB(skb)->message_len <= WGX_RXSPREAD_SMALL + WGX_MSG_TRANSPORT_MIN_LEN)
+		return true;
+	head = skb_peek(&rx->queue);
+	if (likely(!wgx_rxspread_delay_drop(&rx->delay, now,
+					    head ? now - WGX_RX_CB(head)->queued_ns : 0, queued)))
+		return true;
+	wgx_device_stats_inc(rx->peer->wgx, WGX_DEVICE_STAT_RX_DROP_DELAY);
+	return false;
+}
+
 bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb, bool automatic)
 {
 	struct wgx_device *wgx = peer->wgx;
@@ -134,7 +160,7 @@ bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb, bool autom
 	 */
 	if (automatic && !READ_ONCE(rx->active)) {
 		spin_lock_bh(&rx->queue.lock);
-		if (unlikely(skb_queue_len(&rx->queue) >= WGX_RXSPREAD_PEER_MAX)) {
+		if (unlikely(!wgx_rxspread_admit(rx, skb))) {
 			spin_unlock_bh(&rx->queue.lock);
 			goto drop;
 		}
@@ -148,7 +174,7 @@ bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb, bool autom
 	worker = per_cpu_ptr(wgx->rx_workers, cpu);
 
 	spin_lock_bh(&rx->queue.lock);
-	if (unlikely(skb_queue_len(&rx->queue) >= WGX_RXSPREAD_PEER_MAX)) {
+	if (unlikely(!wgx_rxspread_admit(rx, skb))) {
 		spin_unlock_bh(&rx->queue.lock);
 		goto drop;
 	}

@@ -47,6 +47,8 @@
 #define WGX_RXSPREAD_H
 
 #include <linux/atomic.h>
+#include <linux/math.h>
+#include <linux/math64.h>
 #include <linux/netdevice.h>
 #include <linux/ptr_ring.h>
 #include <linux/time64.h>
@@ -64,16 +66,100 @@ enum {
 /* The auto mode's load window (ns): a peer's decrypt time is judged per window. */
 #define WGX_RXSPREAD_WINDOW_NS (100 * NSEC_PER_MSEC)
 
+/*
+ * Delay control of a peer's ordered queue: CoDel's target and interval
+ * (RFC 8289 section 4.2, the values fq_codel uses).  A queue whose head has
+ * waited longer than the target for a whole interval drops arriving
+ * messages at CoDel's rate until it is back below.
+ */
+#define WGX_RXSPREAD_TARGET_NS (5 * NSEC_PER_MSEC)
+#define WGX_RXSPREAD_INTERVAL_NS (100 * NSEC_PER_MSEC)
+/*
+ * Messages whose plaintext is at most this long (bytes: the priority lane's
+ * small packets, TCP ACKs, pings, keepalives) are never dropped for delay:
+ * dropping them would not drain the queue, and they are what waits.
+ */
+#define WGX_RXSPREAD_SMALL 256
+
+/**
+ * struct wgx_rxspread_delay - CoDel's state for one ordered queue.
+ * @first_above: when the head's wait may be judged standing (ns; the first
+ *               arrival that saw it above target, plus an interval); 0 below.
+ * @drop_next: when the next drop is due while dropping (ns).
+ * @count: drops in this dropping state; @lastcount: at its start.
+ * @dropping: in the dropping state.
+ */
+struct wgx_rxspread_delay {
+	u64 first_above;
+	u64 drop_next;
+	u32 count;
+	u32 lastcount;
+	bool dropping;
+};
+
+/* CoDel's control law: the interval shrinks with the square root of the drops. */
+static inline u64 wgx_rxspread_delay_next(u64 t, u32 count)
+{
+	/* int_sqrt(count << 16) is 256 * sqrt(count). */
+	return t + div64_ul((u64)WGX_RXSPREAD_INTERVAL_NS << 8, int_sqrt((unsigned long)count << 16));
+}
+
+/**
+ * wgx_rxspread_delay_drop - CoDel's drop decision (RFC 8289), taken when a
+ * droppable message arrives instead of when the head leaves: a spread
+ * queue's head is often still being decrypted, and a dequeue that finds
+ * nothing ready must not read as an empty queue.  @now (ns); @sojourn_ns:
+ * how long the queue's head has waited; @queued: messages queued.  Returns
+ * true when the arriving message is to be dropped.  Pure except for @d;
+ * the caller serialises calls (the queue's lock).
+ */
+static inline bool wgx_rxspread_delay_drop(struct wgx_rxspread_delay *d, u64 now,
+					   u64 sojourn_ns, unsigned int queued)
+{
+	u32 delta;
+
+	if (sojourn_ns < WGX_RXSPREAD_TARGET_NS || queued < 2) {
+		d->first_above = 0;
+		d->dropping = false;
+		return false;
+	}
+	if (!d->first_above) {
+		d->first_above = now + WGX_RXSPREAD_INTERVAL_NS;
+		return false;
+	}
+	if (d->dropping) {
+		if (now < d->drop_next)
+			return false;
+		d->count++;
+		d->drop_next = wgx_rxspread_delay_next(d->drop_next, d->count);
+		return true;
+	}
+	if (now < d->first_above)
+		return false;
+	/* Back above soon after the last dropping state: resume near its rate. */
+	delta = d->count - d->lastcount;
+	if (delta > 1 && now - d->drop_next < 16 * WGX_RXSPREAD_INTERVAL_NS)
+		d->count = delta;
+	else
+		d->count = 1;
+	d->lastcount = d->count;
+	d->dropping = true;
+	d->drop_next = wgx_rxspread_delay_next(now, d->count);
+	return true;
+}
+
 /**
  * struct wgx_peer_rx - a peer's ordered queue and the NAPI that delivers from it.
  * @active: in auto mode, arriving messages are spread (mode on spreads
- *          every peer with a queue regardless).  Written under
+ *          every peer with a queue regardless).
+ * @delay: the queue's delay control (under the queue's lock).  Written under
  *          device_update_lock or by the CPU closing a load window; read
  *          locklessly.
  */
 struct wgx_peer_rx {
 	struct napi_struct napi;
 	struct sk_buff_head queue;
+	struct wgx_rxspread_delay delay;
 	struct wgx_peer *peer;
 	bool active;
 	struct rcu_head rcu;

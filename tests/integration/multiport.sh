@@ -263,6 +263,41 @@ test_auto_spreads_a_busy_one_port_peer() {
 	done
 }
 
+# The ordered queue of a spread peer does not stand at its limit: a 16-flow
+# bulk transfer that outruns decryption (16 flows b -> a, rx-spread on at a)
+# meets CoDel's drops on arrival (rx_drop_delay), while small messages are
+# never dropped for delay: b's pings to a, which join the same queue, get
+# their replies, and the bulk goes on.
+test_spread_queue_drops_bulk_for_delay() {
+	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
+	local d0 d1 r0 r1 lost pings=200
+	declare -A TCPC
+	tunnel_setup wgx 4 0
+	nic_like a va
+	nic_like b vb
+	n a "$WGX_TOOL" set wgt0 rx-spread on
+	ping_ok a 10.0.0.2
+	d0=$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].stats.rx_drop_delay')
+	tcp_counters b
+	r0=${TCPC[RetransSegs]}
+	n a iperf3 -s -1 -D -I /tmp/iperf3-a.pid >/dev/null
+	sleep 0.3
+	n b iperf3 -c 10.0.0.1 -P 16 -t 6 -J >/tmp/bulk.json &
+	sleep 1
+	# Small messages into the same queue while it stands: b's pings to a.
+	lost=$(n b ping -q -n -c $pings -i 0.02 -W 2 10.0.0.1 | sed -n 's/.* \([0-9]*\)% packet loss.*/\1/p')
+	wait
+	d1=$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].stats.rx_drop_delay')
+	tcp_counters b
+	r1=${TCPC[RetransSegs]}
+	echo "delay drops $((d1 - d0)), bulk retransmissions $((r1 - r0)), pings lost ${lost}%," \
+		"bulk received $(jq '.end.sum_received.bytes' /tmp/bulk.json) bytes"
+	[ "$((d1 - d0))" -gt 0 ] || fail "a standing queue under 16 flows, yet no delay drop"
+	[ "$((r1 - r0))" -gt 0 ] || fail "delay drops, yet the bulk retransmitted nothing"
+	[ "$(jq '.end.sum_received.bytes' /tmp/bulk.json)" -gt 1000000 ] || fail "the bulk stalled"
+	[ "${lost:-100}" -le 5 ] || fail "${lost}% of the pings lost"
+}
+
 # With rx-spread on, the transport data of a peer that sends from one UDP
 # port (here the in-tree module) is decrypted on every CPU of the receiver,
 # though the NIC-like bed delivers all of it to one.

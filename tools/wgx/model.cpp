@@ -179,6 +179,8 @@ const std::vector<StatInfo> kDeviceStats = {
     {WGX_DEVICE_STATS_A_TX_LANE, "tx_lane", K::Counter, "Priority packets queued on a tx queue's priority lane"},
     {WGX_DEVICE_STATS_A_TX_LANE_INLINE, "tx_lane_inline", K::Counter,
      "Priority packets sent at once by the transmit path, their lane empty"},
+    {WGX_DEVICE_STATS_A_RX_DROP_DELAY, "rx_drop_delay", K::Counter,
+     "Transport data dropped on arrival: its peer's receive queue stood longer than the delay target"},
 };
 
 const StatInfo *find_stat(const std::vector<StatInfo> &table, std::uint16_t attr)

@@ -646,7 +646,11 @@ enum wgx_device_stats_attribute {
 						 *    sent at once by ndo_start_xmit, the
 						 *    lane empty (module parameter
 						 *    lane_inline) */
-	/* numbers 15..63 reserved for future per-device counters */
+	WGX_DEVICE_STATS_A_RX_DROP_DELAY,	/* 15, may be absent: transport data
+						 *    dropped on arrival because its peer's
+						 *    receive queue stood longer than the
+						 *    delay target (CoDel, RFC 8289) */
+	/* numbers 16..63 reserved for future per-device counters */
 	__WGX_DEVICE_STATS_A_LAST
 };
 #define WGX_DEVICE_STATS_A_MAX (__WGX_DEVICE_STATS_A_LAST - 1)
