@@ -12,6 +12,8 @@
 #include <linux/udp.h>
 #include <net/icmp.h>
 #include <net/dst.h>
+#include <net/ip.h>
+#include <net/ip6_fib.h>
 #include <net/sock.h>
 #include <uapi/linux/wgx.h>
 
@@ -126,6 +128,27 @@ refuse:
 	net_dbg_ratelimited("%s: ICMP path MTU %u ignored (reason %d)\n", wgx->dev->name, mtu,
 			    verdict);
 	return 1;
+}
+
+u32 wgx_pmtu_route_mtu(const struct dst_entry *dst)
+{
+	u32 mtu = 0;
+
+	/* IPv4 keeps exceptions apart (rt_pmtu); an IPv6 exception is a clone (RTF_CACHE). */
+	if (dst->ops->family == AF_INET ||
+	    (dst->ops->family == AF_INET6 && !(((const struct rt6_info *)dst)->rt6i_flags & RTF_CACHE)))
+		mtu = dst_metric_raw(dst, RTAX_MTU);
+	return mtu ?: READ_ONCE(dst->dev->mtu);
+}
+
+void wgx_pmtu_sock_init(struct sock *sk)
+{
+	if (sk->sk_family == AF_INET)
+		ip_sock_set_mtu_discover(sk, IP_PMTUDISC_INTERFACE);
+#if IS_ENABLED(CONFIG_IPV6)
+	else if (sk->sk_family == AF_INET6)
+		inet6_sk(sk)->pmtudisc = IPV6_PMTUDISC_INTERFACE;
+#endif
 }
 
 /* The ICMP-learned MTU while it is fresh, else 0. */

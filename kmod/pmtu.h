@@ -38,6 +38,7 @@
 #include <linux/jiffies.h>
 #include <linux/types.h>
 
+struct dst_entry;
 struct sk_buff;
 struct sock;
 struct wgx_peer;
@@ -160,6 +161,22 @@ static inline void wgx_pmtu_received(struct wgx_pmtu *p)
 	if (READ_ONCE(p->rx_at) != now)
 		WRITE_ONCE(p->rx_at, now);
 }
+
+/**
+ * wgx_pmtu_route_mtu - the MTU of the outer route @dst (bytes) as configured
+ * (a route's mtu, else its device's), without the route exceptions the
+ * kernel learns from ICMP: udp_err() records one for any ICMP that quotes a
+ * UDP packet, forged or not, before a socket sees it.  Any context.
+ */
+u32 wgx_pmtu_route_mtu(const struct dst_entry *dst);
+
+/**
+ * wgx_pmtu_sock_init - make the encapsulation socket @sk (IPv4 or IPv6)
+ * size its packets by the device MTU, not by route exceptions, and leave
+ * ICMP for its flows to wgx_pmtu_icmp_lookup() (IP_PMTUDISC_INTERFACE).
+ * Process context, before the socket is used.
+ */
+void wgx_pmtu_sock_init(struct sock *sk);
 
 /** wgx_pmtu_learn - an accepted ICMP names @mtu (bytes) for the peer's path, at jiffies @now. */
 void wgx_pmtu_learn(struct wgx_pmtu *p, u32 mtu, unsigned long now);

@@ -167,7 +167,7 @@ static int wgx_send4(struct wgx_device *wgx, struct sk_buff *skb, struct wgx_end
 		goto out;
 	}
 
-	*route_mtu = dst_mtu(&rt->dst);
+	*route_mtu = wgx_pmtu_route_mtu(&rt->dst);
 	skb->ignore_df = !df;
 	udp_tunnel_xmit_skb(rt, sock, skb, fl.saddr, fl.daddr, ds, ip4_dst_hoplimit(&rt->dst),
 			    df ? htons(IP_DF) : 0, fl.fl4_sport, fl.fl4_dport, false, false);
@@ -237,7 +237,7 @@ static int wgx_send6(struct wgx_device *wgx, struct sk_buff *skb, struct wgx_end
 		goto out;
 	}
 
-	*route_mtu = dst_mtu(dst);
+	*route_mtu = wgx_pmtu_route_mtu(dst);
 	skb->ignore_df = !df;
 	udp_tunnel6_xmit_skb(dst, sock, skb, skb->dev, &fl.saddr, &fl.daddr, ds,
 			     ip6_dst_hoplimit(dst), 0, fl.fl6_sport, fl.fl6_dport, false);
@@ -568,6 +568,7 @@ static void wgx_set_sock_opts(struct socket *sock)
 	sock->sk->sk_allocation = GFP_ATOMIC;
 	sock->sk->sk_sndbuf = INT_MAX;
 	sk_set_memalloc(sock->sk);
+	wgx_pmtu_sock_init(sock->sk);
 }
 
 /* An IPv4 and, when IPv6 is up, an IPv6 socket bound to @port (0 = any free one). */
