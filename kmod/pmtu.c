@@ -17,6 +17,7 @@
 #include <net/sock.h>
 #include <uapi/linux/wgx.h>
 
+#include "compat.h"
 #include "device.h"
 #include "peer.h"
 #include "pmtu.h"
