@@ -146,3 +146,29 @@ test_forged_icmp() {
 	expect_eq "ICMP ignored" $((ig0 + 5)) "$(mtu_dev_stat a pmtu_icmp_ignored)"
 	ping_ok a 10.0.0.2
 }
+
+# snmp6 NS FIELD — one counter of NS's /proc/net/snmp6.
+snmp6() {
+	n "$1" awk -v f="$2" '$1 == f { print $2 }' /proc/net/snmp6
+}
+
+# Outer IPv6: routers never fragment; r answers "packet too big".
+test_wgx_outer6_packet_too_big() {
+	local f0 out
+	TUN_ROUTED=1 tunnel_setup wgx 6 0
+	n r ip link set rb mtu 1400
+	n b ip link set vb mtu 1400
+	ping_ok a 10.0.0.2
+	f0=$(($(snmp6 a Ip6FragCreates) + $(snmp6 b Ip6ReasmReqds)))
+	expect_eq "path mtu before" 1500 "$(mtu_peer a path_mtu)"
+	wait_peer a path_mtu_source icmp big_ping
+	expect_eq "path mtu" 1400 "$(mtu_peer a path_mtu)"
+	# 1400 - 40 (IPv6) - 8 - 32.
+	if out=$(n a ping -M do -s 1392 -c 1 -W 2 10.0.0.2 2>&1); then
+		fail "a DF ping of 1420 bytes got through a 1400-byte path: $out"
+	fi
+	grep -Eq "mtu ?= ?1320\b" <<<"$out" || fail "no error naming mtu 1320: $out"
+	n a ping -M do -s 1292 -c 2 -W 3 10.0.0.2 >/dev/null || fail "a DF ping of 1320 bytes did not arrive"
+	iperf_ok a 10.0.0.2 1
+	expect_eq "outer fragments" 0 $(($(snmp6 a Ip6FragCreates) + $(snmp6 b Ip6ReasmReqds) - f0))
+}
