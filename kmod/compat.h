@@ -17,7 +17,10 @@
 #include <generated/utsrelease.h>
 #include <linux/version.h>
 #include <net/genetlink.h>
-/* skb_gso_segment(): <linux/netdevice.h> until 6.3, <net/gso.h> from 6.4 on. */
+/*
+ * skb_gso_segment(), skb_gso_validate_network_len(): <linux/netdevice.h> and
+ * <linux/skbuff.h> until 6.3, <net/gso.h> from 6.4 on.
+ */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
 #include <net/gso.h>
 #endif

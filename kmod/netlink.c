@@ -119,6 +119,8 @@ static const struct nla_policy wgx_peer_policy[WGX_PEER_A_MAX + 1] = {
 	[WGX_PEER_A_STATS]		= { .type = NLA_NESTED },
 	[WGX_PEER_A_NEW_PUBLIC_KEY]	= WGX_NL_KEY_POLICY,
 	[WGX_PEER_A_SESSION_KEYS]	= { .type = NLA_U32 },	/* read-only, ignored */
+	[WGX_PEER_A_PATH_MTU]		= { .type = NLA_U32 },	/* read-only, ignored */
+	[WGX_PEER_A_PATH_MTU_SOURCE]	= { .type = NLA_U32 },	/* read-only, ignored */
 };
 
 static const struct nla_policy wgx_device_policy[WGX_DEVICE_A_MAX + 1] = {

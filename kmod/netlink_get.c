@@ -66,6 +66,9 @@ static const struct {
 	{ WGX_PEER_STATS_A_RX_REORDERED, WGX_PEER_STAT_RX_REORDERED },
 	{ WGX_PEER_STATS_A_HANDSHAKES_PACED, WGX_PEER_STAT_HANDSHAKES_PACED },
 	{ WGX_PEER_STATS_A_HANDSHAKES_PREVIOUS_KEY, WGX_PEER_STAT_HANDSHAKES_PREVIOUS_KEY },
+	{ WGX_PEER_STATS_A_PMTU_ICMP, WGX_PEER_STAT_PMTU_ICMP },
+	{ WGX_PEER_STATS_A_TX_DROP_TOO_BIG, WGX_PEER_STAT_TX_DROP_TOO_BIG },
+	{ WGX_PEER_STATS_A_PMTU_BLACKHOLES, WGX_PEER_STAT_PMTU_BLACKHOLES },
 };
 
 static const struct {
@@ -87,6 +90,7 @@ static const struct {
 	{ WGX_DEVICE_STATS_A_TX_LANE, WGX_DEVICE_STAT_TX_LANE },
 	{ WGX_DEVICE_STATS_A_TX_LANE_INLINE, WGX_DEVICE_STAT_TX_LANE_INLINE },
 	{ WGX_DEVICE_STATS_A_RX_DROP_DELAY, WGX_DEVICE_STAT_RX_DROP_DELAY },
+	{ WGX_DEVICE_STATS_A_PMTU_ICMP_IGNORED, WGX_DEVICE_STAT_PMTU_ICMP_IGNORED },
 };
 
 /*
@@ -158,9 +162,10 @@ static int wgx_nl_get_start(struct netlink_callback *cb, const struct wgx_nl_fla
 	 * counters 30 and 31, HANDSHAKES_PACED (34) and HANDSHAKES_PREVIOUS_KEY (35); the handshake RTT
 	 * gauges 21..24 and the passive TCP RTT gauges 25..29 once sampled,
 	 * the TCP retransmission counters 32 and 33 while the TCP samplers are
-	 * on (wgx_nl_put_peer_rtt()).  Every device counter 1..14.
+	 * on (wgx_nl_put_peer_rtt()), and the path MTU counters 36..38.
+	 * Every device counter 1..15.
 	 */
-	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_peer_stats) != WGX_PEER_STATS_A_KEEPALIVES_RX + 4);
+	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_peer_stats) != WGX_PEER_STATS_A_KEEPALIVES_RX + 7);
 	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_device_stats) != WGX_DEVICE_STATS_A_MAX);
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->wireguard = flavour->wireguard;
@@ -409,6 +414,20 @@ static int wgx_nl_put_session_keys(struct sk_buff *skb, struct wgx_peer *peer)
 	return nla_put_u32(skb, WGX_PEER_A_SESSION_KEYS, flags);
 }
 
+/* WGX_PEER_A_PATH_MTU and its source (both absent while unknown). */
+static int wgx_nl_put_path_mtu(struct sk_buff *skb, struct wgx_peer *peer)
+{
+	unsigned long now = jiffies;
+	u32 mtu = wgx_pmtu_outer(&peer->pmtu, now);
+
+	if (!mtu)
+		return 0;
+	if (nla_put_u32(skb, WGX_PEER_A_PATH_MTU, mtu) ||
+	    nla_put_u32(skb, WGX_PEER_A_PATH_MTU_SOURCE, wgx_pmtu_source(&peer->pmtu, now)))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /*
  * Everything of a peer except its public key and allowed IPs; wgx's
  * attributes with WGX_NL_EXTENSIONS in @detail, its counters with
@@ -454,7 +473,7 @@ static int wgx_nl_put_peer_state(struct sk_buff *skb, struct wgx_peer *peer, uns
 	if (!(detail & WGX_NL_EXTENSIONS))
 		return 0;
 
-	if (wgx_nl_put_session_keys(skb, peer))
+	if (wgx_nl_put_session_keys(skb, peer) || wgx_nl_put_path_mtu(skb, peer))
 		return -EMSGSIZE;
 	if (!(detail & WGX_NL_STATS))
 		return 0;

@@ -39,6 +39,7 @@
 #include <uapi/linux/wgx.h>
 
 #include "peerlookup.h"
+#include "pmtu.h"
 #include "prepare.h"
 #include "socket.h"
 #include "telemetry.h"
@@ -110,6 +111,9 @@ enum wgx_peer_stat {
 	WGX_PEER_STAT_KEEPALIVES_RX,
 	WGX_PEER_STAT_HANDSHAKES_PACED,	/* initiations deferred by the device's handshake budget */
 	WGX_PEER_STAT_HANDSHAKES_PREVIOUS_KEY,	/* sessions made with the device's previous key (grace) */
+	WGX_PEER_STAT_PMTU_ICMP,	/* path MTU ICMP accepted (pmtu.h) */
+	WGX_PEER_STAT_TX_DROP_TOO_BIG,	/* inner packets over the path MTU, ICMP sent back */
+	WGX_PEER_STAT_PMTU_BLACKHOLES,	/* blackholes found (pmtu.h) */
 	WGX_PEER_STAT_COUNT
 };
 
@@ -155,6 +159,7 @@ struct wgx_peer_stats {
  *	summed on read.  @stats_rare: the other counters, one atomic each.
  * @walltime_last_handshake: real time of the last completed handshake (netlink), under @timers_lock.
  * @telemetry: handshake and TCP RTT, TCP retransmission estimate (telemetry.h), under its own lock.
+ * @pmtu: the outer path MTU and its blackhole state (pmtu.h), lockless.
  * @prepare: the ephemeral made ahead for this peer's next handshake message
  *	(prepare.h), under the module's prepare lock.
  */
@@ -200,6 +205,7 @@ struct wgx_peer {
 	atomic64_t stats_rare[WGX_PEER_STAT_COUNT - WGX_PEER_STAT_PERCPU];
 	struct timespec64 walltime_last_handshake;
 	struct wgx_telemetry telemetry;
+	struct wgx_pmtu pmtu;
 	struct wgx_prepare_slot prepare;
 
 	bool is_dead;

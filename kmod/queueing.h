@@ -61,6 +61,8 @@ enum {
  * @sealed: encrypted already (with @keypair at @nonce) by an inline send that
  *          could not send it (its outer route leaves through a wgx device);
  *          the worker sends it as it is.
+ * @frag: larger than the peer's path MTU but the sender allows fragments
+ *        (pmtu.h): the outer packet leaves with DF clear.
  * @bql_len: bytes charged to the tx queue's byte queue limit at enqueue, 0 if
  *           none (set by wgx_queueing_tx_enqueue(), credited by the worker).
  */
@@ -73,6 +75,7 @@ struct wgx_skb_cb {
 	u8 port;
 	u8 bucket;
 	u8 sealed;
+	u8 frag;
 	u32 bql_len;
 };
 

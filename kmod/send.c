@@ -145,6 +145,7 @@ netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
 	struct wgx_peer *peer;
 	unsigned int port;
 	u32 mtu, hash;
+	bool frag;
 
 	if (unlikely(wgx_send_txq_full(txq, q)))
 		return NETDEV_TX_BUSY;
@@ -162,6 +163,15 @@ netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
 	}
 
 	mtu = skb_valid_dst(skb) ? dst_mtu(skb_dst(skb)) : dev->mtu;
+	/* The peer's path: an inner packet that does not fit goes back as ICMP. */
+	frag = false;
+	if (unlikely(!wgx_pmtu_check_inner(peer, skb, &mtu, &frag))) {
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_TX_DROP_TOO_BIG);
+		DEV_STATS_INC(dev, tx_dropped);
+		wgx_peer_put(peer);
+		kfree_skb(skb);
+		return NETDEV_TX_OK;
+	}
 	/*
 	 * The flow hash wgx_send_select_queue() stored; with one tx queue the
 	 * stack does not ask it.  Its segments share it, and after encryption
@@ -198,6 +208,7 @@ netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
 		/* DSCP: the inner one with `dscp copy', else 0; ECN as WireGuard does. */
 		cb->ds = ip_tunnel_ecn_encap(dscp_copy ? dsfield & ~INET_ECN_MASK : 0, ip_hdr(skb), skb);
 		cb->mtu = mtu;
+		cb->frag = frag;
 		cb->bucket = hash % WGX_TXQ_BUCKETS;
 		cb->port = port;
 		/*

@@ -33,6 +33,8 @@
 #include "device.h"
 #include "send.h"
 #include "peer.h"
+#include "pmtu.h"
+#include "queueing.h"
 #include "receive.h"
 #include "socket.h"
 
@@ -95,8 +97,14 @@ static bool wgx_socket_must_defer(const struct dst_entry *dst, bool direct)
 	return unlikely(direct) && wgx_device_is_wgx(dst->dev);
 }
 
+/*
+ * @df: outer IPv4 DF set, and no local fragmentation (IPv6 too): a packet
+ * over the route's MTU is dropped and the route's ICMP teaches the peer's
+ * MTU (pmtu.h).  *@route_mtu: the MTU of the route taken.
+ */
 static int wgx_send4(struct wgx_device *wgx, struct sk_buff *skb, struct wgx_endpoint *endpoint,
-		     u8 ds, struct dst_cache *cache, unsigned int index, bool direct)
+		     u8 ds, struct dst_cache *cache, unsigned int index, bool direct, bool df,
+		     u32 *route_mtu)
 {
 	struct flowi4 fl = {
 		.saddr = endpoint->src4.s_addr,
@@ -159,9 +167,10 @@ static int wgx_send4(struct wgx_device *wgx, struct sk_buff *skb, struct wgx_end
 		goto out;
 	}
 
-	skb->ignore_df = 1;
-	udp_tunnel_xmit_skb(rt, sock, skb, fl.saddr, fl.daddr, ds, ip4_dst_hoplimit(&rt->dst), 0,
-			    fl.fl4_sport, fl.fl4_dport, false, false);
+	*route_mtu = wgx_pmtu_route_mtu(&rt->dst);
+	skb->ignore_df = !df;
+	udp_tunnel_xmit_skb(rt, sock, skb, fl.saddr, fl.daddr, ds, ip4_dst_hoplimit(&rt->dst),
+			    df ? htons(IP_DF) : 0, fl.fl4_sport, fl.fl4_dport, false, false);
 	goto out;
 
 err:
@@ -172,7 +181,8 @@ out:
 }
 
 static int wgx_send6(struct wgx_device *wgx, struct sk_buff *skb, struct wgx_endpoint *endpoint,
-		     u8 ds, struct dst_cache *cache, unsigned int index, bool direct)
+		     u8 ds, struct dst_cache *cache, unsigned int index, bool direct, bool df,
+		     u32 *route_mtu)
 {
 #if IS_ENABLED(CONFIG_IPV6)
 	struct flowi6 fl = {
@@ -227,7 +237,8 @@ static int wgx_send6(struct wgx_device *wgx, struct sk_buff *skb, struct wgx_end
 		goto out;
 	}
 
-	skb->ignore_df = 1;
+	*route_mtu = wgx_pmtu_route_mtu(dst);
+	skb->ignore_df = !df;
 	udp_tunnel6_xmit_skb(dst, sock, skb, skb->dev, &fl.saddr, &fl.daddr, ds,
 			     ip6_dst_hoplimit(dst), 0, fl.fl6_sport, fl.fl6_dport, false);
 	goto out;
@@ -246,20 +257,29 @@ out:
 int wgx_socket_send_skb_to_peer(struct wgx_peer *peer, struct sk_buff *skb, u8 ds,
 				unsigned int index, bool direct)
 {
+	bool df = wgx_pmtu_df(&peer->pmtu) && !WGX_SKB_CB(skb)->frag;
 	size_t skb_len = skb->len;
 	int ret = -EAFNOSUPPORT;
+	u32 route_mtu = 0, ip_len = 0;
 
 	read_lock_bh(&peer->endpoint_lock);
-	if (peer->endpoint.addr.sa_family == AF_INET)
+	if (peer->endpoint.addr.sa_family == AF_INET) {
 		ret = wgx_send4(peer->wgx, skb, &peer->endpoint, ds, &peer->endpoint_cache, index,
-				direct);
-	else if (peer->endpoint.addr.sa_family == AF_INET6)
+				direct, df, &route_mtu);
+		ip_len = sizeof(struct iphdr);
+	} else if (peer->endpoint.addr.sa_family == AF_INET6) {
 		ret = wgx_send6(peer->wgx, skb, &peer->endpoint, ds, &peer->endpoint_cache, index,
-				direct);
-	else
+				direct, df, &route_mtu);
+		ip_len = sizeof(struct ipv6hdr);
+	} else {
 		kfree_skb(skb);
-	if (likely(!ret))
+	}
+	if (likely(!ret)) {
 		wgx_peer_count_tx(peer, skb_len);
+		if (unlikely(wgx_pmtu_sent(&peer->pmtu, skb_len + ip_len + sizeof(struct udphdr),
+					   route_mtu, df, jiffies)))
+			wgx_peer_stats_inc(peer, WGX_PEER_STAT_PMTU_BLACKHOLES);
+	}
 	read_unlock_bh(&peer->endpoint_lock);
 	return ret == -EAFNOSUPPORT ? -EHOSTUNREACH : ret;
 }
@@ -291,6 +311,7 @@ int wgx_socket_send_buffer_as_reply_to_skb(struct wgx_device *wgx, struct sk_buf
 	struct wgx_endpoint endpoint;
 	unsigned int index = 0, bound;
 	struct sk_buff *skb;
+	u32 route_mtu;
 	u16 dport, first;
 	int ret;
 
@@ -316,9 +337,9 @@ int wgx_socket_send_buffer_as_reply_to_skb(struct wgx_device *wgx, struct sk_buf
 	 * responses carry AF41).
 	 */
 	if (endpoint.addr.sa_family == AF_INET)
-		return wgx_send4(wgx, skb, &endpoint, 0, NULL, index, false);
+		return wgx_send4(wgx, skb, &endpoint, 0, NULL, index, false, true, &route_mtu);
 	if (endpoint.addr.sa_family == AF_INET6)
-		return wgx_send6(wgx, skb, &endpoint, 0, NULL, index, false);
+		return wgx_send6(wgx, skb, &endpoint, 0, NULL, index, false, true, &route_mtu);
 	kfree_skb(skb);
 	return -EAFNOSUPPORT;
 }
@@ -449,8 +470,10 @@ void wgx_socket_set_peer_endpoint(struct wgx_peer *peer, const struct wgx_endpoi
 	if (endpoint->addr.sa_family != AF_INET && endpoint->addr.sa_family != AF_INET6)
 		return;
 	write_lock_bh(&peer->endpoint_lock);
-	if (!wgx_endpoint_same_remote(endpoint, &peer->endpoint))
+	if (!wgx_endpoint_same_remote(endpoint, &peer->endpoint)) {
 		wgx_telemetry_endpoint_moved(&peer->telemetry);
+		wgx_pmtu_reset(&peer->pmtu);
+	}
 	wgx_endpoint_store(peer, endpoint);
 	wgx_endpoint_ports_reset(&peer->endpoint_ports, wgx_endpoint_port(endpoint), jiffies);
 	write_unlock_bh(&peer->endpoint_lock);
@@ -511,8 +534,10 @@ void wgx_socket_set_peer_endpoint_from_skb(struct wgx_peer *peer, const struct s
 	roam = wgx_endpoint_classify(peer, &endpoint, now, false, first_port);
 	if (roam == WGX_ROAM_HOST) {
 		/* Another remote host is another path (telemetry.h). */
-		if (!wgx_endpoint_same_remote(&endpoint, &peer->endpoint))
+		if (!wgx_endpoint_same_remote(&endpoint, &peer->endpoint)) {
 			wgx_telemetry_endpoint_moved(&peer->telemetry);
+			wgx_pmtu_reset(&peer->pmtu);
+		}
 		wgx_endpoint_store(peer, &endpoint);
 		wgx_endpoint_ports_reset(&peer->endpoint_ports, wgx_endpoint_port(&endpoint), now);
 	} else if (roam == WGX_ROAM_PORT) {
@@ -543,6 +568,7 @@ static void wgx_set_sock_opts(struct socket *sock)
 	sock->sk->sk_allocation = GFP_ATOMIC;
 	sock->sk->sk_sndbuf = INT_MAX;
 	sk_set_memalloc(sock->sk);
+	wgx_pmtu_sock_init(sock->sk);
 }
 
 /* An IPv4 and, when IPv6 is up, an IPv6 socket bound to @port (0 = any free one). */
@@ -553,6 +579,7 @@ static int wgx_socket_create(struct wgx_device *wgx, struct net *net, u16 port,
 		.sk_user_data = wgx,
 		.encap_type = 1,
 		.encap_rcv = wgx_receive,
+		.encap_err_lookup = wgx_pmtu_icmp_lookup,
 	};
 	struct udp_port_cfg port4 = {
 		.family = AF_INET,

@@ -240,6 +240,17 @@ std::string format_json(const std::vector<Device> &devs, bool hide_keys)
             } else {
                 w.null();
             }
+            // The outer path MTU and how it was learned (null: unknown, or not wgx).
+            w.key("path_mtu");
+            if (p.path_mtu)
+                w.num(*p.path_mtu);
+            else
+                w.null();
+            w.key("path_mtu_source");
+            if (p.path_mtu)
+                w.str(path_mtu_source_name(p.path_mtu_source));
+            else
+                w.null();
             w.close('}');
         }
         w.close(']');

@@ -52,6 +52,22 @@ const char *rx_spread_name(RxSpread mode)
     return nullptr;
 }
 
+const char *path_mtu_source_name(std::uint32_t source)
+{
+    switch (source) {
+    case WGX_PATH_MTU_SOURCE_ROUTE:
+        return "route";
+    case WGX_PATH_MTU_SOURCE_ICMP:
+        return "icmp";
+    case WGX_PATH_MTU_SOURCE_PROBE:
+        return "probe";
+    case WGX_PATH_MTU_SOURCE_FRAGMENTING:
+        return "fragmenting";
+    default:
+        return "unknown";
+    }
+}
+
 Endpoint::Endpoint()
 {
     std::memset(&addr6, 0, sizeof(addr6));
@@ -151,6 +167,12 @@ const std::vector<StatInfo> kPeerStats = {
      "Handshake initiations to the peer deferred by the device's handshake budget"},
     {WGX_PEER_STATS_A_HANDSHAKES_PREVIOUS_KEY, "handshakes_previous_key", K::Counter,
      "Sessions with the peer made with the device's previous private key during a grace period"},
+    {WGX_PEER_STATS_A_PMTU_ICMP, "pmtu_icmp", K::Counter,
+     "ICMP fragmentation-needed / packet-too-big messages for the peer's outer flow accepted"},
+    {WGX_PEER_STATS_A_TX_DROP_TOO_BIG, "tx_drop_too_big", K::Counter,
+     "Inner packets larger than the peer's path MTU, answered with ICMP to their sender"},
+    {WGX_PEER_STATS_A_PMTU_BLACKHOLES, "pmtu_blackholes", K::Counter,
+     "Times packets to the peer went unanswered and its path MTU was lowered (or DF cleared)"},
 };
 
 const std::vector<StatInfo> kDeviceStats = {
@@ -181,6 +203,8 @@ const std::vector<StatInfo> kDeviceStats = {
      "Priority packets sent at once by the transmit path, their lane empty"},
     {WGX_DEVICE_STATS_A_RX_DROP_DELAY, "rx_drop_delay", K::Counter,
      "Transport data dropped on arrival: its peer's receive queue stood longer than the delay target"},
+    {WGX_DEVICE_STATS_A_PMTU_ICMP_IGNORED, "pmtu_icmp_ignored", K::Counter,
+     "Path MTU ICMP for the device's sockets refused (below the floor, forged, no peer, rate limit)"},
 };
 
 const StatInfo *find_stat(const std::vector<StatInfo> &table, std::uint16_t attr)

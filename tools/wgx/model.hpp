@@ -123,6 +123,8 @@ struct Peer {
     std::uint32_t protocol_version = 0;         // 0 = not reported
     std::optional<Counters> stats;              // wgx only
     std::optional<std::uint32_t> session_keys;  // wgx only: WGX_SESSION_F_* of the current session
+    std::optional<std::uint32_t> path_mtu;      // wgx only: outer path MTU, bytes (WGX_PEER_A_PATH_MTU)
+    std::uint32_t path_mtu_source = 0;          // enum wgx_path_mtu_source, with path_mtu
 };
 
 /**
@@ -138,6 +140,9 @@ enum class RxSpread : std::uint8_t {
 
 /** "off", "on" or "auto"; nullptr for a value without a name. */
 const char *rx_spread_name(RxSpread mode);
+
+/** "route", "icmp", "probe" or "fragmenting" (enum wgx_path_mtu_source); "unknown" for others. */
+const char *path_mtu_source_name(std::uint32_t source);
 
 /** An offload toggle requested by `set IF offload NAME on|off`. */
 struct OffloadSetting {

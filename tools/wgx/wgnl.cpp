@@ -348,6 +348,14 @@ Status parse_peer(const nlattr *nest, Peer &p, bool set_mode)
             if (!set_mode && mnl_attr_validate(a, MNL_TYPE_U32) == 0)
                 p.session_keys = mnl_attr_get_u32(a);
             break;
+        case WGX_PEER_A_PATH_MTU:
+            if (!set_mode && mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+                p.path_mtu = mnl_attr_get_u32(a);
+            break;
+        case WGX_PEER_A_PATH_MTU_SOURCE:
+            if (!set_mode && mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+                p.path_mtu_source = mnl_attr_get_u32(a);
+            break;
         case WGX_PEER_A_FLAGS:
             if (mnl_attr_validate(a, MNL_TYPE_U32) == 0) {
                 std::uint32_t f = mnl_attr_get_u32(a);

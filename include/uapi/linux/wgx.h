@@ -125,6 +125,16 @@
  *                                           keys the current session was
  *                                           made with; absent without a
  *                                           current session
+ *       WGX_PEER_A_PATH_MTU                 NLA_U32, bytes (read-only, wgx
+ *                                           extension): the outer path MTU
+ *                                           packets to the peer are sized
+ *                                           for (IP packet, outer headers
+ *                                           included); absent while unknown
+ *                                           (nothing sent yet)
+ *       WGX_PEER_A_PATH_MTU_SOURCE          NLA_U32, enum
+ *                                           wgx_path_mtu_source (read-only,
+ *                                           wgx extension): how it was
+ *                                           learned; absent with PATH_MTU
  *     0: ...
  *
  * Splitting: when the peers do not fit one message, following messages
@@ -377,6 +387,23 @@ enum wgx_session_flag {
 	WGX_SESSION_F_ALL = WGX_SESSION_F_LOCAL_PREVIOUS | WGX_SESSION_F_PEER_PREVIOUS
 };
 
+/*
+ * WGX_PEER_A_PATH_MTU_SOURCE (GET only): how the peer's outer path MTU was
+ * learned (docs/mtu.md).
+ */
+enum wgx_path_mtu_source {
+	WGX_PATH_MTU_SOURCE_NONE = 0,	/* nothing sent yet (the attribute is absent) */
+	WGX_PATH_MTU_SOURCE_ROUTE,	/* the outer route's MTU (device, route, route exception) */
+	WGX_PATH_MTU_SOURCE_ICMP,	/* an ICMP "fragmentation needed" / "packet too big" for
+					 * the peer's outer flow, validated */
+	WGX_PATH_MTU_SOURCE_PROBE,	/* full-size packets went unanswered without ICMP (a
+					 * blackhole): lowered to 1280 until the full size is
+					 * tried again */
+	WGX_PATH_MTU_SOURCE_FRAGMENTING, /* the lowered size went unanswered too: outer IPv4
+					  * leaves with DF clear (the underlay fragments)
+					  * until the full size is tried again */
+};
+
 enum wgx_cmd {
 	WGX_CMD_GET_DEVICE,	/* = WG_CMD_GET_DEVICE (0) */
 	WGX_CMD_SET_DEVICE,	/* = WG_CMD_SET_DEVICE (1) */
@@ -467,6 +494,8 @@ enum wgx_peer_attribute {
 	WGX_PEER_A_STATS,			/* 11, nested WGX_PEER_STATS_A_*, read-only */
 	WGX_PEER_A_NEW_PUBLIC_KEY,		/* 12, 32 bytes, SET only: re-key in place */
 	WGX_PEER_A_SESSION_KEYS,		/* 13, u32, GET only, WGX_SESSION_F_* */
+	WGX_PEER_A_PATH_MTU,			/* 14, u32 bytes, GET only */
+	WGX_PEER_A_PATH_MTU_SOURCE,		/* 15, u32, GET only, enum wgx_path_mtu_source */
 	__WGX_PEER_A_LAST
 };
 #define WGX_PEER_A_MAX (__WGX_PEER_A_LAST - 1)
@@ -608,7 +637,16 @@ enum wgx_peer_stats_attribute {
 						 *    device's previous private key
 						 *    during a grace period
 						 *    (WGX_DEVICE_A_KEY_GRACE) */
-	/* numbers 36..63 reserved for future per-peer statistics */
+	WGX_PEER_STATS_A_PMTU_ICMP,		/* 36, ICMP "fragmentation needed" /
+						 *    "packet too big" for the peer's
+						 *    outer flow accepted (docs/mtu.md) */
+	WGX_PEER_STATS_A_TX_DROP_TOO_BIG,	/* 37, inner packets larger than the
+						 *    peer's path allows, answered with
+						 *    ICMP to their sender */
+	WGX_PEER_STATS_A_PMTU_BLACKHOLES,	/* 38, times full-size (or lowered)
+						 *    packets went unanswered and the
+						 *    peer's MTU was lowered (or DF cleared) */
+	/* numbers 39..63 reserved for future per-peer statistics */
 	__WGX_PEER_STATS_A_LAST
 };
 #define WGX_PEER_STATS_A_MAX (__WGX_PEER_STATS_A_LAST - 1)
@@ -650,7 +688,13 @@ enum wgx_device_stats_attribute {
 						 *    dropped on arrival because its peer's
 						 *    receive queue stood longer than the
 						 *    delay target (CoDel, RFC 8289) */
-	/* numbers 16..63 reserved for future per-device counters */
+	WGX_DEVICE_STATS_A_PMTU_ICMP_IGNORED,	/* 16, ICMP "fragmentation needed" /
+						 *    "packet too big" for our sockets
+						 *    refused: an MTU below the floor,
+						 *    a quoted packet that fit, not a
+						 *    WireGuard message, no peer's
+						 *    endpoint, or over the rate limit */
+	/* numbers 17..63 reserved for future per-device counters */
 	__WGX_DEVICE_STATS_A_LAST
 };
 #define WGX_DEVICE_STATS_A_MAX (__WGX_DEVICE_STATS_A_LAST - 1)

@@ -317,6 +317,28 @@ TEST(ToolFormat, JsonGolden)
     EXPECT_EQ(format_json({}, true), "{\n  \"version\": 1,\n  \"interfaces\": []\n}\n");
 }
 
+TEST(ToolFormat, PathMtuInShowAndJson)
+{
+    Device d = sample_device();
+    d.peers[0].path_mtu = 1400;
+    d.peers[0].path_mtu_source = WGX_PATH_MTU_SOURCE_ICMP;
+    d.peers[1].path_mtu = 1280;
+    d.peers[1].path_mtu_source = WGX_PATH_MTU_SOURCE_PROBE;
+    ShowOptions o;
+    const std::string shown = format_show(d, o);
+    EXPECT_NE(shown.find("  path mtu: 1400 (icmp)\n"), std::string::npos) << shown;
+    EXPECT_NE(shown.find("  path mtu: 1280 (probe)\n"), std::string::npos) << shown;
+    // The third peer has none: two lines in all.
+    EXPECT_EQ(shown.find("path mtu", shown.find("1280 (probe)") + 1), std::string::npos);
+    const std::string json = format_json({d}, true);
+    EXPECT_NE(json.find("\"path_mtu\": 1400,\n          \"path_mtu_source\": \"icmp\""), std::string::npos) << json;
+    EXPECT_NE(json.find("\"path_mtu\": 1280,\n          \"path_mtu_source\": \"probe\""), std::string::npos);
+    EXPECT_NE(json.find("\"path_mtu\": null,\n          \"path_mtu_source\": null"), std::string::npos);
+    EXPECT_STREQ(path_mtu_source_name(WGX_PATH_MTU_SOURCE_ROUTE), "route");
+    EXPECT_STREQ(path_mtu_source_name(WGX_PATH_MTU_SOURCE_FRAGMENTING), "fragmenting");
+    EXPECT_STREQ(path_mtu_source_name(99), "unknown");
+}
+
 TEST(ToolFormat, JsonEscapesAndBigNumbers)
 {
     EXPECT_EQ(json_quote("a\"b\\c\n\t\x01"), "\"a\\\"b\\\\c\\n\\t\\u0001\"");

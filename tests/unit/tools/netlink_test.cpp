@@ -352,6 +352,8 @@ TEST(ToolNetlink, DumpSplitAcrossMessagesIsCoalesced)
         put_u64(m1, WGX_PEER_STATS_A_RX_PACKETS, 11);
         put_u64(m1, WGX_PEER_STATS_A_RX_DROP_REPLAY, 2);
         m1.nest_end(s);
+        m1.put_u32(WGX_PEER_A_PATH_MTU, 1400);
+        m1.put_u32(WGX_PEER_A_PATH_MTU_SOURCE, WGX_PATH_MTU_SOURCE_ICMP);
         m1.nest_end(p);
     }
     {
@@ -404,8 +406,11 @@ TEST(ToolNetlink, DumpSplitAcrossMessagesIsCoalesced)
     ASSERT_TRUE(p1.stats);
     EXPECT_EQ(*p1.stats, (Counters{{WGX_PEER_STATS_A_RX_PACKETS, 11}, {WGX_PEER_STATS_A_RX_DROP_REPLAY, 2}}));
     EXPECT_EQ(p1.allowed_ips.size(), 2u);
+    EXPECT_EQ(p1.path_mtu, 1400u);
+    EXPECT_EQ(p1.path_mtu_source, static_cast<std::uint32_t>(WGX_PATH_MTU_SOURCE_ICMP));
 
     const Peer &p2 = d.peers[1];
+    EXPECT_FALSE(p2.path_mtu);
     EXPECT_EQ(p2.preshared_key, psk);
     EXPECT_EQ(p2.endpoint, test::endpoint("2001:db8::1", 51821));
     EXPECT_EQ(p2.persistent_keepalive, 25);

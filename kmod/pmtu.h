@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pmtu.h - each peer's outer path MTU: learned from the outer route, from
+ * ICMP "fragmentation needed" / ICMPv6 "packet too big" for the outer flow
+ * (validated against the peer's endpoint), and lowered when full-size
+ * packets go unanswered (a blackhole: fragments or ICMP filtered).  Outer
+ * IPv4 leaves with DF set, so the underlay never fragments; inner packets
+ * larger than the peer's MTU get ICMP back (send.c), as the kernel's IP
+ * tunnels answer them.  docs/mtu.md is the operator's view.
+ *
+ * The blackhole state machine (RFC 8899 in spirit, with the inner senders'
+ * own retransmissions as the probes):
+ *
+ *   DF          DF set; MTU = min(route, ICMP).  Packets above
+ *               WGX_PMTU_BASE sent for WGX_PMTU_SILENCE with nothing
+ *               received from the peer -> LOWERED.
+ *   LOWERED     MTU = min(route, ICMP, WGX_PMTU_BASE), DF set.  Anything
+ *               received from the peer confirms it; packets sent for
+ *               WGX_PMTU_SILENCE with nothing received -> FRAGMENTING.
+ *   FRAGMENTING DF clear (what WireGuard always sends): the underlay
+ *               fragments as it would without wgx.
+ *
+ * LOWERED and FRAGMENTING go back to DF after WGX_PMTU_RAISE (the full
+ * size is tried again: the path may have healed).  An ICMP-learned MTU
+ * expires after WGX_PMTU_RAISE too, as the kernel's route exception does.
+ *
+ * Nothing here sends a packet: towards wireguard.ko or wireguard-go nothing
+ * unusual is ever on the wire.
+ *
+ * Locking: none.  Every field is one word written with WRITE_ONCE() by the
+ * send path (any CPU), the receive path or the ICMP handler (softirq) and
+ * read with READ_ONCE(); racing writers make the same decision or the next
+ * packet corrects it.
+ */
+#ifndef WGX_PMTU_H
+#define WGX_PMTU_H
+
+#include <linux/jiffies.h>
+#include <linux/types.h>
+
+struct dst_entry;
+struct sk_buff;
+struct sock;
+struct wgx_peer;
+
+/* Smallest outer path MTU an ICMP may teach (bytes): RFC 791 576, RFC 8200 1280. */
+#define WGX_PMTU_FLOOR4		576
+#define WGX_PMTU_FLOOR6		1280
+/* Outer size a suspected blackhole lowers to (bytes): IPv6's minimum link MTU. */
+#define WGX_PMTU_BASE		1280
+/*
+ * Silence that means loss (jiffies): longer than WireGuard's
+ * KEEPALIVE_TIMEOUT (10 s), within which a live peer that receives data
+ * always answers (its passive keepalive), and shorter than its
+ * KEEPALIVE_TIMEOUT + REKEY_TIMEOUT, after which a new handshake (small
+ * packets that pass) would hide the loss.
+ */
+#define WGX_PMTU_SILENCE	(12 * HZ)
+/* When a lowered or learned MTU is given up for the full size again (jiffies). */
+#define WGX_PMTU_RAISE		(600 * HZ)
+/* Outer bytes of a transport message around its padded plaintext: header and tag. */
+#define WGX_PMTU_MSG_OVERHEAD	32
+/* Validated ICMP messages per second, module-wide; more are ignored (and counted). */
+#define WGX_PMTU_ICMP_PER_S	256
+
+enum wgx_pmtu_state {
+	WGX_PMTU_DF = 0,
+	WGX_PMTU_LOWERED,
+	WGX_PMTU_FRAGMENTING,
+};
+
+/**
+ * struct wgx_pmtu - a peer's outer path MTU state (embedded in struct wgx_peer).
+ * @route: dst_mtu() of the outer route the last packet took (bytes), 0 = none yet.
+ * @icmp: MTU of the last accepted ICMP (bytes), 0 = none; @icmp_at its jiffies.
+ * @state: enum wgx_pmtu_state; @state_at: jiffies it was entered.
+ * @big_at: jiffies of the first packet sent since the peer was last heard
+ *	that counts for the blackhole detector, 0 = none pending.
+ * @rx_at: jiffies the peer was last heard (an authenticated transport message).
+ */
+struct wgx_pmtu {
+	u16 route;
+	u16 icmp;
+	u8 state;
+	unsigned long icmp_at;
+	unsigned long state_at;
+	unsigned long big_at;
+	unsigned long rx_at;
+};
+
+/** Why an ICMP for the outer flow was refused (wgx_pmtu_icmp_check()). */
+enum wgx_pmtu_icmp_verdict {
+	WGX_PMTU_ICMP_ACCEPT = 0,
+	WGX_PMTU_ICMP_NOT_PMTU,		/* another type: not ours to judge, the kernel's as before */
+	WGX_PMTU_ICMP_BELOW_FLOOR,	/* MTU below WGX_PMTU_FLOOR4/6 */
+	WGX_PMTU_ICMP_FITS,		/* the quoted packet was not larger than the MTU */
+	WGX_PMTU_ICMP_NOT_WIREGUARD,	/* the quoted payload is no WireGuard message */
+	WGX_PMTU_ICMP_NO_PEER,		/* no peer's endpoint is the quoted destination */
+	WGX_PMTU_ICMP_FLOOD,		/* over WGX_PMTU_ICMP_PER_S */
+};
+
+/**
+ * wgx_pmtu_icmp_check - judge an ICMP "fragmentation needed" (IPv4) or
+ * "packet too big" (IPv6) by its content alone.  @family: AF_INET or
+ * AF_INET6 of the outer flow; @mtu: the MTU it names (bytes); @quoted_len:
+ * the total length of the quoted packet (bytes); @msg: the first 4 bytes of
+ * the quoted UDP payload, or NULL when the ICMP quotes none.
+ * Returns WGX_PMTU_ICMP_ACCEPT or the reason to refuse.  Pure; any context.
+ */
+enum wgx_pmtu_icmp_verdict wgx_pmtu_icmp_check(int family, u32 mtu, u32 quoted_len, const u8 *msg);
+
+/**
+ * wgx_pmtu_icmp_lookup - the encapsulation sockets' encap_err_lookup: an
+ * ICMP error quoting a packet we sent.  Fragmentation-needed / packet-too-big
+ * is validated (wgx_pmtu_icmp_check(), then the quoted destination address
+ * and port and our source port must be a peer's endpoint) and, accepted,
+ * lowers that peer's MTU (then the kernel updates the route exception as
+ * for any socket).  Refused ones change nothing and are counted (device
+ * counter PMTU_ICMP_IGNORED).  Other ICMP errors pass as before.
+ * Context: softirq, RCU; @skb's network header is the quoted IP header, its
+ * transport header the quoted UDP header, the ICMP header right before.
+ * Returns 0 to let the kernel handle it, 1 to drop it.
+ */
+int wgx_pmtu_icmp_lookup(struct sock *sk, struct sk_buff *skb);
+
+/**
+ * wgx_pmtu_outer - the peer's outer path MTU (bytes) at jiffies @now, or 0
+ * when nothing is known yet (no packet sent).  Any context.
+ */
+u32 wgx_pmtu_outer(const struct wgx_pmtu *p, unsigned long now);
+
+/**
+ * wgx_pmtu_source - how wgx_pmtu_outer() was learned: enum
+ * wgx_path_mtu_source (uapi), WGX_PATH_MTU_SOURCE_NONE when unknown.
+ */
+u8 wgx_pmtu_source(const struct wgx_pmtu *p, unsigned long now);
+
+/**
+ * wgx_pmtu_df - whether packets to the peer leave with DF (IPv4) / without
+ * local fragmentation (IPv6): not in the FRAGMENTING fallback.
+ */
+static inline bool wgx_pmtu_df(const struct wgx_pmtu *p)
+{
+	return READ_ONCE(p->state) != WGX_PMTU_FRAGMENTING;
+}
+
+/**
+ * wgx_pmtu_sent - the send path sent @outer_len bytes (IP packet) to the
+ * peer over a route of MTU @route_mtu, with DF (@df) or not, at jiffies
+ * @now: note the route's MTU and run the blackhole detector.  Returns true
+ * when this send found a blackhole (the state moved to LOWERED or
+ * FRAGMENTING; the caller counts it).  Any context.
+ */
+bool wgx_pmtu_sent(struct wgx_pmtu *p, u32 outer_len, u32 route_mtu, bool df, unsigned long now);
+
+/** wgx_pmtu_received - the peer was heard (an authenticated transport message).  Any context. */
+static inline void wgx_pmtu_received(struct wgx_pmtu *p)
+{
+	unsigned long now = jiffies;
+
+	if (READ_ONCE(p->rx_at) != now)
+		WRITE_ONCE(p->rx_at, now);
+}
+
+/**
+ * wgx_pmtu_route_mtu - the MTU of the outer route @dst (bytes) as configured
+ * (a route's mtu, else its device's), without the route exceptions the
+ * kernel learns from ICMP: udp_err() records one for any ICMP that quotes a
+ * UDP packet, forged or not, before a socket sees it.  Any context.
+ */
+u32 wgx_pmtu_route_mtu(const struct dst_entry *dst);
+
+/**
+ * wgx_pmtu_sock_init - make the encapsulation socket @sk (IPv4 or IPv6)
+ * size its packets by the device MTU, not by route exceptions, and leave
+ * ICMP for its flows to wgx_pmtu_icmp_lookup() (IP_PMTUDISC_INTERFACE).
+ * Process context, before the socket is used.
+ */
+void wgx_pmtu_sock_init(struct sock *sk);
+
+/** wgx_pmtu_learn - an accepted ICMP names @mtu (bytes) for the peer's path, at jiffies @now. */
+void wgx_pmtu_learn(struct wgx_pmtu *p, u32 mtu, unsigned long now);
+
+/** wgx_pmtu_reset - forget everything (a new endpoint is a new path). */
+void wgx_pmtu_reset(struct wgx_pmtu *p);
+
+/**
+ * wgx_pmtu_check_inner - before encryption: does the inner packet @skb
+ * (IPv4/IPv6, GSO or not) fit @peer's path?  Lowers *@mtu (the padding
+ * bound, bytes) to the largest inner packet that fits.  A packet that does
+ * not fit but may be fragmented (IPv4 without DF; IPv6 when the path
+ * cannot carry 1280 inner bytes) sets *@frag: it leaves with DF clear.
+ * Otherwise the sender gets ICMP "fragmentation needed" / "packet too big"
+ * naming the MTU (and a local sender's route learns it), and false is
+ * returned: the caller drops @skb.  Context: ndo_start_xmit.
+ */
+bool wgx_pmtu_check_inner(struct wgx_peer *peer, struct sk_buff *skb, u32 *mtu, bool *frag);
+
+#endif /* WGX_PMTU_H */

@@ -1,0 +1,174 @@
+# Integration suite: the outer path MTU (kmod/pmtu.c, docs/mtu.md).  wgx in
+# a sends to b (wgx or wireguard.ko) through the router r, whose link to b
+# has MTU 1400: the default inner MTU, 1420, needs 1500 outer bytes.  The
+# path (a) fragments what it may, (b) also drops fragments at b, or (c)
+# drops fragments and sends no ICMP "fragmentation needed" either.  In every
+# case no outer fragment may be made (by a or r) or reassembled (by b), a DF
+# ping of the full inner MTU must get an error naming the MTU that fits,
+# and the next ping of that size, and TCP, must arrive.
+
+here_mtu=$(dirname "${BASH_SOURCE[0]}")
+
+# mtu_peer NS FIELD — a field of wgt0's only peer (wgx show --json).
+mtu_peer() {
+	n "$1" "$WGX_TOOL" show wgt0 --json | jq -r ".interfaces[0].peers[0].$2"
+}
+
+# mtu_dev_stat NS NAME — a device counter of wgt0.
+mtu_dev_stat() {
+	n "$1" "$WGX_TOOL" show wgt0 --json | jq -r ".interfaces[0].stats.$2"
+}
+
+# ip_snmp NS FIELD — one "Ip:" counter of NS (/proc/net/snmp).
+ip_snmp() {
+	n "$1" awk -v f="$2" '$1 == "Ip:" { if (!c) { for (i = 2; i <= NF; i++) if ($i == f) c = i } else print $c }' \
+		/proc/net/snmp
+}
+
+# outer_frags — IPv4 fragments made by a or r, or reassembled by b, so far.
+outer_frags() {
+	echo $(($(ip_snmp a FragCreates) + $(ip_snmp r FragCreates) + $(ip_snmp b ReasmReqds)))
+}
+
+# mtu_setup KIND MODE — the topology above with KIND in b; MODE fragments,
+# nofrag (b drops every fragment but the last, before reassembly) or
+# blackhole (nofrag, and r sends a no "fragmentation needed").  Sets F0 to
+# outer_frags after a first exchange of small packets.
+mtu_setup() {
+	local kind=$1 mode=$2
+	TUN_ROUTED=1 tunnel_setup "$kind" 4 0
+	n r ip link set rb mtu 1400
+	n b ip link set vb mtu 1400
+	if [ "$mode" != fragments ]; then
+		n b tc qdisc add dev vb clsact
+		# More fragments (MF) set: tc ingress sees them before any reassembly.
+		n b tc filter add dev vb ingress protocol ip u32 match u16 0x2000 0x2000 at 6 action drop
+	fi
+	if [ "$mode" = blackhole ]; then
+		n r tc qdisc add dev ra clsact
+		# ICMP (protocol 1) type 3 code 4 towards a.
+		n r tc filter add dev ra egress protocol ip u32 match u8 1 0xff at 9 \
+			match u16 0x0304 0xffff at 20 action drop
+	fi
+	ping_ok a 10.0.0.2
+	F0=$(outer_frags)
+}
+
+# wait_peer NS FIELD VALUE [CMD...] — until the peer's FIELD is VALUE (at
+# most 60 s), running CMD between looks.
+wait_peer() {
+	local ns=$1 field=$2 value=$3 i
+	shift 3
+	for ((i = 0; i < 120; i++)); do
+		[ "$(mtu_peer "$ns" "$field")" = "$value" ] && return 0
+		if [ $# -gt 0 ]; then "$@" || true; else sleep 0.5; fi
+	done
+	fail "peer $field: expected $value, got $(mtu_peer "$ns" "$field")"
+}
+
+# big_ping — one DF ping of the full inner MTU (1420 bytes), lost or refused.
+big_ping() {
+	n a ping -M do -s 1392 -c 1 -W 0.5 10.0.0.2 >/dev/null 2>&1
+}
+
+# mtu_sender_adapts INNER — a DF ping of 1420 bytes is refused with an error
+# naming INNER, one of INNER bytes arrives, TCP moves data, no fragments.
+mtu_sender_adapts() {
+	local inner=$1 out
+	if out=$(n a ping -M do -s 1392 -c 1 -W 2 10.0.0.2 2>&1); then
+		fail "a DF ping of 1420 bytes got through a 1400-byte path: $out"
+	fi
+	grep -Eq "mtu ?= ?$inner\b" <<<"$out" || fail "no error naming mtu $inner: $out"
+	n a ping -M do -s $((inner - 28)) -c 2 -W 3 10.0.0.2 >/dev/null ||
+		fail "a DF ping of $inner bytes did not arrive"
+	iperf_ok a 10.0.0.2 1
+	expect_eq "outer fragments" 0 $(($(outer_frags) - F0))
+}
+
+# mtu_icmp_case KIND MODE — the router's ICMP teaches a the path.
+mtu_icmp_case() {
+	mtu_setup "$1" "$2"
+	expect_eq "path mtu before" 1500 "$(mtu_peer a path_mtu)"
+	expect_eq "learned from" route "$(mtu_peer a path_mtu_source)"
+	wait_peer a path_mtu_source icmp big_ping
+	expect_eq "path mtu" 1400 "$(mtu_peer a path_mtu)"
+	# 1400 - 20 (IPv4) - 8 (UDP) - 32 (WireGuard header and tag).
+	mtu_sender_adapts 1340
+	[ "$(mtu_peer a stats.pmtu_icmp)" -ge 1 ] || fail "no ICMP counted"
+	expect_eq "ICMP ignored" 0 "$(mtu_dev_stat a pmtu_icmp_ignored)"
+}
+
+# mtu_blackhole_case KIND — nothing comes back: the silence lowers the MTU.
+mtu_blackhole_case() {
+	mtu_setup "$1" blackhole
+	wait_peer a path_mtu_source probe big_ping
+	expect_eq "path mtu" 1280 "$(mtu_peer a path_mtu)"
+	# 1280 - 60.
+	mtu_sender_adapts 1220
+	expect_eq "blackholes" 1 "$(mtu_peer a stats.pmtu_blackholes)"
+	expect_eq "still lowered (confirmed)" probe "$(mtu_peer a path_mtu_source)"
+}
+
+test_wgx_fragmenting_path() { mtu_icmp_case wgx fragments; }
+test_wgx_fragments_dropped() { mtu_icmp_case wgx nofrag; }
+test_wgx_blackhole() { mtu_blackhole_case wgx; }
+test_wireguard_fragmenting_path() { mtu_icmp_case wireguard fragments; }
+test_wireguard_fragments_dropped() { mtu_icmp_case wireguard nofrag; }
+test_wireguard_blackhole() { mtu_blackhole_case wireguard; }
+
+# forge MTU QUOTED_DST:PORT QUOTED_LEN [MSGTYPE] — r sends a an ICMP
+# "fragmentation needed" quoting a packet from a's port.
+forge() {
+	n r python3 "$here_mtu/mtu_icmp.py" 192.0.2.1 "$1" "192.0.2.1:$TUN_PORT_A" "$2" "$3" ${4:+"$4"}
+}
+
+test_forged_icmp() {
+	local ig0 peer=198.51.100.2:$TUN_PORT_B
+	mtu_setup wgx fragments
+	expect_eq "path mtu" 1500 "$(mtu_peer a path_mtu)"
+	ig0=$(mtu_dev_stat a pmtu_icmp_ignored)
+	forge 1300 198.51.100.2:51999 1500 4	# another port of the peer's host
+	forge 1300 198.51.100.99:$TUN_PORT_B 1500 4	# another host
+	forge 500 "$peer" 1500 4		# below the floor (576)
+	forge 1300 "$peer" 1300 4		# the quoted packet fit
+	forge 1300 "$peer" 1500 9		# not a WireGuard message
+	ping_ok a 10.0.0.2
+	expect_eq "ICMP ignored" $((ig0 + 5)) "$(mtu_dev_stat a pmtu_icmp_ignored)"
+	expect_eq "path mtu" 1500 "$(mtu_peer a path_mtu)"
+	expect_eq "learned from" route "$(mtu_peer a path_mtu_source)"
+	expect_eq "ICMP accepted" 0 "$(mtu_peer a stats.pmtu_icmp)"
+	# The control: the same ICMP with everything right is believed (RFC 792
+	# quotes 8 bytes of the UDP datagram: no message type needed).
+	forge 1300 "$peer" 1500
+	wait_peer a path_mtu 1300
+	expect_eq "learned from" icmp "$(mtu_peer a path_mtu_source)"
+	expect_eq "ICMP accepted" 1 "$(mtu_peer a stats.pmtu_icmp)"
+	expect_eq "ICMP ignored" $((ig0 + 5)) "$(mtu_dev_stat a pmtu_icmp_ignored)"
+	ping_ok a 10.0.0.2
+}
+
+# snmp6 NS FIELD — one counter of NS's /proc/net/snmp6.
+snmp6() {
+	n "$1" awk -v f="$2" '$1 == f { print $2 }' /proc/net/snmp6
+}
+
+# Outer IPv6: routers never fragment; r answers "packet too big".
+test_wgx_outer6_packet_too_big() {
+	local f0 out
+	TUN_ROUTED=1 tunnel_setup wgx 6 0
+	n r ip link set rb mtu 1400
+	n b ip link set vb mtu 1400
+	ping_ok a 10.0.0.2
+	f0=$(($(snmp6 a Ip6FragCreates) + $(snmp6 b Ip6ReasmReqds)))
+	expect_eq "path mtu before" 1500 "$(mtu_peer a path_mtu)"
+	wait_peer a path_mtu_source icmp big_ping
+	expect_eq "path mtu" 1400 "$(mtu_peer a path_mtu)"
+	# 1400 - 40 (IPv6) - 8 - 32.
+	if out=$(n a ping -M do -s 1392 -c 1 -W 2 10.0.0.2 2>&1); then
+		fail "a DF ping of 1420 bytes got through a 1400-byte path: $out"
+	fi
+	grep -Eq "mtu ?= ?1320\b" <<<"$out" || fail "no error naming mtu 1320: $out"
+	n a ping -M do -s 1292 -c 2 -W 3 10.0.0.2 >/dev/null || fail "a DF ping of 1320 bytes did not arrive"
+	iperf_ok a 10.0.0.2 1
+	expect_eq "outer fragments" 0 $(($(snmp6 a Ip6FragCreates) + $(snmp6 b Ip6ReasmReqds) - f0))
+}

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmtu_kunit.c - KUnit suite "wgx_pmtu": a peer's outer path MTU state
+ * (kmod/pmtu.h) with times passed in:
+ *
+ *   wgx_pmtu_icmp_check()   an ICMP naming an MTU below the floor (576 for
+ *                           IPv4, 1280 for IPv6), quoting a packet that fit,
+ *                           or quoting a payload that is no WireGuard
+ *                           message is refused; one quoting only the UDP
+ *                           header is judged by the rest;
+ *   wgx_pmtu_learn()        an ICMP only lowers, and expires after
+ *                           WGX_PMTU_RAISE;
+ *   wgx_pmtu_outer/source() the lowest of route, ICMP and the blackhole's
+ *                           base size, and where it came from;
+ *   wgx_pmtu_sent()         the blackhole detector: DF packets above the base
+ *                           size unanswered for WGX_PMTU_SILENCE lower the
+ *                           MTU, unanswered again clear DF, the full size is
+ *                           tried again after WGX_PMTU_RAISE; a packet from
+ *                           the peer, small or non-DF packets never trigger.
+ */
+#include <kunit/test.h>
+#include <linux/in.h>
+#include <linux/jiffies.h>
+#include <uapi/linux/wgx.h>
+
+#include "pmtu.h"
+
+static const u8 wgx_pmtu_test_data[4] = { 4, 0, 0, 0 };	/* transport data */
+
+static void wgx_pmtu_icmp_floor(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_icmp_check(AF_INET, 575, 1500, wgx_pmtu_test_data),
+			WGX_PMTU_ICMP_BELOW_FLOOR);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_icmp_check(AF_INET, 68, 1500, NULL),
+			WGX_PMTU_ICMP_BELOW_FLOOR);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_icmp_check(AF_INET, 576, 1500, wgx_pmtu_test_data),
+			WGX_PMTU_ICMP_ACCEPT);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_icmp_check(AF_INET6, 1279, 1500, wgx_pmtu_test_data),
+			WGX_PMTU_ICMP_BELOW_FLOOR);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_icmp_check(AF_INET6, 1280, 1500, wgx_pmtu_test_data),
+			WGX_PMTU_ICMP_ACCEPT);
+}
+
+static void wgx_pmtu_icmp_quoted(struct kunit *test)
+{
+	static const u8 handshake[4] = { 1, 0, 0, 0 }, bad_type[4] = { 5, 0, 0, 0 },
+			reserved[4] = { 4, 0, 1, 0 }, zero[4] = { };
+
+	/* The quoted packet must have been too big for the MTU named. */
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_icmp_check(AF_INET, 1400, 1400, wgx_pmtu_test_data),
+			WGX_PMTU_ICMP_FITS);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_icmp_check(AF_INET, 1400, 1401, wgx_pmtu_test_data),
+			WGX_PMTU_ICMP_ACCEPT);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_icmp_check(AF_INET, 1400, 1401, handshake),
+			WGX_PMTU_ICMP_ACCEPT);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_icmp_check(AF_INET, 1400, 1500, bad_type),
+			WGX_PMTU_ICMP_NOT_WIREGUARD);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_icmp_check(AF_INET, 1400, 1500, reserved),
+			WGX_PMTU_ICMP_NOT_WIREGUARD);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_icmp_check(AF_INET, 1400, 1500, zero),
+			WGX_PMTU_ICMP_NOT_WIREGUARD);
+	/* RFC 792 quotes only 8 bytes past the IP header: the UDP header. */
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_icmp_check(AF_INET, 1400, 1500, NULL), WGX_PMTU_ICMP_ACCEPT);
+}
+
+static void wgx_pmtu_learn_lowers_and_expires(struct kunit *test)
+{
+	struct wgx_pmtu p = { };
+	unsigned long t = 1000;
+
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, t), 0U);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, t), WGX_PATH_MTU_SOURCE_NONE);
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, 100, 1500, true, t));
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, t), 1500U);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, t), WGX_PATH_MTU_SOURCE_ROUTE);
+
+	wgx_pmtu_learn(&p, 1400, t);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, t), 1400U);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, t), WGX_PATH_MTU_SOURCE_ICMP);
+	/* A higher one does not raise it. */
+	wgx_pmtu_learn(&p, 1450, t + 1);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, t + 1), 1400U);
+	wgx_pmtu_learn(&p, 1300, t + 2);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, t + 2), 1300U);
+	/* The route says less (its own exception): the route wins. */
+	wgx_pmtu_sent(&p, 100, 1280, true, t + 3);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, t + 3), 1280U);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, t + 3), WGX_PATH_MTU_SOURCE_ROUTE);
+	wgx_pmtu_sent(&p, 100, 1500, true, t + 4);
+	/* Expired: the route's again. */
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, t + 2 + WGX_PMTU_RAISE), 1300U);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, t + 3 + WGX_PMTU_RAISE), 1500U);
+	wgx_pmtu_learn(&p, 1450, t + 3 + WGX_PMTU_RAISE);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, t + 3 + WGX_PMTU_RAISE), 1450U);
+
+	wgx_pmtu_reset(&p);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, t + 4 + WGX_PMTU_RAISE), 0U);
+}
+
+/* Send full-size DF packets from @t to @t + WGX_PMTU_SILENCE, nothing heard; true if it fired. */
+static bool wgx_pmtu_test_silence(struct wgx_pmtu *p, u32 len, unsigned long t)
+{
+	bool fired = false;
+	unsigned long i;
+
+	for (i = 0; i <= WGX_PMTU_SILENCE; i += HZ / 2)
+		fired |= wgx_pmtu_sent(p, len, 1500, true, t + i);
+	return fired;
+}
+
+static void wgx_pmtu_blackhole_lowers_then_fragments(struct kunit *test)
+{
+	struct wgx_pmtu p = { };
+	unsigned long t = 5000;
+
+	KUNIT_EXPECT_TRUE(test, wgx_pmtu_df(&p));
+	KUNIT_EXPECT_TRUE(test, wgx_pmtu_test_silence(&p, 1500, t));
+	KUNIT_EXPECT_EQ(test, p.state, (u8)WGX_PMTU_LOWERED);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, t + WGX_PMTU_SILENCE), (u32)WGX_PMTU_BASE);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, t + WGX_PMTU_SILENCE), WGX_PATH_MTU_SOURCE_PROBE);
+	KUNIT_EXPECT_TRUE(test, wgx_pmtu_df(&p));
+
+	/* The lowered size unanswered too: DF clear, the underlay may fragment. */
+	t += WGX_PMTU_SILENCE + 1;
+	KUNIT_EXPECT_TRUE(test, wgx_pmtu_test_silence(&p, WGX_PMTU_BASE, t));
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_df(&p));
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, t + WGX_PMTU_SILENCE),
+			WGX_PATH_MTU_SOURCE_FRAGMENTING);
+	/* Nothing more to find while fragmenting. */
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_test_silence(&p, 1500, t + WGX_PMTU_SILENCE + 1));
+
+	/* The full size is tried again after WGX_PMTU_RAISE. */
+	t += WGX_PMTU_SILENCE + WGX_PMTU_RAISE + 1;
+	wgx_pmtu_sent(&p, 100, 1500, true, t);
+	KUNIT_EXPECT_TRUE(test, wgx_pmtu_df(&p));
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, t), 1500U);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, t), WGX_PATH_MTU_SOURCE_ROUTE);
+}
+
+static void wgx_pmtu_blackhole_confirmed_stays_lowered(struct kunit *test)
+{
+	struct wgx_pmtu p = { };
+	unsigned long t = 5000, i;
+
+	KUNIT_EXPECT_TRUE(test, wgx_pmtu_test_silence(&p, 1500, t));
+	t += WGX_PMTU_SILENCE + 1;
+	/* The lowered size is answered: LOWERED holds until the raise. */
+	for (i = 0; i < 4 * WGX_PMTU_SILENCE; i += HZ / 2) {
+		KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, WGX_PMTU_BASE, 1500, true, t + i));
+		p.rx_at = t + i;
+	}
+	KUNIT_EXPECT_EQ(test, p.state, (u8)WGX_PMTU_LOWERED);
+	KUNIT_EXPECT_TRUE(test, wgx_pmtu_df(&p));
+}
+
+static void wgx_pmtu_blackhole_needs_silence(struct kunit *test)
+{
+	struct wgx_pmtu p = { };
+	unsigned long t = 5000, i;
+
+	/* Answered now and then: never a blackhole. */
+	for (i = 0; i < 4 * WGX_PMTU_SILENCE; i += HZ / 2) {
+		KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, 1500, 1500, true, t + i));
+		if (!(i % (WGX_PMTU_SILENCE / 2)))
+			p.rx_at = t + i;
+	}
+	/* Small packets, or packets sent without DF, probe nothing. */
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_test_silence(&p, WGX_PMTU_BASE, t + 5 * WGX_PMTU_SILENCE));
+	for (i = 0; i <= 2 * WGX_PMTU_SILENCE; i += HZ / 2)
+		KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, 1500, 1500, false,
+						       t + 7 * WGX_PMTU_SILENCE + i));
+	KUNIT_EXPECT_EQ(test, p.state, (u8)WGX_PMTU_DF);
+	/* Heard, then one packet short of the silence: not yet. */
+	t += 10 * WGX_PMTU_SILENCE;
+	p.rx_at = t - 1;
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, 1500, 1500, true, t));
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, 1500, 1500, true, t + WGX_PMTU_SILENCE - 1));
+	KUNIT_EXPECT_TRUE(test, wgx_pmtu_sent(&p, 1500, 1500, true, t + WGX_PMTU_SILENCE));
+}
+
+static struct kunit_case wgx_pmtu_cases[] = {
+	KUNIT_CASE(wgx_pmtu_icmp_floor),
+	KUNIT_CASE(wgx_pmtu_icmp_quoted),
+	KUNIT_CASE(wgx_pmtu_learn_lowers_and_expires),
+	KUNIT_CASE(wgx_pmtu_blackhole_lowers_then_fragments),
+	KUNIT_CASE(wgx_pmtu_blackhole_confirmed_stays_lowered),
+	KUNIT_CASE(wgx_pmtu_blackhole_needs_silence),
+	{}
+};
+
+static struct kunit_suite wgx_pmtu_suite = {
+	.name = "wgx_pmtu",
+	.test_cases = wgx_pmtu_cases,
+};
+
+kunit_test_suites(&wgx_pmtu_suite);
