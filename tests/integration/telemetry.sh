@@ -126,14 +126,46 @@ test_show_prometheus_top_once_dump() {
 	awk '{ exit !($6 > 0) }' <<<"$line" || fail "no rx packets/s while pinging: $line"
 	must_fail n a "$WGX_TOOL" top --once --sort bogus wgt0
 
-	# dump: wg's eight columns, then one per statistic (column 8 + number).
-	local dump
+	# dump: wg's eight fields, what `read -r pub psk ep ips hs rx tx ka` takes apart.
+	local dump pub psk ep ips hs rx tx ka
 	dump=$(n a "$WGX_TOOL" show wgt0 dump | sed -n 2p)
-	expect_eq "dump endpoint" 192.0.2.2:51821 "$(echo "$dump" | cut -f3)"
-	[ "$(echo "$dump" | cut -f9)" -gt 0 ] || fail "dump rx_packets column: $dump"
-	expect_eq "dump columns" $((8 + $(n a "$WGX_TOOL" show wgt0 --json |
-		jq '.interfaces[0].peers[0].stats | length'))) "$(echo "$dump" | awk -F'\t' '{ n = 0; for (i = 9; i <= NF; i++) n += $i != "-"; print 8 + n }')"
+	expect_eq "dump fields" 8 "$(echo "$dump" | awk -F'\t' '{ print NF }')"
+	IFS=$'\t' read -r pub psk ep ips hs rx tx ka <<<"$dump"
+	expect_eq "dump public key" "$KB_pub" "$pub"
+	expect_eq "dump endpoint" 192.0.2.2:51821 "$ep"
+	expect_eq "dump allowed ips" 10.0.0.2/32,fd00::2/128 "$ips"
+	expect_eq "dump keepalive" off "$ka"
+	[ "$hs" -gt 0 ] && [ "$rx" -gt 0 ] && [ "$tx" -gt 0 ] || fail "dump handshake/transfer: $dump"
+	# dump-telemetry: the same eight, then one column per statistic (column 8 + number).
+	local ext
+	ext=$(n a "$WGX_TOOL" show wgt0 dump-telemetry | sed -n 2p)
+	expect_eq "dump-telemetry endpoint" 192.0.2.2:51821 "$(echo "$ext" | cut -f3)"
+	[ "$(echo "$ext" | cut -f9)" -gt 0 ] || fail "dump-telemetry rx_packets column: $ext"
+	expect_eq "dump-telemetry columns" $((8 + $(n a "$WGX_TOOL" show wgt0 --json |
+		jq '.interfaces[0].peers[0].stats | length'))) "$(echo "$ext" | awk -F'\t' '{ n = 0; for (i = 9; i <= NF; i++) n += $i != "-"; print 8 + n }')"
+	expect_eq "dump-telemetry device line" "$(n a "$WGX_TOOL" show wgt0 dump | sed -n 1p)" \
+		"$(n a "$WGX_TOOL" show wgt0 dump-telemetry | sed -n 1p)"
 	must_fail n a "$WGX_TOOL" exporter --listen 127.0.0.1:0
+}
+
+# show --json of live wgx interfaces (both ends of a tunnel that carried
+# traffic, keys shown and hidden) against docs/show-json.schema.json.
+test_show_json_matches_schema() {
+	tunnel_setup wgx 4 0
+	ping_ok a 10.0.0.2
+	mkdir -p "$TEL_DIR"
+	local ns
+	for ns in a b; do
+		n "$ns" "$WGX_TOOL" show --json >"$TEL_DIR/show-$ns.json" || fail "show --json in $ns failed"
+		WG_HIDE_KEYS=never n "$ns" "$WGX_TOOL" show wgt0 --json >"$TEL_DIR/keys-$ns.json" ||
+			fail "show wgt0 --json in $ns failed"
+	done
+	expect_eq "peers with statistics" 1 "$(jq '[.interfaces[0].peers[] | select(.stats.rx_packets > 0)] | length' "$TEL_DIR/show-a.json")"
+	python3 "$WGX_REPO/tests/lib/json_schema_check.py" "$WGX_REPO/docs/show-json.schema.json" "$TEL_DIR"/show-[ab].json "$TEL_DIR"/keys-[ab].json ||
+		fail "show --json does not match its schema"
+	# The check can fail: the same document with a field of the wrong type does not pass.
+	jq '.interfaces[0].listen_port = "51820"' "$TEL_DIR/show-a.json" >"$TEL_DIR/broken.json"
+	must_fail python3 "$WGX_REPO/tests/lib/json_schema_check.py" "$WGX_REPO/docs/show-json.schema.json" "$TEL_DIR/broken.json"
 }
 
 # peer_stat NS NAME — one per-peer statistic of wgt0's only peer from --json ("null" if absent).

@@ -104,6 +104,20 @@ test_setconf_matches_wg() {
 		same_as_wg show wg0 "$f"
 	done
 	same_as_wg show all dump
+	# dump-telemetry: wg's dump, each peer line followed by the statistics
+	# columns, all "-" (unknown) for a WireGuard interface.
+	local ext
+	ext=$(wgx_tw show wg0 dump-telemetry) || fail "show wg0 dump-telemetry failed"
+	expect_eq "dump-telemetry, first eight fields" "$(tw wg show wg0 dump)" "$(echo "$ext" | cut -f1-8)"
+	if echo "$ext" | sed 1d | cut -f9- | grep -q '[^-[:space:]]'; then
+		fail "dump-telemetry of a WireGuard peer has a value: $ext"
+	fi
+	[ "$(echo "$ext" | sed -n 2p | awk -F'\t' '{ print NF }')" -gt 8 ] || fail "dump-telemetry has no columns: $ext"
+	# show --json of a WireGuard interface against docs/show-json.schema.json.
+	wgx_tw show --json >"$TWDIR/show.json" || fail "show --json failed"
+	WG_HIDE_KEYS=never wgx_tw show wg0 --json >"$TWDIR/keys.json" || fail "show wg0 --json failed"
+	python3 "$WGX_REPO/tests/lib/json_schema_check.py" "$WGX_REPO/docs/show-json.schema.json" \
+		"$TWDIR/show.json" "$TWDIR/keys.json" || fail "show --json does not match its schema"
 	expect_eq fwmark 0x51 "$(wgx_tw show wg0 fwmark)"
 	expect_eq peers 3 "$(wgx_tw show wg0 peers | wc -l)"
 	# MTU is a wgx extension: never printed for a wireguard interface.

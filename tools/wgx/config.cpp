@@ -231,12 +231,14 @@ private:
             allowed_ips(p, idx, value);
         } else if (iequals(key, "Endpoint")) {
             Endpoint ep;
-            if (parse_endpoint(value, ep, opts_.resolve, expected, err))
+            if (parse_endpoint(value, ep, opts_.resolve, expected, err)) {
                 p.endpoint = ep;
-            else if (!expected.empty())
+                p.endpoint_text = value;
+            } else if (!expected.empty()) {
                 invalid("Endpoint", value, expected);
-            else
+            } else {
                 error("unable to resolve Endpoint " + quoted(value) + ": " + err);
+            }
         } else if (iequals(key, "PersistentKeepalive")) {
             std::uint16_t k;
             if (parse_keepalive(value, k, expected))

@@ -53,17 +53,19 @@ std::string format_show(const Device &dev, const ShowOptions &opts);
 
 /**
  * `wg show IF dump`: tab-separated device line then one line per peer, as wg
- * prints them.  For a wgx device each peer line continues with one column
- * per statistic of peer_stats() (column 8 + attribute number, 9 + with the
- * interface), the value or "-" when unknown; the device line keeps wg's
- * fields, since parsers tell it from peer lines by its field count.
+ * prints them (a peer line has wg's eight fields, whatever the device).
+ * With @telemetry (`show IF dump-telemetry`, a wgx extension) each peer line
+ * continues with one column per statistic of peer_stats(): column 8 +
+ * attribute number (9 + with the interface), the value or "-" when unknown
+ * (every column of an in-tree WireGuard peer); the device line stays wg's.
  */
-std::string format_dump(const Device &dev, bool with_interface);
+std::string format_dump(const Device &dev, bool with_interface, bool telemetry = false);
 
 /**
  * `wg show IF <field>` for field in public-key, private-key, listen-port,
  * fwmark, peers, preshared-keys, endpoints, allowed-ips, latest-handshakes,
- * persistent-keepalive, transfer, dump.  nullopt for an unknown field.
+ * persistent-keepalive, transfer, dump, and wgx's dump-telemetry.  nullopt
+ * for an unknown field.
  */
 std::optional<std::string> format_show_field(const Device &dev, std::string_view field, bool with_interface);
 
@@ -72,8 +74,8 @@ const std::vector<std::string> &show_fields();
 
 /**
  * Whether format_show_field() prints counters for @field (Device::stats,
- * Peer::stats): only "dump", whose wgx columns after wg's are the peer's
- * counters.  The others can be read without them (WGX_GET_F_NO_STATS).
+ * Peer::stats): only "dump-telemetry", whose columns after wg's are the
+ * peer's counters.  The others can be read without them (WGX_GET_F_NO_STATS).
  */
 bool show_field_needs_stats(std::string_view field);
 

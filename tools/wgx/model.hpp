@@ -114,6 +114,7 @@ struct Peer {
     bool replace_allowed_ips = false;   // WGX_PEER_F_REPLACE_ALLOWEDIPS
     bool update_only = false;           // WGX_PEER_F_UPDATE_ONLY
     std::optional<Key> new_public_key;  // WGX_PEER_A_NEW_PUBLIC_KEY: re-key in place (wgx only)
+    std::string endpoint_text;          // parsed files only: the Endpoint as written, for `reresolve`
 
     // GET-only (read-only) values.
     std::int64_t last_handshake_sec = 0;  // CLOCK_REALTIME seconds, 0 = never

@@ -9,14 +9,33 @@
 
 namespace wgx {
 
+namespace {
+
+// wg's synopsis of `set`, one bracketed item per keyword of set_keywords(),
+// wrapped to the terminal's customary 80 columns.
+std::string set_usage(const char *cmd)
+{
+    std::vector<std::string> items;
+    bool in_peer = false;
+    for (const SetKeyword &k : set_keywords()) {
+        std::string item = std::string("[") + k.name + (*k.value ? " " : "") + k.value;
+        if (std::string(k.name) == "peer") {
+            in_peer = true;
+            items.push_back(item);  // closed after the peer settings
+            continue;
+        }
+        items.push_back(item + "]" + (k.repeats ? "..." : ""));
+    }
+    if (in_peer)
+        items.back() += " ]...";
+    return wrap_items(std::string("Usage: ") + prog_name + " " + cmd + " <interface>", items, "         ");
+}
+
+}  // namespace
+
 int set_main(int argc, const char *argv[])
 {
-    static const char synopsis[] =
-        "<interface> [listen-port <port>] [listen-ports <count>] [rx-spread auto|on|off] [fwmark <mark>] [private-key "
-        "<file path>] [mtu <bytes>] [offload {gso|gro|tx-checksum|rx-checksum} {on|off}]... [peer <base64 public "
-        "key> [remove] [preshared-key <file path>] [endpoint <ip>:<port>] [persistent-keepalive "
-        "<interval seconds>] [allowed-ips [+|-]<ip1>/<cidr1>[,[+|-]<ip2>/<cidr2>]...] ]...";
-    if (int rc = check_usage(argc, argv, argc >= 3, synopsis); rc >= 0)
+    if (int rc = check_usage_text(argc, argv, argc >= 3, set_usage(argv[0])); rc >= 0)
         return rc;
     if (!check_ifname(argv[1]))
         return 1;

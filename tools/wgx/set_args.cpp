@@ -5,6 +5,7 @@
 #include "set_args.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <iterator>
 
 #include "encoding.hpp"
@@ -16,6 +17,48 @@ const std::vector<std::string> &offload_names()
     static const std::vector<std::string> names = {"gso", "gro", "tx-checksum", "rx-checksum"};
     return names;
 }
+
+const std::vector<SetKeyword> &set_keywords()
+{
+    static const std::vector<SetKeyword> k = {
+        {"listen-port", "<port>", false, false},
+        {"listen-ports", "<count>", false, false},
+        {"rx-spread", "auto|on|off", false, false},
+        {"dscp", "copy|clear", false, false},
+        {"priority-dscp", "<list>", false, false},
+        {"handshake-budget", "<per second>|auto", false, false},
+        {"key-grace", "<seconds>", false, false},
+        {"fwmark", "<mark>", false, false},
+        {"private-key", "<file path>", false, false},
+        {"mtu", "<bytes>", false, false},
+        {"offload", "{gso|gro|tx-checksum|rx-checksum} {on|off}", false, true},
+        {"peer", "<base64 public key>", false, true},
+        {"remove", "", true, false},
+        {"public-key", "<new base64 public key>", true, false},
+        {"preshared-key", "<file path>", true, false},
+        {"endpoint", "<host>:<port>", true, false},
+        {"persistent-keepalive", "<interval seconds>|off", true, false},
+        {"allowed-ips", "[+|-]<ip1>/<cidr1>[,[+|-]<ip2>/<cidr2>]...", true, false},
+    };
+    return k;
+}
+
+namespace {
+
+// "a, b, c or LAST" (or "a, b, c" when @last is "") from the names of the keywords of one side (peer or interface).
+std::string keyword_list(bool peer, const char *last)
+{
+    std::vector<std::string> names;
+    for (const SetKeyword &k : set_keywords())
+        if (k.peer == peer && strcmp(k.name, "peer"))
+            names.push_back(k.name);
+    std::string s;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        s += (i ? ", " : "") + names[i];
+    return *last ? s + " or " + last : s;
+}
+
+}  // namespace
 
 ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOptions &opts)
 {
@@ -31,11 +74,6 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
     auto invalid = [&](const std::string &arg, const std::string &value, const std::string &expected) {
         return fail("invalid " + arg + " " + quoted(value) + ": " + expected);
     };
-    static const char *device_args[] = {"listen-port",      "listen-ports", "rx-spread", "dscp",        "priority-dscp",
-                                        "handshake-budget", "key-grace",    "fwmark",    "private-key", "mtu",
-                                        "offload"};
-    static const char *peer_args[] = {"remove",      "preshared-key",        "endpoint",
-                                      "allowed-ips", "persistent-keepalive", "public-key"};
 
     for (std::size_t i = 0; i < args.size();) {
         const std::string &a = args[i];
@@ -43,10 +81,10 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
         const std::string value = have_value ? args[i + 1] : std::string();
         std::string expected, err;
 
-        bool is_device_arg = std::find_if(std::begin(device_args), std::end(device_args),
-                                          [&](const char *x) { return a == x; }) != std::end(device_args);
-        bool is_peer_arg = std::find_if(std::begin(peer_args), std::end(peer_args),
-                                        [&](const char *x) { return a == x; }) != std::end(peer_args);
+        const auto &kw = set_keywords();
+        auto it = std::find_if(kw.begin(), kw.end(), [&](const SetKeyword &k) { return a == k.name; });
+        bool is_device_arg = it != kw.end() && !it->peer && a != "peer";
+        bool is_peer_arg = it != kw.end() && it->peer;
         if (is_device_arg && peer)
             return fail(quoted(a) + " is an interface setting and must come before the first `peer'");
         if (is_peer_arg && !peer)
@@ -193,10 +231,8 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
             }
             i += 2;
         } else {
-            std::string what = peer ? "expected a peer setting (remove, public-key, preshared-key, endpoint, "
-                                      "persistent-keepalive, allowed-ips) or `peer'"
-                                    : "expected listen-port, listen-ports, rx-spread, dscp, priority-dscp, "
-                                      "handshake-budget, key-grace, fwmark, private-key, mtu, offload or peer";
+            std::string what = peer ? "expected a peer setting (" + keyword_list(true, "") + ") or `peer'"
+                                    : "expected " + keyword_list(false, "peer");
             return fail("invalid argument " + quoted(a) + ": " + what);
         }
     }

@@ -14,13 +14,26 @@ namespace wgx {
 
 /**
  * parse_set_args - parse the arguments of `wgx set IF ...` after the
- * interface name: listen-port N, fwmark N, private-key FILE, mtu N,
- * offload gso|gro|tx-checksum|rx-checksum on|off, then any number of
- * `peer KEY [remove] [preshared-key FILE] [endpoint H:P]
- * [persistent-keepalive N|off] [allowed-ips LIST]`.  On error, errors holds
- * one message naming the argument and what was expected.
+ * interface name: the interface settings of set_keywords(), then any
+ * number of `peer KEY` each followed by its peer settings.  On error,
+ * errors holds one message naming the argument and what was expected.
  */
 ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOptions &opts = {});
+
+/** One keyword of `wgx set`. */
+struct SetKeyword {
+    const char *name;   // "listen-port"
+    const char *value;  // its value in usage, "<port>"; "" for a keyword without one (remove)
+    bool peer;          // a peer setting (after `peer <key>`), else an interface setting
+    bool repeats;       // may be given more than once (offload)
+};
+
+/**
+ * set_keywords - every keyword parse_set_args() accepts, in usage order:
+ * the interface settings, then `peer`, then the peer settings.  The usage
+ * of `set`, its error messages and the tests are made from this list.
+ */
+const std::vector<SetKeyword> &set_keywords();
 
 /** The offload names accepted by `set ... offload` (gso, gro, tx-checksum, rx-checksum). */
 const std::vector<std::string> &offload_names();

@@ -1,14 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 //
 // `wgx setconf|addconf|syncconf IF FILE`: apply a configuration file.
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "config.hpp"
 #include "ipc.hpp"
@@ -45,33 +40,6 @@ void sync_config(Device &file, const Device &runtime)
     file.peers.insert(file.peers.begin(), removals.begin(), removals.end());
 }
 
-namespace {
-
-bool read_file(const char *path, std::string &out, std::string &warning)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "Unable to open configuration file `%s': %s\n", path, strerror(errno));
-        return false;
-    }
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0)
-        warning = world_accessible_warning(path, st.st_mode, S_ISREG(st.st_mode));
-    char buf[4096];
-    std::size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-        out.append(buf, n);
-    bool err = ferror(f);
-    fclose(f);
-    if (err) {
-        fprintf(stderr, "Unable to read configuration file `%s'\n", path);
-        return false;
-    }
-    return true;
-}
-
-}  // namespace
-
 int setconf_main(int argc, const char *argv[])
 {
     if (int rc = check_usage(argc, argv, argc == 3, "<interface> <configuration filename>"); rc >= 0)
@@ -81,7 +49,7 @@ int setconf_main(int argc, const char *argv[])
     const bool append = !strcmp(argv[0], "addconf");
     const bool sync = !strcmp(argv[0], "syncconf");
     std::string text, warning;
-    if (!read_file(argv[2], text, warning))
+    if (!read_config_file(argv[2], text, warning))
         return 1;
     ParseOptions opts;
     opts.append = append;

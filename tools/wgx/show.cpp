@@ -379,7 +379,7 @@ std::string format_show(const Device &dev, const ShowOptions &o)
 
 // ---------------------------------------------------------------- machine
 
-std::string format_dump(const Device &dev, bool with_interface)
+std::string format_dump(const Device &dev, bool with_interface, bool telemetry)
 {
     std::string pre = with_interface ? dev.name + "\t" : "";
     std::string s = pre + maybe_key(dev.private_key) + "\t" + maybe_key(dev.public_key) + "\t" +
@@ -389,9 +389,7 @@ std::string format_dump(const Device &dev, bool with_interface)
              allowed_ips_joined(p, ",", "\t") + std::to_string(static_cast<unsigned long long>(p.last_handshake_sec)) +
              "\t" + std::to_string(p.rx_bytes) + "\t" + std::to_string(p.tx_bytes) + "\t" +
              (p.persistent_keepalive.value_or(0) ? std::to_string(*p.persistent_keepalive) : std::string("off"));
-        // wgx extension: every per-peer statistic the tool knows, column
-        // 8 + attribute number (9 + with the interface), "-" when unknown.
-        if (dev.kind == Kind::Wgx) {
+        if (telemetry) {
             for (const StatInfo &st : peer_stats()) {
                 auto v = stat_value(p.stats, st.attr);
                 s += "\t" + (v ? std::to_string(*v) : std::string("-"));
@@ -404,7 +402,7 @@ std::string format_dump(const Device &dev, bool with_interface)
 
 bool show_field_needs_stats(std::string_view field)
 {
-    return field == "dump";
+    return field == "dump-telemetry";
 }
 
 const std::vector<std::string> &show_fields()
@@ -420,7 +418,8 @@ const std::vector<std::string> &show_fields()
                                                "latest-handshakes",
                                                "transfer",
                                                "persistent-keepalive",
-                                               "dump"};
+                                               "dump",
+                                               "dump-telemetry"};
     return f;
 }
 
@@ -462,7 +461,9 @@ std::optional<std::string> format_show_field(const Device &dev, std::string_view
         for (const Peer &p : dev.peers)
             s += pre + key_to_base64(p.public_key) + "\n";
     } else if (field == "dump") {
-        s = format_dump(dev, with_interface);
+        s = format_dump(dev, with_interface, false);
+    } else if (field == "dump-telemetry") {
+        s = format_dump(dev, with_interface, true);
     } else {
         return std::nullopt;
     }
@@ -489,15 +490,20 @@ bool hide_keys_mode()
 
 namespace {
 
-void show_usage(const char *cmd)
+void show_usage(const char *cmd, FILE *f = stderr)
 {
-    fprintf(stderr,
-            "Usage: %s %s { <interface> | all | interfaces } [public-key | private-key | "
-            "listen-port | fwmark | peers | preshared-keys | endpoints | allowed-ips | "
-            "latest-handshakes | transfer | persistent-keepalive | dump]\n"
+    std::string first = std::string("Usage: ") + prog_name + " " + cmd + " { <interface> | all | interfaces }";
+    std::vector<std::string> items;
+    const std::vector<std::string> &fields = show_fields();
+    for (std::size_t i = 0; i < fields.size(); ++i)
+        items.push_back((i ? "" : "[") + fields[i] + (i + 1 < fields.size() ? " |" : "]"));
+    fputs(wrap_items(first, items, "         ").c_str(), f);
+    fprintf(f,
             "       %s %s --json [<interface> | all]\n"
-            "       %s %s --prometheus [<interface> | all]\n",
-            prog_name, cmd, prog_name, cmd, prog_name, cmd);
+            "       %s %s --prometheus [<interface> | all]\n"
+            "dump-telemetry (wgx extension): dump, each peer line followed by one column per\n"
+            "peer statistic (column 8 + n for statistic n, \"-\" when unknown).\n",
+            prog_name, cmd, prog_name, cmd);
 }
 
 int show_json(const std::vector<std::string> &args)
@@ -547,6 +553,12 @@ int show_prometheus(const std::vector<std::string> &args)
 
 }  // namespace
 
+const std::vector<std::string> &show_options()
+{
+    static const std::vector<std::string> o = {"--json", "--prometheus"};
+    return o;
+}
+
 int show_main(int argc, const char *argv[])
 {
     const char *cmd = argv[0];
@@ -561,7 +573,7 @@ int show_main(int argc, const char *argv[])
             args.push_back(argv[i]);
     }
     if (args.size() == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help")) {
-        show_usage(cmd);
+        show_usage(cmd, stdout);
         return 0;
     }
     if (prometheus) {

@@ -17,6 +17,8 @@ namespace wgx {
 extern const char *prog_name;
 
 int show_main(int argc, const char *argv[]);
+/** The options of `show`: "--json" and "--prometheus" (the fields are show_fields(), format.hpp). */
+const std::vector<std::string> &show_options();
 int showconf_main(int argc, const char *argv[]);
 int set_main(int argc, const char *argv[]);
 /** setconf, addconf and syncconf, told apart by argv[0]. */
@@ -26,6 +28,7 @@ int genkey_main(int argc, const char *argv[]);
 int pubkey_main(int argc, const char *argv[]);
 int top_main(int argc, const char *argv[]);
 int exporter_main(int argc, const char *argv[]);
+int reresolve_main(int argc, const char *argv[]);
 
 /**
  * run_cli - the whole command line (argv[0] is the program): dispatches to
@@ -46,8 +49,34 @@ int run_cli(int argc, const char *argv[]);
  */
 int check_usage(int argc, const char *argv[], bool args_ok, const char *synopsis);
 
+/**
+ * check_usage_text - check_usage() with a whole usage text @usage (one or
+ * more lines, each ending in a newline) instead of a one-line synopsis.
+ */
+int check_usage_text(int argc, const char *argv[], bool args_ok, const std::string &usage);
+
+/**
+ * wrap_items - @first followed by @items separated by spaces, broken into
+ * lines of at most @width columns between items (an item longer than a line
+ * stands alone); continuation lines start with @indent.  Ends in a newline.
+ */
+std::string wrap_items(std::string first, const std::vector<std::string> &items, const std::string &indent,
+                       std::size_t width = 80);
+
+/** subcommand_names - every subcommand run_cli() accepts, in its usage order. */
+std::vector<std::string> subcommand_names();
+
 /** check_ifname - false, with a message on stderr, when @name is longer than an interface name can be. */
 bool check_ifname(const char *name);
+
+/**
+ * read_config_file - the whole of configuration file @path into @out.  On
+ * failure prints "Unable to open/read configuration file" to stderr and
+ * returns false.  @warning gets world_accessible_warning()'s text for the
+ * file ("" when its mode is fine), for the caller to print when it holds
+ * secrets.
+ */
+bool read_config_file(const char *path, std::string &out, std::string &warning);
 
 /** print_messages - each of @messages (errors, warnings) on its own line to stderr. */
 void print_messages(const std::vector<std::string> &messages);

@@ -75,13 +75,22 @@ std::string format_prometheus(const std::vector<Device> &devs);
 // ---------------------------------------------------------------- exporter
 
 /**
- * parse_listen_address - `wgx exporter --listen` text: "IPv4:port" or
- * "[IPv6]:port", numeric addresses only, port 1-65535.  False with a reason
- * in @error otherwise.
+ * resolve_listen_address - `wgx exporter --listen` text: "HOST:PORT" with
+ * HOST an IPv4 address or a host name, or "[IPv6]:PORT"; PORT 1-65535.
+ * Fills @out with the addresses to listen on: the literal one, or each
+ * address getaddrinfo() gives for the name (e.g. 127.0.0.1 and ::1 for
+ * localhost), duplicates dropped, in its order.  May block on the resolver.
+ * False with a reason in @error otherwise.
  */
-bool parse_listen_address(const std::string &text, Endpoint &out, std::string &error);
+bool resolve_listen_address(const std::string &text, std::vector<Endpoint> &out, std::string &error);
+
+/** The options `wgx exporter` accepts: "--listen" (also as --listen=VALUE). */
+const std::vector<std::string> &exporter_options();
 
 // ---------------------------------------------------------------- top
+
+/** The options `wgx top` accepts: "--once", "--sort", "--interval" (those with a value also as --opt=VALUE). */
+const std::vector<std::string> &top_options();
 
 /** Sort keys of `wgx top`. */
 enum class TopSort { Rx, Tx, Rtt, Loss, Retrans, Drops, Handshake, Name };

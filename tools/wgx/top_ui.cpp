@@ -8,6 +8,7 @@
 #include <curses.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <csignal>
@@ -59,6 +60,16 @@ void top_usage(FILE *f, const char *cmd)
             prog_name, cmd);
 }
 
+}  // namespace
+
+const std::vector<std::string> &top_options()
+{
+    static const std::vector<std::string> o = {"--once", "--sort", "--interval"};
+    return o;
+}
+
+namespace {
+
 // Parses the arguments after "top"; prints the reason and returns false on error.
 bool parse_top_args(int argc, const char *argv[], TopOptions &o)
 {
@@ -82,6 +93,11 @@ bool parse_top_args(int argc, const char *argv[], TopOptions &o)
             value = argv[++i];
             return true;
         };
+        if (!a.empty() && a[0] == '-' &&
+            std::find(top_options().begin(), top_options().end(), a) == top_options().end()) {
+            fprintf(stderr, "%s top: unknown option `%s'\n", prog_name, argv[i]);
+            return false;
+        }
         if (a == "--once") {
             o.once = true;
         } else if (a == "--sort") {

@@ -412,6 +412,13 @@ bool parse_endpoint(std::string_view v, Endpoint &out, const EndpointResolver &r
         expected = syntax;
         return false;
     }
+    // A number is a port 1-65535 (getaddrinfo would take 99999 modulo 65536);
+    // anything else is a UDP service name for the resolver.
+    std::uint64_t n;
+    if ((is_digit(port[0]) || port[0] == '-' || port[0] == '+') && (!parse_uint(port, 10, 65535, n) || !n)) {
+        expected = "expected HOST:PORT with a port number 1-65535";
+        return false;
+    }
     if (!resolve) {
         error = "no resolver";
         return false;

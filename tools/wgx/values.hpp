@@ -94,8 +94,9 @@ bool parse_mtu(std::string_view v, std::uint32_t &out, std::string &expected);
 bool parse_allowed_ip(std::string_view v, AllowedIp &out, char &sign, bool &host_bits, std::string &expected);
 /**
  * Endpoint "HOST:PORT", "[IPV6]:PORT" or "IPV6:PORT" (split at the last
- * colon).  Syntax errors set @expected; resolver failures set @error (and
- * leave @expected empty).
+ * colon); PORT is a number 1-65535 or a UDP service name.  Syntax errors
+ * and numeric ports out of range set @expected; resolver failures set
+ * @error (and leave @expected empty).
  */
 bool parse_endpoint(std::string_view v, Endpoint &out, const EndpointResolver &resolve, std::string &expected,
                     std::string &error);

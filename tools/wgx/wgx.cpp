@@ -3,6 +3,8 @@
 // The subcommand dispatcher behind tools/wgx/main.cpp.
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "subcommands.hpp"
 
@@ -32,28 +34,73 @@ constexpr Subcommand kSubcommands[] = {
     {"pubkey", pubkey_main, "Reads a private key from stdin and writes a public key to stdout"},
     {"top", top_main, "Live per-peer rates, RTT, loss, retransmits and drops (wgx extension)"},
     {"exporter", exporter_main, "Serves per-peer metrics to Prometheus over HTTP (wgx extension)"},
+    {"reresolve", reresolve_main,
+     "Resolves again the host-name endpoints of a configuration file for peers without a recent handshake (wgx "
+     "extension)"},
+};
+
+// The wgx extensions to wg(8): one entry per feature, its syntax and what it is for.
+struct Extension {
+    const char *syntax;
+    const char *purpose;  // "" when the syntax says it all
+};
+
+constexpr Extension kExtensions[] = {
+    {"set <interface> mtu <bytes>", ""},
+    {"set <interface> offload {gso|gro|tx-checksum|rx-checksum} {on|off}", ""},
+    {"set <interface> listen-ports <1-16>", "send a peer's flows from several UDP ports, for the receiver's RSS"},
+    {"set <interface> rx-spread auto|on|off",
+     "decrypt a one-port peer on every CPU, deliver in order (auto, the default, does so for a peer that needs it)"},
+    {"set <interface> dscp copy|clear", "the inner DSCP on the outer header"},
+    {"set <interface> priority-dscp <list>", "the DSCP values of the priority lane"},
+    {"set <interface> handshake-budget <per second>|auto", "pace handshake initiations"},
+    {"set <interface> key-grace <seconds>", "keep accepting the previous private key after a change"},
+    {"set <interface> peer <key> public-key <new key>", "re-key a peer in place"},
+    {"[Interface] MTU, ListenPorts, RxSpread, DSCP, PriorityDSCP, HandshakeBudget, KeyGrace", ""},
+    {"show <interface> dump-telemetry", "dump with one column per peer statistic"},
+    {"show --json, show --prometheus, top, exporter, reresolve", ""},
 };
 
 void usage(FILE *f)
 {
     fprintf(f, "Usage: %s <cmd> [<args>]\n\n", prog_name);
+    auto split = [](const char *text, std::vector<std::string> &words) {
+        for (const char *p = text; *p;) {
+            const char *sp = strchr(p, ' ');
+            std::size_t n = sp ? static_cast<std::size_t>(sp - p) : strlen(p);
+            words.emplace_back(p, n);
+            p += n + (sp ? 1 : 0);
+        }
+    };
     fprintf(f, "Available subcommands:\n");
-    for (const Subcommand &s : kSubcommands)
-        fprintf(f, "  %s: %s\n", s.name, s.description);
-    fprintf(f, "You may pass `--help' to any of these subcommands to view usage.\n");
-    fprintf(f, "wgx extensions to wg(8): `set <interface> mtu <bytes>', `set <interface> offload "
-               "{gso|gro|tx-checksum|rx-checksum} {on|off}', `set <interface> listen-ports <1-16>' "
-               "(send a peer's flows from several UDP ports, for the receiver's RSS), `set <interface> "
-               "rx-spread auto|on|off' (decrypt a one-port peer on every CPU, deliver in order; auto, the default, "
-               "does so for a peer that needs it), `set <interface> "
-               "dscp copy|clear priority-dscp <list>' (inner DSCP on the outer header; priority lane), "
-               "`set <interface> handshake-budget <per second>|auto' (pace handshake initiations), "
-               "`MTU =', `ListenPorts =', `RxSpread =', `DSCP =', `PriorityDSCP =', `HandshakeBudget =' and `KeyGrace "
-               "=' in [Interface], `show --json', `show --prometheus', "
-               "`top', `exporter'.\n");
+    for (const Subcommand &s : kSubcommands) {
+        std::vector<std::string> words;
+        split(s.description, words);
+        fputs(wrap_items(std::string("  ") + s.name + ":", words, "      ").c_str(), f);
+    }
+    fprintf(f, "You may pass `--help' to any of these subcommands to view usage.\n\n");
+    fprintf(f, "wgx extensions to wg(8):\n");
+    for (const Extension &e : kExtensions) {
+        std::vector<std::string> words;
+        split(e.syntax, words);
+        if (*e.purpose) {
+            words.back() += ":";
+            split(e.purpose, words);
+        }
+        fputs(wrap_items("  " + words[0], std::vector<std::string>(words.begin() + 1, words.end()), "      ").c_str(),
+              f);
+    }
 }
 
 }  // namespace
+
+std::vector<std::string> subcommand_names()
+{
+    std::vector<std::string> names;
+    for (const Subcommand &s : kSubcommands)
+        names.push_back(s.name);
+    return names;
+}
 
 int run_cli(int argc, const char *argv[])
 {

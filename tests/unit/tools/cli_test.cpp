@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 // syncconf's change computation, and the command line's usage/exit codes
 // for everything decided before the kernel is asked.
+#include <cstring>
+
+#include "../../../tools/wgx/format.hpp"
 #include "../../../tools/wgx/subcommands.hpp"
 #include "tool_test_util.hpp"
 
@@ -133,12 +136,57 @@ TEST(ToolCli, SubcommandUsage)
     }
 }
 
+// Help texts fit a terminal: no line over 80 columns.
+void expect_lines_fit(const std::string &text, const std::string &what)
+{
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t nl = text.find('\n', start);
+        std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+        EXPECT_LE(line.size(), 80u) << what << ": " << line;
+        start = nl == std::string::npos ? text.size() : nl + 1;
+    }
+}
+
+TEST(ToolCli, HelpListsEveryOptionAndWraps)
+{
+    CliRun r = run({"--help"});
+    ASSERT_EQ(r.rc, 0);
+    expect_lines_fit(r.out, "wgx --help");
+    for (const std::string &c : subcommand_names())
+        EXPECT_NE(r.out.find("  " + c + ": "), std::string::npos) << c;
+    // Every interface setting that is not wg's is listed as an extension.
+    for (const SetKeyword &k : set_keywords()) {
+        const std::string name = k.name;
+        if (k.peer || name == "fwmark" || name == "private-key" || name == "listen-port" || name == "peer")
+            continue;
+        EXPECT_NE(r.out.find("set <interface> " + name + " "), std::string::npos) << name;
+    }
+    EXPECT_NE(r.out.find("dump-telemetry"), std::string::npos);
+
+    r = run({"set", "--help"});
+    ASSERT_EQ(r.rc, 0);
+    expect_lines_fit(r.out, "wgx set --help");
+    for (const SetKeyword &k : set_keywords())
+        EXPECT_NE(r.out.find(std::string("[") + k.name + (*k.value ? " " : "]")), std::string::npos) << k.name;
+
+    r = run({"show", "--help"});
+    ASSERT_EQ(r.rc, 0);
+    expect_lines_fit(r.out, "wgx show --help");
+    for (const std::string &f : show_fields())
+        EXPECT_NE(r.out.find(f + (f == show_fields().back() ? "]" : " |")), std::string::npos) << f;
+}
+
 TEST(ToolCli, BadInputIsRefusedBeforeTouchingTheKernel)
 {
     CliRun r = run({"set", "wg0", "listen-port", "99999"});
     EXPECT_EQ(r.rc, 1);
     EXPECT_EQ(r.err, "invalid listen-port `99999': expected a port number 0-65535, a UDP service "
                      "name or \"off\"\n");
+
+    r = run({"set", "wg0", "peer", test::kPub2, "endpoint", "192.0.2.1:99999"});
+    EXPECT_EQ(r.rc, 1);
+    EXPECT_EQ(r.err, "invalid endpoint `192.0.2.1:99999': expected HOST:PORT with a port number 1-65535\n");
 
     r = run({"show", "wg0", "bogus"});
     EXPECT_EQ(r.rc, 1);

@@ -234,7 +234,9 @@ TEST(ToolFormat, DurationsAndByteCounts)
 
 TEST(ToolFormat, DumpGolden)
 {
+    // wg's format exactly, for a wgx device too: eight fields per peer line.
     EXPECT_EQ(format_dump(sample_device(), false), test::read_golden("dump.txt"));
+    EXPECT_EQ(format_dump(sample_device(), false, true), test::read_golden("dump-telemetry.txt"));
     // `show all dump` prefixes every line with the interface name.
     std::string all = format_dump(sample_device(), true);
     std::string expect;
@@ -275,6 +277,10 @@ TEST(ToolFormat, SingleFields)
     EXPECT_EQ(*format_show_field(d, "transfer", false), p2 + "\t1240\t3145728\n" + p3 + "\t0\t0\n" + p4 + "\t0\t0\n");
     EXPECT_EQ(*format_show_field(d, "persistent-keepalive", false), p2 + "\t25\n" + p3 + "\toff\n" + p4 + "\toff\n");
     EXPECT_EQ(*format_show_field(d, "dump", false), test::read_golden("dump.txt"));
+    EXPECT_EQ(*format_show_field(d, "dump-telemetry", false), test::read_golden("dump-telemetry.txt"));
+    // Only the telemetry columns need the counters.
+    for (const std::string &f : show_fields())
+        EXPECT_EQ(show_field_needs_stats(f), f == "dump-telemetry") << f;
     EXPECT_EQ(*format_show_field(d, "listen-port", true), "wgx0\t51820\n");
     EXPECT_EQ(*format_show_field(d, "peers", true), "wgx0\t" + p2 + "\nwgx0\t" + p3 + "\nwgx0\t" + p4 + "\n");
     EXPECT_FALSE(format_show_field(d, "bogus", false));

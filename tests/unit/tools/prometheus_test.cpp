@@ -3,10 +3,12 @@
 // prometheus_wireguard_exporter's names and labels, one family per
 // statistic with HELP and TYPE, label escaping, units, and unknown values
 // left out.  (promtool checks the real output in tests/integration/telemetry.sh.)
+#include <algorithm>
 #include <map>
 #include <regex>
 #include <set>
 
+#include "../../../tools/wgx/format.hpp"
 #include "../../../tools/wgx/telemetry.hpp"
 #include "tool_test_util.hpp"
 #include "uapi/linux/wgx.h"
@@ -245,25 +247,38 @@ TEST(ToolPrometheus, SeveralInterfacesShareOneFamily)
 
 TEST(ToolPrometheus, ListenAddresses)
 {
-    Endpoint ep;
+    std::vector<Endpoint> eps;
     std::string err;
-    ASSERT_TRUE(parse_listen_address("127.0.0.1:9586", ep, err)) << err;
-    EXPECT_EQ(ep, test::endpoint("127.0.0.1", 9586));
-    ASSERT_TRUE(parse_listen_address("[::1]:9100", ep, err)) << err;
-    EXPECT_EQ(ep, test::endpoint("::1", 9100));
-    ASSERT_TRUE(parse_listen_address("0.0.0.0:1", ep, err));
+    ASSERT_TRUE(resolve_listen_address("127.0.0.1:9586", eps, err)) << err;
+    EXPECT_EQ(eps, std::vector<Endpoint>{test::endpoint("127.0.0.1", 9586)});
+    ASSERT_TRUE(resolve_listen_address("[::1]:9100", eps, err)) << err;
+    EXPECT_EQ(eps, std::vector<Endpoint>{test::endpoint("::1", 9100)});
+    ASSERT_TRUE(resolve_listen_address("[::]:9586", eps, err)) << err;
+    EXPECT_EQ(eps, std::vector<Endpoint>{test::endpoint("::", 9586)});
+    ASSERT_TRUE(resolve_listen_address("0.0.0.0:1", eps, err));
+    EXPECT_EQ(eps, std::vector<Endpoint>{test::endpoint("0.0.0.0", 1)});
+    // A name: each of its addresses (/etc/hosts gives localhost 127.0.0.1,
+    // and ::1 where the host has IPv6), once.
+    ASSERT_TRUE(resolve_listen_address("localhost:9586", eps, err)) << err;
+    ASSERT_FALSE(eps.empty());
+    for (const Endpoint &ep : eps)
+        EXPECT_TRUE(ep == test::endpoint("127.0.0.1", 9586) || ep == test::endpoint("::1", 9586))
+            << format_endpoint(ep);
+    EXPECT_NE(std::find(eps.begin(), eps.end(), test::endpoint("127.0.0.1", 9586)), eps.end());
     struct Bad {
         const char *text, *why;
     };
     for (const Bad &b :
          {Bad{"127.0.0.1", "expected address:port"}, Bad{":9586", "expected address:port"},
-          Bad{"localhost:9586", "`localhost' is not a numeric IPv4 address"},
+          Bad{"no-such-host.invalid:9586", "cannot resolve `no-such-host.invalid'"},
           Bad{"::1:9586", "IPv6 address must be in brackets"}, Bad{"[::1]9586", "expected [IPv6 address]:port"},
           Bad{"[1.2.3.4]:80", "`1.2.3.4' is not a numeric IPv6 address"},
+          Bad{"[localhost]:80", "`localhost' is not a numeric IPv6 address"},
           Bad{"127.0.0.1:0", "port `0' is not a number from 1 to 65535"}, Bad{"127.0.0.1:65536", "port `65536'"},
+          Bad{"[::1]:99999", "port `99999'"}, Bad{"localhost:99999", "port `99999'"},
           Bad{"127.0.0.1:+80", "port `+80'"}, Bad{"127.0.0.1:80x", "port `80x'"}, Bad{"127.0.0.1:", "port `'"}}) {
         err.clear();
-        EXPECT_FALSE(parse_listen_address(b.text, ep, err)) << b.text;
+        EXPECT_FALSE(resolve_listen_address(b.text, eps, err)) << b.text;
         EXPECT_NE(err.find(b.why), std::string::npos) << b.text << ": " << err;
     }
 }

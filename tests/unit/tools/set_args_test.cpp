@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 // `wgx set` argument parsing (tools/wgx/set_args.hpp): wg's grammar plus
 // mtu/offload, key files.
+#include <map>
+#include <set>
+
 #include "tool_test_util.hpp"
 
 namespace wgx {
@@ -158,6 +161,8 @@ TEST(ToolSetArgs, ErrorsNameArgumentAndExpectation)
         {{"peer", pk, "mtu", "1400"}, "`mtu' is an interface setting and must come before the first `peer'"},
         {{"peer", pk, "endpoint", "1.2.3.4"},
          "invalid endpoint `1.2.3.4': expected HOST:PORT, IPV4:PORT or [IPV6]:PORT"},
+        {{"peer", pk, "endpoint", "1.2.3.4:99999"},
+         "invalid endpoint `1.2.3.4:99999': expected HOST:PORT with a port number 1-65535"},
         {{"peer", pk, "endpoint", "bad.example.org:1"},
          "unable to resolve endpoint `bad.example.org:1': Name or service not known"},
         {{"peer", pk, "persistent-keepalive", "70000"},
@@ -240,6 +245,48 @@ TEST(ToolSetArgs, KeyFileWarningsPassThrough)
     ASSERT_TRUE(r.ok());
     ASSERT_EQ(r.warnings.size(), 1u);
     EXPECT_EQ(r.warnings[0], "Warning: `" + world.path() + "' is world accessible");
+}
+
+// set_keywords() is the list the usage, the errors and the completion test
+// are made from: each keyword in it must be one the parser takes.
+TEST(ToolSetArgs, EveryKeywordOfTheListIsParsed)
+{
+    TempFile file(std::string(test::kPriv1) + "\n");
+    const std::map<std::string, std::vector<std::string>> values = {
+        {"listen-port", {"1"}},
+        {"listen-ports", {"2"}},
+        {"rx-spread", {"on"}},
+        {"dscp", {"copy"}},
+        {"priority-dscp", {"EF"}},
+        {"handshake-budget", {"auto"}},
+        {"key-grace", {"10"}},
+        {"fwmark", {"off"}},
+        {"private-key", {file.path()}},
+        {"mtu", {"1400"}},
+        {"offload", {"gso", "on"}},
+        {"peer", {test::kPub2}},
+        {"remove", {}},
+        {"public-key", {test::kPub3}},
+        {"preshared-key", {file.path()}},
+        {"endpoint", {"192.0.2.1:1"}},
+        {"persistent-keepalive", {"off"}},
+        {"allowed-ips", {"10.0.0.0/8"}},
+    };
+    std::set<std::string> seen;
+    for (const SetKeyword &k : set_keywords()) {
+        EXPECT_TRUE(seen.insert(k.name).second) << "listed twice: " << k.name;
+        auto v = values.find(k.name);
+        ASSERT_NE(v, values.end()) << "no sample value for keyword " << k.name;
+        std::vector<std::string> args;
+        if (k.peer)
+            args = {"peer", test::kPub2};
+        args.push_back(k.name);
+        args.insert(args.end(), v->second.begin(), v->second.end());
+        ParseResult r = parse(args);
+        EXPECT_TRUE(r.ok()) << k.name << ": " << (r.errors.empty() ? "" : r.errors[0]);
+        EXPECT_EQ(std::string(k.value).empty(), v->second.empty()) << k.name;
+    }
+    EXPECT_EQ(seen.size(), values.size());
 }
 
 }  // namespace

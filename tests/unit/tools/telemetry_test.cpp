@@ -223,7 +223,7 @@ TEST(ToolTelemetry, ShowOmitsWhatIsUnknownOrZero)
     EXPECT_EQ(format_percent(1, 0), "-");
 }
 
-TEST(ToolTelemetry, DumpAppendsOneColumnPerStatisticForWgxOnly)
+TEST(ToolTelemetry, DumpTelemetryAppendsOneColumnPerStatistic)
 {
     Device d;
     d.name = "wgx0";
@@ -233,8 +233,17 @@ TEST(ToolTelemetry, DumpAppendsOneColumnPerStatisticForWgxOnly)
     Peer none;
     none.public_key = key(test::kPub3);
     d.peers = {p, none};
+    // Plain dump: wg's eight fields, whatever the statistics (scripts read a
+    // peer line with `read -r pub psk ep ips hs rx tx ka`).
     std::vector<std::string> lines = split(format_dump(d, false), '\n');
-    ASSERT_EQ(lines.size(), 4u);                  // device, two peers, final ""
+    ASSERT_EQ(lines.size(), 4u);  // device, two peers, final ""
+    EXPECT_EQ(split(lines[0], '\t').size(), 4u);
+    EXPECT_EQ(split(lines[1], '\t').size(), 8u);
+    EXPECT_EQ(split(lines[2], '\t').size(), 8u);
+    EXPECT_EQ(split(*format_show_field(d, "dump", true), '\n')[1], "wgx0\t" + lines[1]);
+
+    lines = split(format_dump(d, false, true), '\n');
+    ASSERT_EQ(lines.size(), 4u);
     EXPECT_EQ(split(lines[0], '\t').size(), 4u);  // wg's device line unchanged
     std::vector<std::string> f = split(lines[1], '\t');
     ASSERT_EQ(f.size(), 8u + WGX_PEER_STATS_A_MAX);
@@ -245,14 +254,18 @@ TEST(ToolTelemetry, DumpAppendsOneColumnPerStatisticForWgxOnly)
     for (std::size_t i = 8; i < g.size(); ++i)
         EXPECT_EQ(g[i], "-");  // unknown, not 0
     // With the interface name first, every column moves by one.
-    f = split(split(format_dump(d, true), '\n')[1], '\t');
+    f = split(split(format_dump(d, true, true), '\n')[1], '\t');
     EXPECT_EQ(f[8 + WGX_PEER_STATS_A_TCP_SRTT_US], std::to_string(WGX_PEER_STATS_A_TCP_SRTT_US * 1000 + 7));
 
-    // An in-tree WireGuard device: exactly wg's eight fields.
+    // An in-tree WireGuard device has no statistics: the same columns, all "-",
+    // so that `show all dump-telemetry` lines have one layout.
     d.kind = Kind::WireGuard;
-    lines = split(format_dump(d, false), '\n');
-    EXPECT_EQ(split(lines[1], '\t').size(), 8u);
-    EXPECT_EQ(split(lines[2], '\t').size(), 8u);
+    d.peers[0].stats.reset();
+    lines = split(format_dump(d, false, true), '\n');
+    g = split(lines[1], '\t');
+    ASSERT_EQ(g.size(), 8u + WGX_PEER_STATS_A_MAX);
+    for (std::size_t i = 8; i < g.size(); ++i)
+        EXPECT_EQ(g[i], "-");
 }
 
 TEST(ToolTelemetry, JsonCarriesTelemetryByNameAndOmitsUnknown)

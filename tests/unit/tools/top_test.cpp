@@ -266,9 +266,9 @@ TEST(ToolTop, CommandLineRefusesBadInputClearly)
              Case{{"top", "--interval", "nan"}, "wgx top: invalid --interval `nan'"},
              Case{{"top", "--frobnicate"}, "wgx top: unknown option `--frobnicate'\n"},
              Case{{"top", "an-interface-name-too-long"}, "Invalid interface name"},
-             Case{{"exporter", "--listen", "localhost:9586"},
-                  "wgx exporter: invalid --listen `localhost:9586': `localhost' is not a numeric "
-                  "IPv4 address\n"},
+             Case{{"exporter", "--listen", "[localhost]:9586"},
+                  "wgx exporter: invalid --listen `[localhost]:9586': `localhost' is not a numeric "
+                  "IPv6 address\n"},
              Case{{"exporter", "--listen=127.0.0.1:99999"},
                   "wgx exporter: invalid --listen `127.0.0.1:99999': port `99999' is not a number "
                   "from 1 to 65535\n"},

@@ -160,6 +160,15 @@ TEST(ToolValues, EndpointForms)
         EXPECT_EQ(r.errors[0],
                   std::string("f:3: invalid Endpoint `") + bad + "': expected HOST:PORT, IPV4:PORT or [IPV6]:PORT");
     }
+    // A numeric port out of 1-65535 is refused, not taken modulo 65536 by getaddrinfo.
+    for (const char *bad : {"192.0.2.1:99999", "192.0.2.1:65536", "192.0.2.1:0", "[2001:db8::1]:70000",
+                            "vpn.example.com:99999", "192.0.2.1:-1", "192.0.2.1:+1", "192.0.2.1:1x"}) {
+        ParseResult r = ep(bad);
+        ASSERT_EQ(r.errors.size(), 1u) << bad;
+        EXPECT_EQ(r.errors[0],
+                  std::string("f:3: invalid Endpoint `") + bad + "': expected HOST:PORT with a port number 1-65535");
+    }
+    EXPECT_EQ(ep("192.0.2.1:65535").device.peers[0].endpoint, test::endpoint("192.0.2.1", 65535));
     ParseResult r = ep("unknown.example.net:51820");
     ASSERT_EQ(r.errors.size(), 1u);
     EXPECT_EQ(r.errors[0], "f:3: unable to resolve Endpoint `unknown.example.net:51820': Name or service not known");
