@@ -94,6 +94,7 @@ struct wgx_noise_handshake {
     wgx::u8 preshared_key[32];
     wgx::u8 precomputed_static_static[32];  // DH(our static private, remote static)
     bool static_static_ok;
+    bool static_static_due;  // not computed yet: the first message that needs it does
 
     // The handshake in progress.
     wgx_handshake_state state;
