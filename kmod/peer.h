@@ -180,15 +180,16 @@ struct wgx_peer {
 	struct wgx_noise_handshake *handshake;
 	struct wgx_noise_handshake *prev_handshake;
 	bool init_prev;
+	bool initiation_paced;
+	bool is_dead;
 	u32 remote_gen;
 	struct wgx_index_entry handshake_entry;
 	struct kthread_delayed_work initiation_work;
 	struct kthread_worker *initiation_worker;
 	atomic_t initiation_is_retry;
-	bool initiation_paced;
+	spinlock_t keypairs_lock;
 	atomic64_t initiation_asked_ns;
 
-	spinlock_t keypairs_lock;
 	struct wgx_keypair __rcu *keypair_current;
 	struct wgx_keypair __rcu *keypair_previous;
 	struct wgx_keypair __rcu *keypair_next;
@@ -204,6 +205,7 @@ struct wgx_peer {
 	struct work_struct zero_keys_work;
 
 	spinlock_t timers_lock;
+	struct kref refcount;
 	struct wgx_timers timer_state;
 	struct timer_list timers[WGX_TIMER_COUNT];
 
@@ -213,8 +215,6 @@ struct wgx_peer {
 	struct wgx_telemetry telemetry;
 	struct wgx_prepare_slot *prepare;
 
-	bool is_dead;
-	struct kref refcount;
 	struct rcu_head rcu;
 	/* @handshake's storage (wgx_noise_handshake_size() bytes): one object, not two. */
 	u8 handshake_mem[] __aligned(8);
