@@ -960,7 +960,7 @@ def build(work, params, quick):
         metric("rot_delay_max", "rotation: one-way delay max", "ms", False, group="control")
     if params.get("SETCONF_PEERS", 0) > 0:
         metric("setconf_seconds", "setconf %d peers" % params["SETCONF_PEERS"], "s", False, group="control")
-        metric("peer_bytes", "memory per peer (slab+percpu)", "bytes", False, group="control")
+        metric("peer_bytes", "memory per peer (slab+percpu+vmalloc)", "bytes", False, group="control")
 
     warnings = []
     storm_bed = []
@@ -1120,12 +1120,13 @@ def build(work, params, quick):
                 e = ("after setconf GET_DEVICE lists %d peers, not %d, so the figures cannot be trusted"
                      " (measured anyway: %.2f s, %.0f bytes/peer)"
                      % (s["seen"], s["peers"], float(s["seconds"]),
-                        (s["sunreclaim_kb"] + s["percpu_kb"]) * 1024.0 / s["peers"]))
+                        (s["sunreclaim_kb"] + s["percpu_kb"] + s.get("vmalloc_kb", 0)) * 1024.0 / s["peers"]))
                 ms.add(path, rnd, error=e)
                 mb.add(path, rnd, error=e)
             else:
                 ms.add(path, rnd, value=float(s["seconds"]))
-                mb.add(path, rnd, value=(s["sunreclaim_kb"] + s["percpu_kb"]) * 1024.0 / s["peers"])
+                mb.add(path, rnd, value=(s["sunreclaim_kb"] + s["percpu_kb"] + s.get("vmalloc_kb", 0))
+                       * 1024.0 / s["peers"])
 
     for (p, n), rtts in sorted(storm_rtts.items()):
         if rtts and "storm_ping_all_p99_%d" % n in metrics:

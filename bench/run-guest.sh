@@ -922,11 +922,12 @@ storm_kind() {
 
 # ---- configuring many peers, memory per peer ----------------------------------------
 # `<tool> setconf` of SETCONF_PEERS peers (random keys, one /32 each, private
-# key set so every peer's static-static DH is precomputed) into a fresh
-# device; unreclaimable slab and per-CPU memory before and after (reclaimable
-# caches dropped) give the memory per peer.
+# key set, so wireguard.ko computes every peer's static-static DH at creation;
+# wgx leaves it to the peer's first handshake) into a fresh device;
+# unreclaimable slab, per-CPU and vmalloc memory before and after
+# (reclaimable caches dropped) give the memory per peer.
 setconf_kind() {
-	local path=$1 round=$2 kind tool su0 su1 pc0 pc1 sl0 sl1 t0 el rc seen err dev
+	local path=$1 round=$2 kind tool su0 su1 pc0 pc1 sl0 sl1 vm0 vm1 t0 el rc seen err dev
 	kind=$(path_kind "$path")
 	tool=$(path_tool "$path")
 	blog "setconf: $path, $SETCONF_PEERS peers"
@@ -938,14 +939,14 @@ setconf_kind() {
 		return
 	}
 	drop_caches
-	su0=$(meminfo_kb SUnreclaim) pc0=$(meminfo_kb Percpu) sl0=$(meminfo_kb Slab)
+	su0=$(meminfo_kb SUnreclaim) pc0=$(meminfo_kb Percpu) sl0=$(meminfo_kb Slab) vm0=$(meminfo_kb VmallocUsed)
 	t0=$EPOCHREALTIME
 	err=$("$tool" setconf "$dev" "$WORK/peers.conf" 2>&1)
 	rc=$?
 	elapsed_s el "$t0"
 	sleep 1
 	drop_caches
-	su1=$(meminfo_kb SUnreclaim) pc1=$(meminfo_kb Percpu) sl1=$(meminfo_kb Slab)
+	su1=$(meminfo_kb SUnreclaim) pc1=$(meminfo_kb Percpu) sl1=$(meminfo_kb Slab) vm1=$(meminfo_kb VmallocUsed)
 	seen=$("$NL_BIN" count "$kind" "$dev")
 	seen=${seen//[!0-9]/}
 	if [ $rc -ne 0 ]; then
@@ -953,7 +954,7 @@ setconf_kind() {
 	else
 		record type=setconf path="$path" round="$round" peers="$SETCONF_PEERS" seen="${seen:-0}" \
 			seconds="$el" sunreclaim_kb="$((su1 - su0))" percpu_kb="$((pc1 - pc0))" \
-			slab_kb="$((sl1 - sl0))"
+			slab_kb="$((sl1 - sl0))" vmalloc_kb="$((vm1 - vm0))"
 	fi
 }
 

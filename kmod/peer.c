@@ -22,15 +22,18 @@ static atomic64_t wgx_peer_ids = ATOMIC64_INIT(0);
 static atomic64_t wgx_keypair_ids = ATOMIC64_INIT(0);
 
 /*
- * Peers come from a cache of their own: exactly their size (a kmalloc of
- * struct wgx_peer would round it up to 2 KiB), accounted to the memory
- * cgroup of whoever configures them.
+ * Peers come from a cache of their own: exactly their size with their
+ * handshake state behind them (a kmalloc would round the peer up to 2 KiB
+ * and the handshake state to 512 bytes), accounted to the memory cgroup of
+ * whoever configures them.
  */
 static struct kmem_cache *wgx_peer_cache;
 
 int __init wgx_peer_init(void)
 {
-	wgx_peer_cache = KMEM_CACHE(wgx_peer, SLAB_ACCOUNT);
+	wgx_peer_cache = kmem_cache_create("wgx_peer",
+					   sizeof(struct wgx_peer) + wgx_noise_handshake_size(),
+					   __alignof__(struct wgx_peer), SLAB_ACCOUNT, NULL);
 	return wgx_peer_cache ? 0 : -ENOMEM;
 }
 
@@ -51,13 +54,10 @@ struct wgx_peer *wgx_peer_create(struct wgx_device *wgx, const u8 *public_key, c
 	peer = kmem_cache_zalloc(wgx_peer_cache, GFP_KERNEL);
 	if (unlikely(!peer))
 		return ERR_PTR(-ENOMEM);
-	peer->stats = alloc_percpu(struct wgx_peer_stats);
-	if (unlikely(!peer->stats))
-		goto err_free;
 	if (dst_cache_init(&peer->endpoint_cache, GFP_KERNEL))
-		goto err_stats;
+		goto err_free;
 	down_read(&wgx->identity_lock);
-	peer->handshake = wgx_noise_handshake_create(wgx->identity, public_key, psk, true);
+	peer->handshake = wgx_noise_handshake_init(peer->handshake_mem, wgx->identity, public_key, psk);
 	up_read(&wgx->identity_lock);
 	if (unlikely(!peer->handshake))
 		goto err_dst_cache;
@@ -88,16 +88,13 @@ struct wgx_peer *wgx_peer_create(struct wgx_device *wgx, const u8 *public_key, c
 	list_add_tail(&peer->peer_list, &wgx->peer_list);
 	++wgx->num_peers;
 	pr_debug("%s: Peer %llu created\n", wgx->dev->name, peer->internal_id);
-	/* Its first handshake message need not make its ephemeral then. */
-	wgx_prepare_request(peer);
+	/* No prepared ephemeral yet: its first handshake message asks for one. */
 	return peer;
 
 err_handshake:
-	wgx_noise_handshake_destroy(peer->handshake);
+	wgx_noise_handshake_wipe(peer->handshake);
 err_dst_cache:
 	dst_cache_destroy(&peer->endpoint_cache);
-err_stats:
-	free_percpu(peer->stats);
 err_free:
 	kmem_cache_free(wgx_peer_cache, peer);
 	return ERR_PTR(ret);
@@ -140,9 +137,11 @@ static void wgx_peer_free_rcu(struct rcu_head *rcu)
 	struct wgx_peer *peer = container_of(rcu, struct wgx_peer, rcu);
 
 	dst_cache_destroy(&peer->endpoint_cache);
-	wgx_noise_handshake_destroy(peer->handshake);
+	wgx_telemetry_destroy(&peer->telemetry);
+	wgx_noise_handshake_wipe(peer->handshake);
 	wgx_noise_handshake_destroy(peer->prev_handshake);
 	free_percpu(peer->stats);
+	kfree(peer->stats_rare);
 	/* Its keys (the psk in the handshake went above) and endpoint. */
 	memzero_explicit(peer, sizeof(*peer));
 	kmem_cache_free(wgx_peer_cache, peer);
@@ -173,15 +172,46 @@ void wgx_peer_put(struct wgx_peer *peer)
 	kref_put(&peer->refcount, wgx_peer_release);
 }
 
+void wgx_peer_stats_add_rare(struct wgx_peer *peer, enum wgx_peer_stat stat, u64 n)
+{
+	struct wgx_peer_stats_rare *r = READ_ONCE(peer->stats_rare), *old;
+
+	if (unlikely(!r)) {
+		r = kzalloc(sizeof(*r), GFP_ATOMIC | __GFP_NOWARN);
+		if (!r)
+			return;
+		old = cmpxchg(&peer->stats_rare, NULL, r);
+		if (old) {
+			kfree(r);
+			r = old;
+		}
+	}
+	atomic64_add(n, &r->v[stat]);
+}
+
+void wgx_peer_stats_percpu(struct wgx_peer *peer)
+{
+	struct wgx_peer_stats __percpu *s;
+
+	might_sleep();
+	if (READ_ONCE(peer->stats))
+		return;
+	s = alloc_percpu_gfp(struct wgx_peer_stats, GFP_KERNEL | __GFP_NOWARN);
+	if (s && cmpxchg(&peer->stats, NULL, s))
+		free_percpu(s);
+}
+
 u64 wgx_peer_stats_read(struct wgx_peer *peer, enum wgx_peer_stat stat)
 {
-	u64 sum = 0;
+	struct wgx_peer_stats __percpu *s = READ_ONCE(peer->stats);
+	struct wgx_peer_stats_rare *r = READ_ONCE(peer->stats_rare);
+	u64 sum = r ? atomic64_read(&r->v[stat]) : 0;
 	int cpu;
 
-	if (stat >= WGX_PEER_STAT_PERCPU)
-		return atomic64_read(&peer->stats_rare[stat - WGX_PEER_STAT_PERCPU]);
+	if (stat >= WGX_PEER_STAT_PERCPU || !s)
+		return sum;
 	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu_ptr(peer->stats, cpu)->v[stat]);
+		sum += READ_ONCE(per_cpu_ptr(s, cpu)->v[stat]);
 	return sum;
 }
 
@@ -277,6 +307,8 @@ bool wgx_peer_keypair_install(struct wgx_peer *peer, struct wgx_keypair *keypair
 {
 	struct wgx_keypair *previous, *current_kp, *next;
 
+	/* A session: from now on packets move the hot counters. */
+	wgx_peer_stats_percpu(peer);
 	spin_lock_bh(&peer->keypairs_lock);
 	if (unlikely(READ_ONCE(peer->is_dead))) {
 		spin_unlock_bh(&peer->keypairs_lock);

@@ -78,10 +78,12 @@ struct wgx_keypair {
 /*
  * Per-peer counters (netlink_get.c maps them to enum
  * wgx_peer_stats_attribute).  The first WGX_PEER_STAT_PERCPU move with every
- * packet and are per-CPU; the others move with handshakes and drops and are
- * one atomic each in the peer, so a peer costs 8 bytes per possible CPU per
- * hot counter, not per counter: on a 128-CPU gateway that is 6 KiB per peer
- * less.
+ * packet and are per-CPU once the peer has a session; the others move with
+ * handshakes and drops and are one atomic each.  Neither block exists until
+ * it is used: the per-CPU one is allocated with the peer's first keypair
+ * (before it, the hot counters count in the atomic block), the atomic one at
+ * the first count, so a configured peer that never handshakes costs two
+ * pointers, not 8 bytes per possible CPU per hot counter.
  */
 enum wgx_peer_stat {
 	WGX_PEER_STAT_RX_BYTES = 0,	/* UDP payload bytes received, authenticated */
@@ -122,6 +124,11 @@ struct wgx_peer_stats {
 	u64 v[WGX_PEER_STAT_PERCPU];
 };
 
+/* The atomic counters of a peer: every counter (the hot ones until @stats exists). */
+struct wgx_peer_stats_rare {
+	atomic64_t v[WGX_PEER_STAT_COUNT];
+};
+
 /**
  * struct wgx_peer - a remote WireGuard peer.
  * @public_key: its static public key (32 bytes); changed only by
@@ -156,12 +163,16 @@ struct wgx_peer_stats {
  * @staged: packets waiting for a keypair (bounded by WGX_STAGED_MAX, oldest dropped).
  * @timer_state/@timers: core timer state machine and its kernel timers, under @timers_lock.
  * @stats: per-CPU counters (enum wgx_peer_stat below WGX_PEER_STAT_PERCPU),
- *	summed on read.  @stats_rare: the other counters, one atomic each.
+ *	summed on read; NULL until the first keypair (wgx_peer_stats_percpu()).
+ * @stats_rare: the other counters, one atomic each, and the hot ones while
+ *	@stats is NULL; NULL until the first count.  Both set once (cmpxchg)
+ *	and freed with the peer.
  * @walltime_last_handshake: real time of the last completed handshake (netlink), under @timers_lock.
  * @telemetry: handshake and TCP RTT, TCP retransmission estimate (telemetry.h), under its own lock.
  * @pmtu: the outer path MTU and its blackhole state (pmtu.h), lockless.
  * @prepare: the ephemeral made ahead for this peer's next handshake message
- *	(prepare.h), under the module's prepare lock.
+ *	(prepare.h), allocated at its first handshake message, or NULL; under
+ *	the module's prepare lock.
  */
 struct wgx_peer {
 	struct wgx_device *wgx;
@@ -174,15 +185,16 @@ struct wgx_peer {
 	struct wgx_noise_handshake *handshake;
 	struct wgx_noise_handshake *prev_handshake;
 	bool init_prev;
+	bool initiation_paced;
+	bool is_dead;
 	u32 remote_gen;
 	struct wgx_index_entry handshake_entry;
 	struct kthread_delayed_work initiation_work;
 	struct kthread_worker *initiation_worker;
 	atomic_t initiation_is_retry;
-	bool initiation_paced;
+	spinlock_t keypairs_lock;
 	atomic64_t initiation_asked_ns;
 
-	spinlock_t keypairs_lock;
 	struct wgx_keypair __rcu *keypair_current;
 	struct wgx_keypair __rcu *keypair_previous;
 	struct wgx_keypair __rcu *keypair_next;
@@ -198,19 +210,20 @@ struct wgx_peer {
 	struct work_struct zero_keys_work;
 
 	spinlock_t timers_lock;
+	struct kref refcount;
 	struct wgx_timers timer_state;
 	struct timer_list timers[WGX_TIMER_COUNT];
 
 	struct wgx_peer_stats __percpu *stats;
-	atomic64_t stats_rare[WGX_PEER_STAT_COUNT - WGX_PEER_STAT_PERCPU];
+	struct wgx_peer_stats_rare *stats_rare;
 	struct timespec64 walltime_last_handshake;
 	struct wgx_telemetry telemetry;
 	struct wgx_pmtu pmtu;
-	struct wgx_prepare_slot prepare;
+	struct wgx_prepare_slot *prepare;
 
-	bool is_dead;
-	struct kref refcount;
 	struct rcu_head rcu;
+	/* @handshake's storage (wgx_noise_handshake_size() bytes): one object, not two. */
+	u8 handshake_mem[] __aligned(8);
 };
 
 /**
@@ -246,13 +259,33 @@ struct wgx_peer *wgx_peer_get_maybe_zero(struct wgx_peer *peer);
 struct wgx_peer *wgx_peer_get(struct wgx_peer *peer);
 void wgx_peer_put(struct wgx_peer *peer);
 
+/**
+ * wgx_peer_stats_add_rare - add @n to @stat in the atomic block, allocating
+ * it (GFP_ATOMIC) at the first count; a count that finds no memory is lost.
+ * Any context.
+ */
+void wgx_peer_stats_add_rare(struct wgx_peer *peer, enum wgx_peer_stat stat, u64 n);
+
+/**
+ * wgx_peer_stats_percpu - give @peer its per-CPU counters if it has none (at
+ * its first installed keypair: from then on packets move them).  Process context;
+ * when out of memory the hot counters go on counting in the atomic block.
+ */
+void wgx_peer_stats_percpu(struct wgx_peer *peer);
+
 /** wgx_peer_stats_add - add @n to counter @stat.  Any context. */
 static inline void wgx_peer_stats_add(struct wgx_peer *peer, enum wgx_peer_stat stat, u64 n)
 {
-	if (stat < WGX_PEER_STAT_PERCPU)
-		this_cpu_add(peer->stats->v[stat], n);
-	else
-		atomic64_add(n, &peer->stats_rare[stat - WGX_PEER_STAT_PERCPU]);
+	struct wgx_peer_stats __percpu *s;
+
+	if (stat < WGX_PEER_STAT_PERCPU) {
+		s = READ_ONCE(peer->stats);
+		if (likely(s)) {
+			this_cpu_add(s->v[stat], n);
+			return;
+		}
+	}
+	wgx_peer_stats_add_rare(peer, stat, n);
 }
 
 static inline void wgx_peer_stats_inc(struct wgx_peer *peer, enum wgx_peer_stat stat)
@@ -306,7 +339,8 @@ void wgx_peer_clear_handshake(struct wgx_peer *peer);
  * wgx_peer_keypair_install - install a freshly derived keypair (whitepaper 5.4.5,
  * 6.1): the initiator makes it current at once (previous <- current); the
  * responder keeps it as next until the first transport data confirms it.
- * Takes keypairs_lock.  @keypair's reference moves to the peer.  Returns
+ * Gives the peer its per-CPU counters (wgx_peer_stats_percpu()), then takes
+ * keypairs_lock; process context.  @keypair's reference moves to the peer.  Returns
  * false, installing nothing, when the peer is dead (its removal cleared the
  * keypairs, or will under the same lock): the caller keeps the reference.
  */

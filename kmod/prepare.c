@@ -11,6 +11,7 @@
 #include <linux/mutex.h>
 #include <linux/random.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -66,6 +67,11 @@ MODULE_PARM_DESC(ephemeral_peers,
  * @wiped: slots wiped by a suspend.
  * @full: requests refused because ephemeral_peers slots were in use.
  * @deferred: waits of the thread for the takes to go quiet (WGX_PREPARE_QUIET).
+ * @allocated: slots allocated (a peer's first handshake message, or its
+ *	first after its slot was freed).
+ * @freed: slots freed (idle WGX_PREPARE_IDLE_MAX lifetimes, peer removed,
+ *	no usable DH).
+ * @nomem: requests that could not allocate a slot.
  */
 static struct wgx_prepare {
 	spinlock_t lock;
@@ -80,7 +86,7 @@ static struct wgx_prepare {
 	struct mutex work_mutex;
 	wait_queue_head_t wait;
 	struct task_struct *thread;
-	u64 made, used, expired, stale, wiped, full, deferred;
+	u64 made, used, expired, stale, wiped, full, deferred, allocated, freed, nomem;
 } wgx_prepare = {
 	.lock = __SPIN_LOCK_UNLOCKED(wgx_prepare.lock),
 	.pending = LIST_HEAD_INIT(wgx_prepare.pending),
@@ -92,14 +98,14 @@ static struct wgx_prepare {
 static const u64 wgx_prepare_lifetime = WGX_EPHEMERAL_LIFETIME_SECONDS * NSEC_PER_SEC;
 
 /*
- * "held H pending P made M used U expired E stale S wiped W full F deferred D":
- * slots with material and slots queued or being made now, then counters
- * since load.  New counters go at the end.
+ * "held H pending P made M used U expired E stale S wiped W full F deferred D
+ * allocated A freed R nomem N": slots with material and slots queued or
+ * being made now, then counters since load.  New counters go at the end.
  */
 static int wgx_prepare_stats_get(char *buffer, const struct kernel_param *kp)
 {
 	struct wgx_prepare *p = &wgx_prepare;
-	u64 made, used, expired, stale, wiped, full, deferred;
+	u64 made, used, expired, stale, wiped, full, deferred, allocated, freed, nomem;
 	unsigned int held, pending;
 
 	spin_lock_bh(&p->lock);
@@ -112,10 +118,14 @@ static int wgx_prepare_stats_get(char *buffer, const struct kernel_param *kp)
 	wiped = p->wiped;
 	full = p->full;
 	deferred = p->deferred;
+	allocated = p->allocated;
+	freed = p->freed;
+	nomem = p->nomem;
 	spin_unlock_bh(&p->lock);
 	return sysfs_emit(buffer,
-			  "held %u pending %u made %llu used %llu expired %llu stale %llu wiped %llu full %llu deferred %llu\n",
-			  held, pending, made, used, expired, stale, wiped, full, deferred);
+			  "held %u pending %u made %llu used %llu expired %llu stale %llu wiped %llu full %llu deferred %llu allocated %llu freed %llu nomem %llu\n",
+			  held, pending, made, used, expired, stale, wiped, full, deferred, allocated,
+			  freed, nomem);
 }
 
 static const struct kernel_param_ops wgx_prepare_stats_ops = {
@@ -126,14 +136,9 @@ static const struct kernel_param_ops wgx_prepare_stats_ops = {
 /* Root only: its counters move whenever any tunnel on the host handshakes. */
 module_param_cb(ephemeral_peers_stats, &wgx_prepare_stats_ops, NULL, 0400);
 MODULE_PARM_DESC(ephemeral_peers_stats,
-		 "read only: peer slots held and pending now, and made, used, expired (120 s), stale (peer re-keyed), wiped (suspend), full (ephemeral_peers reached) and deferred (waits for the takes to go quiet) since load");
+		 "read only: peer slots held and pending now, and made, used, expired (120 s), stale (peer re-keyed), wiped (suspend), full (ephemeral_peers reached), deferred (waits for the takes to go quiet), allocated (at a handshake), freed (idle, removed) and nomem since load");
 
 static u64 wgx_prepare_expire(u64 now);
-
-static struct wgx_peer *wgx_prepare_peer(struct wgx_prepare_slot *slot)
-{
-	return container_of(slot, struct wgx_peer, prepare);
-}
 
 /* Caller holds the lock; @slot is on no list. */
 static void wgx_prepare_queue_locked(struct wgx_prepare_slot *slot)
@@ -151,26 +156,61 @@ static void wgx_prepare_requeue_held_locked(struct wgx_prepare_slot *slot)
 	wgx_prepare_queue_locked(slot);
 }
 
+/*
+ * Caller holds the lock; @slot is on no list and its peer no longer points
+ * to it: it stops counting.  The caller frees it with wgx_prepare_free()
+ * after dropping the lock.
+ */
+static void wgx_prepare_detach_locked(struct wgx_prepare_slot *slot)
+{
+	wgx_prepare.in_use--;
+	wgx_prepare.freed++;
+}
+
+/* Wipe and free a detached slot and drop its peer reference (perhaps the last). */
+static void wgx_prepare_free(struct wgx_prepare_slot *slot)
+{
+	struct wgx_peer *peer = slot->peer;
+
+	kfree_sensitive(slot);
+	wgx_peer_put(peer);
+}
+
 void wgx_prepare_request(struct wgx_peer *peer)
 {
 	struct wgx_prepare *p = &wgx_prepare;
-	struct wgx_prepare_slot *slot = &peer->prepare;
+	struct wgx_prepare_slot *slot;
 	bool wake = false;
 
-	if (!READ_ONCE(p->live))
+	might_sleep();
+	if (!READ_ONCE(p->live) || READ_ONCE(peer->prepare) || READ_ONCE(peer->is_dead))
 		return;
+	if (READ_ONCE(p->in_use) >= READ_ONCE(wgx_prepare_max)) {
+		spin_lock_bh(&p->lock);
+		p->full++;
+		spin_unlock_bh(&p->lock);
+		return;
+	}
+	slot = kzalloc(sizeof(*slot), GFP_KERNEL | __GFP_NOWARN);
 	spin_lock_bh(&p->lock);
-	if (slot->state == WGX_PREPARE_NONE && !READ_ONCE(peer->is_dead)) {
+	if (!slot) {
+		p->nomem++;
+	} else if (!peer->prepare && !READ_ONCE(peer->is_dead)) {
 		if (p->in_use < READ_ONCE(wgx_prepare_max)) {
-			wgx_peer_get(peer);	/* the slot's */
+			slot->peer = wgx_peer_get(peer);	/* the slot's */
+			INIT_LIST_HEAD(&slot->node);
 			p->in_use++;
+			p->allocated++;
+			WRITE_ONCE(peer->prepare, slot);
 			wgx_prepare_queue_locked(slot);
+			slot = NULL;
 			wake = !p->paused;
 		} else {
 			p->full++;
 		}
 	}
 	spin_unlock_bh(&p->lock);
+	kfree(slot);	/* not used: never held material */
 	if (wake)
 		wake_up(&p->wait);
 }
@@ -178,13 +218,14 @@ void wgx_prepare_request(struct wgx_peer *peer)
 void wgx_prepare_refresh(struct wgx_peer *peer)
 {
 	struct wgx_prepare *p = &wgx_prepare;
-	struct wgx_prepare_slot *slot = &peer->prepare;
+	struct wgx_prepare_slot *slot;
 	bool wake = false;
 
 	if (!READ_ONCE(p->live))
 		return;
 	spin_lock_bh(&p->lock);
-	if (slot->state == WGX_PREPARE_HELD) {
+	slot = peer->prepare;
+	if (slot && slot->state == WGX_PREPARE_HELD) {
 		wgx_prepare_requeue_held_locked(slot);
 		p->stale++;
 		wake = !p->paused;
@@ -192,37 +233,31 @@ void wgx_prepare_refresh(struct wgx_peer *peer)
 	spin_unlock_bh(&p->lock);
 	if (wake)
 		wake_up(&p->wait);
-	/* NONE: ask (a peer that had no room before may get one now). */
-	wgx_prepare_request(peer);
 }
 
 bool wgx_prepare_take(struct wgx_peer *peer, const struct wgx_noise_handshake *hs,
 		      struct wgx_noise_prepared *out)
 {
 	struct wgx_prepare *p = &wgx_prepare;
-	struct wgx_prepare_slot *slot = &peer->prepare;
+	struct wgx_prepare_slot *slot;
 	u8 key[WGX_KEY_LEN];
-	bool got = false, wake = false;
+	bool got = false, wake = false, none;
 	u64 now;
 
 	lockdep_assert_held(&peer->handshake_lock);
 	if (!READ_ONCE(p->live))
 		return false;
-	/* Lockless peek: a slot becomes HELD only under the lock, checked again below. */
-	switch (READ_ONCE(slot->state)) {
-	case WGX_PREPARE_HELD:
-		break;
-	case WGX_PREPARE_NONE:
-		/* Refused before (all slots in use): ask again, one may be free now. */
+	/* No slot yet (or it was freed unused): this message pays for the next. */
+	if (!READ_ONCE(peer->prepare)) {
 		wgx_prepare_request(peer);
-		return false;
-	default:
 		return false;
 	}
 	wgx_noise_handshake_get_remote_static(hs, key);
 	now = wgx_ephemeral_now();
 	spin_lock_bh(&p->lock);
-	if (slot->state == WGX_PREPARE_HELD) {
+	slot = peer->prepare;
+	none = !slot;
+	if (slot && slot->state == WGX_PREPARE_HELD) {
 		if (now >= slot->born + wgx_prepare_lifetime) {
 			p->expired++;
 		} else if (crypto_memneq(slot->material.remote_static, key, WGX_KEY_LEN)) {
@@ -232,53 +267,63 @@ bool wgx_prepare_take(struct wgx_peer *peer, const struct wgx_noise_handshake *h
 			p->used++;
 			got = true;
 		}
+		slot->idle = 0;
 		wgx_prepare_requeue_held_locked(slot);
 		WRITE_ONCE(p->last_take, jiffies);
 		wake = !p->paused;
+	} else if (slot) {
+		/* Pending or being made: the peer is handshaking, keep it. */
+		slot->idle = 0;
 	}
 	spin_unlock_bh(&p->lock);
+	memzero_explicit(key, sizeof(key));
 	if (wake)
 		wake_up(&p->wait);
+	if (none)
+		wgx_prepare_request(peer);	/* freed since the first look */
 	return got;
 }
 
 void wgx_prepare_forget(struct wgx_peer *peer)
 {
 	struct wgx_prepare *p = &wgx_prepare;
-	struct wgx_prepare_slot *slot = &peer->prepare;
-	bool put = false;
+	struct wgx_prepare_slot *slot, *free = NULL;
 
 	spin_lock_bh(&p->lock);
+	slot = peer->prepare;
+	if (!slot) {
+		spin_unlock_bh(&p->lock);
+		return;
+	}
+	WRITE_ONCE(peer->prepare, NULL);
 	switch (slot->state) {
 	case WGX_PREPARE_PENDING:
 		WRITE_ONCE(p->npending, p->npending - 1);
 		fallthrough;
 	case WGX_PREPARE_HELD:
 		list_del_init(&slot->node);
-		memzero_explicit(&slot->material, sizeof(slot->material));
-		WRITE_ONCE(slot->state, WGX_PREPARE_NONE);
-		p->in_use--;
-		put = true;
+		wgx_prepare_detach_locked(slot);
+		free = slot;
 		break;
 	case WGX_PREPARE_WORKING:
 		/*
-		 * The thread sees FORGOTTEN when it is done and drops the
-		 * reference, perhaps the last: wgx_prepare_sync() at the
-		 * device's destruction waits for that.  No wait here, where
+		 * The thread sees FORGOTTEN when it is done, frees the slot and
+		 * drops the reference, perhaps the last: wgx_prepare_sync() at
+		 * the device's destruction waits for that.  No wait here, where
 		 * the caller may hold rtnl, for a nice-19 thread.
 		 */
 		WRITE_ONCE(slot->state, WGX_PREPARE_FORGOTTEN);
 		break;
 	}
 	spin_unlock_bh(&p->lock);
-	if (put)
-		wgx_peer_put(peer);
+	if (free)
+		wgx_prepare_free(free);
 }
 
 void wgx_prepare_sync(void)
 {
 	might_sleep();
-	/* The thread holds this while it has a peer (wgx_prepare_one()). */
+	/* The thread holds this while it has a peer (wgx_prepare_one(), _expire()). */
 	mutex_lock(&wgx_prepare.work_mutex);
 	mutex_unlock(&wgx_prepare.work_mutex);
 }
@@ -314,25 +359,39 @@ void wgx_prepare_resume(void)
 }
 
 /*
- * Wipes and queues again the held slots older than the lifetime at @now.
- * Returns the nanoseconds until the oldest remaining one expires, or U64_MAX.
+ * Wipes the held slots older than the lifetime at @now: each is queued
+ * again, or freed when it reached the lifetime unused WGX_PREPARE_IDLE_MAX
+ * times in a row.  Returns the nanoseconds until the oldest remaining one
+ * expires, or U64_MAX.
  */
 static u64 wgx_prepare_expire(u64 now)
 {
 	struct wgx_prepare *p = &wgx_prepare;
-	struct wgx_prepare_slot *slot;
+	struct wgx_prepare_slot *slot, *tmp;
+	LIST_HEAD(idle);
 	u64 left = U64_MAX;
 
+	/* A freed slot's put may be its peer's last: wgx_prepare_sync() waits. */
+	mutex_lock(&p->work_mutex);
 	spin_lock_bh(&p->lock);
 	while ((slot = list_first_entry_or_null(&p->held, struct wgx_prepare_slot, node))) {
 		if (now < slot->born + wgx_prepare_lifetime) {
 			left = slot->born + wgx_prepare_lifetime - now;
 			break;
 		}
-		wgx_prepare_requeue_held_locked(slot);
 		p->expired++;
+		if (++slot->idle < WGX_PREPARE_IDLE_MAX) {
+			wgx_prepare_requeue_held_locked(slot);
+			continue;
+		}
+		list_move_tail(&slot->node, &idle);
+		WRITE_ONCE(slot->peer->prepare, NULL);
+		wgx_prepare_detach_locked(slot);
 	}
 	spin_unlock_bh(&p->lock);
+	list_for_each_entry_safe(slot, tmp, &idle, node)
+		wgx_prepare_free(slot);
+	mutex_unlock(&p->work_mutex);
 	return left;
 }
 
@@ -345,10 +404,10 @@ static bool wgx_prepare_one(void)
 {
 	struct wgx_prepare *p = &wgx_prepare;
 	struct wgx_noise_prepared material;
-	struct wgx_prepare_slot *slot;
+	struct wgx_prepare_slot *slot, *free = NULL;
 	struct wgx_peer *peer;
 	u8 key[WGX_KEY_LEN];
-	bool ok = false, put = false;
+	bool ok = false;
 
 	mutex_lock(&p->work_mutex);
 	spin_lock_bh(&p->lock);
@@ -367,9 +426,10 @@ static bool wgx_prepare_one(void)
 
 	/*
 	 * The slot's reference keeps the peer alive, and its device's
-	 * destruction waits for @work_mutex (wgx_prepare_sync()).
+	 * destruction waits for @work_mutex (wgx_prepare_sync()); only this
+	 * thread frees a WORKING or FORGOTTEN slot.
 	 */
-	peer = wgx_prepare_peer(slot);
+	peer = slot->peer;
 	/*
 	 * No lock: a nice-19 thread preempted while holding the peer's
 	 * handshake_lock would stall a handshake worker that waits for it
@@ -390,9 +450,10 @@ static bool wgx_prepare_one(void)
 	p->making = false;
 	if (slot->state != WGX_PREPARE_WORKING || !ok) {
 		/* Forgotten meanwhile, dead, or a key with no usable DH. */
-		WRITE_ONCE(slot->state, WGX_PREPARE_NONE);
-		p->in_use--;
-		put = true;
+		if (slot->state == WGX_PREPARE_WORKING)
+			WRITE_ONCE(peer->prepare, NULL);
+		wgx_prepare_detach_locked(slot);
+		free = slot;
 	} else if (p->paused) {
 		/* A suspend began meanwhile: nothing made across it is kept. */
 		wgx_prepare_queue_locked(slot);
@@ -405,8 +466,9 @@ static bool wgx_prepare_one(void)
 	}
 	spin_unlock_bh(&p->lock);
 	memzero_explicit(&material, sizeof(material));
-	if (put)
-		wgx_peer_put(peer);
+	memzero_explicit(key, sizeof(key));
+	if (free)
+		wgx_prepare_free(free);
 	mutex_unlock(&p->work_mutex);
 	return true;
 }

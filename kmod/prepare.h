@@ -13,18 +13,23 @@
  * response, two at the initiator for the response it consumes.  Nothing
  * changes on the wire.
  *
- * One slot per peer, at most ephemeral_peers (module parameter, default
- * 4096; 0 = off) slots in the module; off too when ephemeral_pool is 0, so
- * that one parameter still gives WireGuard's exact forward-secrecy property.
- * A slot is used at most once, remade after its use, wiped unused and remade
- * WGX_EPHEMERAL_LIFETIME_SECONDS (120 s) after it was made, by the boottime
- * clock, and wiped at a suspend or hibernation (remade after the resume).
+ * A slot is allocated when it pays: at a peer's first handshake message
+ * (which is made without one), not when the peer is configured, so an idle
+ * peer costs a pointer and no X25519.  At most ephemeral_peers (module
+ * parameter, default 4096; 0 = off) slots in the module; off too when
+ * ephemeral_pool is 0, so that one parameter still gives WireGuard's exact
+ * forward-secrecy property.  A slot is used at most once, remade after its
+ * use, wiped unused WGX_EPHEMERAL_LIFETIME_SECONDS (120 s) after it was
+ * made, by the boottime clock, and remade once; a slot that reaches its
+ * lifetime unused twice in a row (a peer without a handshake for 240 s) is
+ * freed, and the peer's next handshake asks for one again.  Wiped at a
+ * suspend or hibernation (remade after the resume).
  * What it means for a key compromise: docs/rotation.md, "Ephemeral keys made
  * ahead".
  *
  * Locking: one module-wide spinlock (bottom halves off) guards every slot's
- * state, list membership and material; a slot on a list (pending, being
- * made, held) owns one reference to its peer.
+ * state, list membership and material, and each peer's pointer to its slot;
+ * a slot owns one reference to its peer from its allocation to its free.
  */
 #ifndef WGX_PREPARE_H
 #define WGX_PREPARE_H
@@ -49,28 +54,35 @@ struct wgx_peer;
 #define WGX_PREPARE_QUIET (HZ / 10)
 #define WGX_PREPARE_DEFER_MAX HZ
 
+/* Unused lifetimes in a row after which a slot is freed, not remade. */
+#define WGX_PREPARE_IDLE_MAX 2
+
 /** Where a peer's slot is (struct wgx_prepare_slot.state). */
 enum wgx_prepare_state {
-	WGX_PREPARE_NONE = 0,	/* on no list; holds no reference */
-	WGX_PREPARE_PENDING,	/* waiting for the thread to make its material */
+	WGX_PREPARE_PENDING = 1,	/* waiting for the thread to make its material */
 	WGX_PREPARE_WORKING,	/* the thread is making it (off every list) */
 	WGX_PREPARE_HELD,	/* material ready, on the held list (oldest first) */
-	WGX_PREPARE_FORGOTTEN,	/* removed while WORKING: the thread drops it */
+	WGX_PREPARE_FORGOTTEN,	/* removed while WORKING: the thread frees it */
 };
 
 /**
- * struct wgx_prepare_slot - one peer's prepared ephemeral, embedded in
- * struct wgx_peer; every field under the module's prepare lock.
+ * struct wgx_prepare_slot - one peer's prepared ephemeral, allocated on
+ * demand (wgx_peer.prepare points to it); every field under the module's
+ * prepare lock.
  * @node: on the pending or the held list.
+ * @peer: its peer (the slot holds a reference).
  * @material: valid in state HELD only, zero otherwise.
  * @born: when @material was made (boottime ns, wgx_ephemeral_now()).
  * @state: enum wgx_prepare_state.
+ * @idle: lifetimes it reached unused in a row (WGX_PREPARE_IDLE_MAX frees it).
  */
 struct wgx_prepare_slot {
 	struct list_head node;
+	struct wgx_peer *peer;
 	struct wgx_noise_prepared material;
 	u64 born;
 	u8 state;
+	u8 idle;
 };
 
 /**
@@ -99,16 +111,19 @@ int wgx_prepare_init(void);
 void wgx_prepare_exit(void);
 
 /**
- * wgx_prepare_request - queue @peer for a prepared ephemeral, unless its slot
- * is already queued or held, the module's ephemeral_peers slots are all in
- * use (counted as "full"), the peer is dead or preparation is off.  Takes a
- * reference for the slot.  Any context (takes the prepare lock, bh off).
+ * wgx_prepare_request - allocate a slot for @peer and queue it to be made,
+ * unless it has one, the module's ephemeral_peers slots are all in use
+ * (counted as "full"), the allocation fails (counted as "nomem"), the peer
+ * is dead or preparation is off.  The slot takes a reference to the peer.
+ * Process context (allocates with GFP_KERNEL; takes the prepare lock, bh
+ * off).
  */
 void wgx_prepare_request(struct wgx_peer *peer);
 
 /**
  * wgx_prepare_refresh - the peer's static key changed (re-key in place): a
- * held slot is wiped and queued again, any other is requested.  Any context.
+ * held slot is wiped and queued again; a peer without one gets none until
+ * its next handshake message.  Any context.
  */
 void wgx_prepare_refresh(struct wgx_peer *peer);
 
@@ -125,9 +140,9 @@ bool wgx_prepare_take(struct wgx_peer *peer, const struct wgx_noise_handshake *h
 		      struct wgx_noise_prepared *out);
 
 /**
- * wgx_prepare_forget - peer removal: take @peer's slot off its list, wipe it
- * and drop its reference.  If the thread is making it right now, the thread
- * drops the reference when it is done (its put may be the peer's last, so
+ * wgx_prepare_forget - peer removal: take @peer's slot off its list, wipe and
+ * free it and drop its reference.  If the thread is making it right now, the
+ * thread frees it and drops the reference when it is done (its put may be the peer's last, so
  * the device must call wgx_prepare_sync() before it frees what a peer's
  * release uses).  Does not sleep; any context (takes the prepare lock, bh
  * off).

@@ -13,6 +13,7 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/moduleparam.h>
+#include <linux/slab.h>
 #include <linux/tcp.h>
 #include <linux/time64.h>
 #include <net/ip.h>
@@ -34,22 +35,47 @@ DEFINE_PER_CPU(unsigned int, wgx_telemetry_tcp_tick);
 #define WGX_TELEMETRY_TCP_DEADLINE_MIN_US 20000
 #define WGX_TELEMETRY_TCP_DEADLINE_MAX_US 1000000
 
+void wgx_telemetry_state_init(struct wgx_telemetry_state *s)
+{
+	memset(s, 0, sizeof(*s));
+	spin_lock_init(&s->lock);
+}
+
 void wgx_telemetry_init(struct wgx_telemetry *t)
 {
-	memset(t, 0, sizeof(*t));
-	spin_lock_init(&t->lock);
-	t->init_index = 0;
-	t->init_sent_ns = 0;
-	t->resp_keypair = 0;
-	t->resp_sent_ns = 0;
-	t->rtt_last_us = 0;
-	t->rtt_min_us = 0;
-	t->srtt_us = 0;
-	t->rtt_samples = 0;
+	t->s = NULL;
+}
+
+void wgx_telemetry_destroy(struct wgx_telemetry *t)
+{
+	kfree(t->s);
+	t->s = NULL;
+}
+
+/*
+ * The state to record into: allocated with @gfp when there is none yet (a
+ * racing allocation that lost is freed).  NULL when out of memory.
+ */
+static struct wgx_telemetry_state *wgx_telemetry_state_get(struct wgx_telemetry *t, gfp_t gfp)
+{
+	struct wgx_telemetry_state *s = READ_ONCE(t->s), *old;
+
+	if (likely(s))
+		return s;
+	s = kmalloc(sizeof(*s), gfp | __GFP_NOWARN);
+	if (!s)
+		return NULL;
+	wgx_telemetry_state_init(s);
+	old = cmpxchg(&t->s, NULL, s);
+	if (old) {
+		kfree(s);
+		return old;
+	}
+	return s;
 }
 
 /* One sample of @rtt_ns, @lock held. */
-static void wgx_telemetry_sample(struct wgx_telemetry *t, u64 rtt_ns)
+static void wgx_telemetry_sample(struct wgx_telemetry_state *t, u64 rtt_ns)
 {
 	u64 us;
 
@@ -68,18 +94,25 @@ static void wgx_telemetry_sample(struct wgx_telemetry *t, u64 rtt_ns)
 	++t->rtt_samples;
 }
 
-void wgx_telemetry_initiation_sent(struct wgx_telemetry *t, u32 index)
+void wgx_telemetry_initiation_sent(struct wgx_telemetry *tel, u32 index)
 {
+	struct wgx_telemetry_state *t = wgx_telemetry_state_get(tel, GFP_KERNEL);
 	u64 now = wgx_timers_clock_ns();
 
+	if (!t)
+		return;
 	spin_lock_bh(&t->lock);
 	t->init_index = index;
 	t->init_sent_ns = now;
 	spin_unlock_bh(&t->lock);
 }
 
-void wgx_telemetry_response_received(struct wgx_telemetry *t, u32 index, u64 now_ns)
+void wgx_telemetry_response_received(struct wgx_telemetry *tel, u32 index, u64 now_ns)
 {
+	struct wgx_telemetry_state *t = READ_ONCE(tel->s);
+
+	if (!t)
+		return;	/* no initiation recorded */
 	spin_lock_bh(&t->lock);
 	if (t->init_sent_ns && t->init_index == index && now_ns >= t->init_sent_ns)
 		wgx_telemetry_sample(t, now_ns - t->init_sent_ns);
@@ -87,20 +120,27 @@ void wgx_telemetry_response_received(struct wgx_telemetry *t, u32 index, u64 now
 	spin_unlock_bh(&t->lock);
 }
 
-void wgx_telemetry_response_sent(struct wgx_telemetry *t, u64 keypair_id)
+void wgx_telemetry_response_sent(struct wgx_telemetry *tel, u64 keypair_id)
 {
+	struct wgx_telemetry_state *t = wgx_telemetry_state_get(tel, GFP_KERNEL);
 	u64 now = wgx_timers_clock_ns();
 
+	if (!t)
+		return;
 	spin_lock_bh(&t->lock);
 	t->resp_keypair = keypair_id;
 	t->resp_sent_ns = now;
 	spin_unlock_bh(&t->lock);
 }
 
-void wgx_telemetry_confirmed(struct wgx_telemetry *t, u64 keypair_id)
+void wgx_telemetry_confirmed(struct wgx_telemetry *tel, u64 keypair_id)
 {
-	u64 now = wgx_timers_clock_ns();
+	struct wgx_telemetry_state *t = READ_ONCE(tel->s);
+	u64 now;
 
+	if (!t)
+		return;	/* no response recorded */
+	now = wgx_timers_clock_ns();
 	spin_lock_bh(&t->lock);
 	if (t->resp_sent_ns && t->resp_keypair == keypair_id && now >= t->resp_sent_ns)
 		wgx_telemetry_sample(t, now - t->resp_sent_ns);
@@ -108,8 +148,12 @@ void wgx_telemetry_confirmed(struct wgx_telemetry *t, u64 keypair_id)
 	spin_unlock_bh(&t->lock);
 }
 
-void wgx_telemetry_endpoint_moved(struct wgx_telemetry *t)
+void wgx_telemetry_endpoint_moved(struct wgx_telemetry *tel)
 {
+	struct wgx_telemetry_state *t = READ_ONCE(tel->s);
+
+	if (!t)
+		return;	/* nothing to restart */
 	spin_lock_bh(&t->lock);
 	t->rtt_last_us = 0;
 	t->rtt_min_us = 0;
@@ -120,8 +164,14 @@ void wgx_telemetry_endpoint_moved(struct wgx_telemetry *t)
 	spin_unlock_bh(&t->lock);
 }
 
-void wgx_telemetry_read(struct wgx_telemetry *t, struct wgx_telemetry_rtt *out)
+void wgx_telemetry_read(struct wgx_telemetry *tel, struct wgx_telemetry_rtt *out)
 {
+	struct wgx_telemetry_state *t = READ_ONCE(tel->s);
+
+	if (!t) {
+		memset(out, 0, sizeof(*out));
+		return;
+	}
 	spin_lock_bh(&t->lock);
 	out->last_us = t->rtt_last_us;
 	out->min_us = t->rtt_min_us;
@@ -254,7 +304,7 @@ static void wgx_telemetry_rtt_update(struct wgx_telemetry_rttstat *r, u64 us)
 }
 
 /* How long a new pending TCP sample waits for its echo before another may replace it (ns). */
-static u64 wgx_telemetry_tcp_deadline(const struct wgx_telemetry *t)
+static u64 wgx_telemetry_tcp_deadline(const struct wgx_telemetry_state *t)
 {
 	u64 us = WGX_TELEMETRY_TCP_DEADLINE_MAX_US;
 
@@ -270,12 +320,16 @@ static u64 wgx_telemetry_tcp_deadline(const struct wgx_telemetry *t)
  * payload, and a new pending RTT sample from its TSval when none is pending.
  * Takes @t->lock.  BHs off.
  */
-void wgx_telemetry_tcp_sample_sent(struct wgx_telemetry *t, const struct sk_buff *skb)
+void wgx_telemetry_tcp_sample_sent(struct wgx_telemetry *tel, const struct sk_buff *skb)
 {
+	struct wgx_telemetry_state *t;
 	struct wgx_telemetry_tcpinfo ti;
 	u64 now;
 
 	if (!wgx_telemetry_parse_tcp(skb, &ti) || (!ti.payload && !ti.has_ts))
+		return;
+	t = wgx_telemetry_state_get(tel, GFP_ATOMIC);
+	if (!t)
 		return;
 	now = wgx_timers_clock_ns();
 	spin_lock_bh(&t->lock);
@@ -311,12 +365,13 @@ void wgx_telemetry_tcp_sample_sent(struct wgx_telemetry *t, const struct sk_buff
  * is dropped when the flow echoes a later TSval.  Takes @t->lock only then.
  * Receive softirq.
  */
-void wgx_telemetry_tcp_check_received(struct wgx_telemetry *t, const struct sk_buff *skb)
+void wgx_telemetry_tcp_check_received(struct wgx_telemetry *tel, const struct sk_buff *skb)
 {
+	struct wgx_telemetry_state *t = READ_ONCE(tel->s);
 	struct wgx_telemetry_tcpinfo ti;
 	u64 now;
 
-	if (!wgx_telemetry_parse_tcp(skb, &ti) || !ti.has_ts)
+	if (!t || !wgx_telemetry_parse_tcp(skb, &ti) || !ti.has_ts)
 		return;
 	/* The reverse flow: its source port is the sampled packet's destination. */
 	ti.ports = ti.ports << 16 | ti.ports >> 16;
@@ -340,8 +395,14 @@ void wgx_telemetry_tcp_check_received(struct wgx_telemetry *t, const struct sk_b
 	spin_unlock_bh(&t->lock);
 }
 
-void wgx_telemetry_tcp_read(struct wgx_telemetry *t, struct wgx_telemetry_tcpstat *out)
+void wgx_telemetry_tcp_read(struct wgx_telemetry *tel, struct wgx_telemetry_tcpstat *out)
 {
+	struct wgx_telemetry_state *t = READ_ONCE(tel->s);
+
+	if (!t) {
+		memset(out, 0, sizeof(*out));
+		return;
+	}
 	spin_lock_bh(&t->lock);
 	out->rtt = t->tcp;
 	out->retransmits = t->tcp_retransmits;

@@ -46,7 +46,7 @@
  * at the header's end.  The module parameter tcp_telemetry (default on,
  * writable at run time) switches the TCP samplers off.
  *
- * Locking: @lock is taken with bottom halves off (spin_lock_bh), because the
+ * Locking: the state's @lock is taken with bottom halves off (spin_lock_bh), because the
  * responder's sample is taken in the receive softirq and an endpoint change
  * comes from there too, while the handshake side runs in process context.
  * It nests inside endpoint_lock and handshake_lock and takes nothing else.
@@ -84,7 +84,7 @@ struct wgx_telemetry_rttstat {
 };
 
 /**
- * struct wgx_telemetry - a peer's handshake RTT state, under @lock.
+ * struct wgx_telemetry_state - a peer's RTT state, under @lock.
  * @init_index: sender index (host order) of the latest initiation sent.
  * @init_sent_ns: when it was sent (wgx_timers_clock_ns()); 0 = none pending.
  * @resp_keypair: internal id of the keypair of the latest response sent.
@@ -101,7 +101,7 @@ struct wgx_telemetry_rttstat {
  * @tcp_retransmits/@tcp_segments: uapi TX_TCP_RETRANSMITS, TX_TCP_SEGMENTS.
  * @flows: the retransmission check's flow table.
  */
-struct wgx_telemetry {
+struct wgx_telemetry_state {
 	spinlock_t lock;
 	u32 init_index;
 	u64 init_sent_ns;
@@ -122,13 +122,31 @@ struct wgx_telemetry {
 	struct wgx_telemetry_flow flows[WGX_TELEMETRY_TCP_FLOWS];
 };
 
+/**
+ * struct wgx_telemetry - what a peer embeds: its state, allocated when the
+ * first thing is recorded (an initiation or a response sent, a TCP sample
+ * taken), so a peer that never handshakes pays a pointer.  @s is set once
+ * (cmpxchg) and stays until wgx_telemetry_destroy(); NULL reads as "no
+ * sample".  An allocation that fails loses that record only (counted in no
+ * figure: the next record tries again).
+ */
+struct wgx_telemetry {
+	struct wgx_telemetry_state *s;
+};
+
 /** struct wgx_telemetry_rtt - a consistent copy of the RTT figures (us). */
 struct wgx_telemetry_rtt {
 	u64 last_us, min_us, srtt_us, samples;
 };
 
-/** wgx_telemetry_init - no sample, nothing pending.  Any context. */
+/** wgx_telemetry_init - no state yet: no sample, nothing pending.  Any context. */
 void wgx_telemetry_init(struct wgx_telemetry *t);
+
+/** wgx_telemetry_destroy - free the state, when nothing can record or read any more. */
+void wgx_telemetry_destroy(struct wgx_telemetry *t);
+
+/** wgx_telemetry_state_init - @s empty (no sample, nothing pending), its lock ready. */
+void wgx_telemetry_state_init(struct wgx_telemetry_state *s);
 
 /**
  * wgx_telemetry_initiation_sent - an initiation with sender index @index
@@ -200,7 +218,9 @@ static inline bool wgx_telemetry_tcp_due(void)
  */
 static inline void wgx_telemetry_tcp_received(struct wgx_telemetry *t, const struct sk_buff *skb)
 {
-	if (!READ_ONCE(t->tcp_pending) || !READ_ONCE(wgx_telemetry_tcp_enabled))
+	struct wgx_telemetry_state *s = READ_ONCE(t->s);
+
+	if (!s || !READ_ONCE(s->tcp_pending) || !READ_ONCE(wgx_telemetry_tcp_enabled))
 		return;
 	wgx_telemetry_tcp_check_received(t, skb);
 }

@@ -90,6 +90,7 @@ static const char *const tb_names[TB_NCASES] = {
 
 /* What the cases work on; made once per write. */
 struct tb_ctx {
+	struct wgx_telemetry_state tel_state;
 	struct wgx_telemetry tel;
 	struct sk_buff *tx_tcp;		/* a -> b data, TSval TB_TSVAL */
 	struct sk_buff *rx_tcp_old;	/* b -> a, echoing TB_TSVAL - 1 */
@@ -221,9 +222,10 @@ static struct tb_ctx *tb_ctx_new(void)
 /* The state a case starts from: nothing pending, or a sample of the a -> b flow pending. */
 static void tb_tel_reset(struct tb_ctx *x, bool pending)
 {
-	struct wgx_telemetry *t = &x->tel;
+	struct wgx_telemetry_state *t = &x->tel_state;
 
-	wgx_telemetry_init(t);
+	wgx_telemetry_state_init(t);
+	x->tel.s = t;	/* as a peer's state after its first record */
 	if (!pending)
 		return;
 	t->tcp_tsval = TB_TSVAL;
@@ -290,7 +292,7 @@ static u64 tb_chunk(struct tb_ctx *x, enum tb_case c, unsigned int n)
 		break;
 	case TB_RX_TCP_ECHO:
 		for (i = 0; i < n; i++) {
-			WRITE_ONCE(t->tcp_pending, true);
+			WRITE_ONCE(t->s->tcp_pending, true);
 			wgx_telemetry_tcp_received(t, x->rx_tcp_echo);
 			barrier();
 		}

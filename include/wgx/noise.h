@@ -97,10 +97,12 @@ bool wgx_noise_identity_get_keys(const struct wgx_noise_identity *id, wgx_u8 *pu
 /**
  * wgx_noise_handshake_create - handshake state for the peer with static public
  * key @remote_static (32 bytes) and optional @preshared_key (32 bytes, NULL =
- * none, i.e. all zero).  Precomputes the static-static DH and the peer's mac1
- * and cookie keys.  Returns NULL when out of memory or on NULL arguments.  A
- * low-order @remote_static is accepted here but every handshake with it fails
- * with -WGX_ENOKEY (as in the in-tree driver).
+ * none, i.e. all zero).  Derives the peer's mac1 and cookie keys; the
+ * static-static DH is computed by the first handshake message that needs it
+ * (an initiation made or consumed; one X25519), not here, so a peer that
+ * never handshakes never costs one.  Returns NULL when out of memory or on
+ * NULL arguments.  A low-order @remote_static is accepted here but every
+ * handshake with it fails with -WGX_ENOKEY (as in the in-tree driver).
  */
 struct wgx_noise_handshake *wgx_noise_handshake_create(const struct wgx_noise_identity *id,
 						       const wgx_u8 *remote_static,
@@ -109,9 +111,29 @@ struct wgx_noise_handshake *wgx_noise_handshake_create(const struct wgx_noise_id
 void wgx_noise_handshake_destroy(struct wgx_noise_handshake *hs);
 
 /**
- * wgx_noise_handshake_precompute - recompute the static-static DH after the
- * identity's private key changed.  Returns true when the DH is usable (the
- * identity has a key and the result is not all zero).
+ * wgx_noise_handshake_size - bytes of a handshake state, for a caller that
+ * embeds it in an object of its own (wgx_noise_handshake_init()).
+ */
+wgx_size wgx_noise_handshake_size(void);
+
+/**
+ * wgx_noise_handshake_init - wgx_noise_handshake_create() in the caller's
+ * memory @mem: wgx_noise_handshake_size() bytes, 8-byte aligned, owned by
+ * the caller (no allocation here).  Returns the handle at @mem, or NULL on
+ * NULL arguments.  Undo with wgx_noise_handshake_wipe(), never _destroy().
+ */
+struct wgx_noise_handshake *wgx_noise_handshake_init(void *mem, const struct wgx_noise_identity *id,
+						     const wgx_u8 *remote_static,
+						     const wgx_u8 *preshared_key);
+
+/** wgx_noise_handshake_wipe - wipe an embedded handle's secrets (it stays the caller's memory). */
+void wgx_noise_handshake_wipe(struct wgx_noise_handshake *hs);
+
+/**
+ * wgx_noise_handshake_precompute - compute the static-static DH now (after
+ * the identity's private key changed, or ahead of a handshake).  Returns true
+ * when the DH is usable (the identity has a key and the result is not all
+ * zero).
  */
 bool wgx_noise_handshake_precompute(struct wgx_noise_handshake *hs);
 
@@ -132,7 +154,7 @@ bool wgx_noise_handshake_set_remote_static(struct wgx_noise_handshake *hs, const
  * its remote static key, preshared key and replay state (as
  * wgx_noise_handshake_copy_replay_state()), no handshake in progress.  When
  * @id holds the private key @src's identity holds, @src's static-static DH
- * is copied instead of computed again (a key change's grace period gives
+ * is copied instead of computed again (or left to the first use, as @src's) (a key change's grace period gives
  * each peer such a handle for the key being replaced, with the identity
  * lock held for writing: no DH there).  Returns NULL when out of memory or
  * on NULL arguments.  Locking: @src's peer's handshake lock, @id and @src's

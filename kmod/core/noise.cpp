@@ -104,6 +104,15 @@ bool prepared_for(const wgx_noise_handshake *hs, const wgx_noise_prepared *prep)
     return prep && prep->valid && !wgx_platform_memneq(prep->remote_static, hs->remote_static, KEY_LEN);
 }
 
+/// The static-static DH of @hs, computed at the first message that needs it
+/// (creation defers it): true when usable.  Caller holds the handshake's lock.
+bool static_static_ready(wgx_noise_handshake *hs)
+{
+    if (hs->static_static_due)
+        wgx_noise_handshake_precompute(hs);
+    return hs->static_static_ok;
+}
+
 /// (C, key) = KDF2(C, precomputed DH(S_priv_i, S_pub_r)).
 [[nodiscard]] bool mix_static_static(u8 *ck, u8 *key, const wgx_noise_handshake *hs)
 {
@@ -182,7 +191,7 @@ int consume_initiation_finish(wgx_noise_handshake *hs, const wgx_noise_initiatio
 {
     if (!hs || !s->valid || wgx_platform_memneq(s->remote_static, hs->remote_static, KEY_LEN))
         return -WGX_EINVAL;
-    if (!identity_usable(hs->identity) || !hs->static_static_ok)
+    if (!identity_usable(hs->identity) || !static_static_ready(hs))
         return -WGX_ENOKEY;
 
     Secret<HASH_LEN> ck, h;
@@ -318,6 +327,8 @@ bool wgx_noise_identity_get_keys(const wgx_noise_identity *id, u8 *public_key, u
 
 namespace {
 
+wgx_noise_handshake *handshake_setup(wgx_noise_handshake *hs, const wgx_noise_identity *id, const u8 *remote_static);
+
 // A zeroed handle of @id for the peer @remote_static (KEY_LEN bytes), its
 // cookie state keyed to that peer; nullptr when out of memory.
 wgx_noise_handshake *handshake_alloc(const wgx_noise_identity *id, const u8 *remote_static, bool may_sleep)
@@ -325,6 +336,41 @@ wgx_noise_handshake *handshake_alloc(const wgx_noise_identity *id, const u8 *rem
     auto *hs = static_cast<wgx_noise_handshake *>(wgx_platform_zalloc(sizeof(wgx_noise_handshake), may_sleep));
     if (!hs)
         return nullptr;
+    return handshake_setup(hs, id, remote_static);
+}
+
+}  // namespace
+
+wgx_size wgx_noise_handshake_size(void)
+{
+    return sizeof(wgx_noise_handshake);
+}
+
+wgx_noise_handshake *wgx_noise_handshake_init(void *mem, const wgx_noise_identity *id, const u8 *remote_static,
+                                              const u8 *preshared_key)
+{
+    if (!mem || !id || !remote_static)
+        return nullptr;
+    zero_bytes(mem, sizeof(wgx_noise_handshake));
+    auto *hs = handshake_setup(static_cast<wgx_noise_handshake *>(mem), id, remote_static);
+    wgx_noise_handshake_set_preshared_key(hs, preshared_key);
+    // A peer that never handshakes never needs it (static_static_ready()).
+    hs->static_static_due = true;
+    return hs;
+}
+
+void wgx_noise_handshake_wipe(wgx_noise_handshake *hs)
+{
+    if (hs)
+        wipe(hs, sizeof(*hs));
+}
+
+namespace {
+
+// @hs (zeroed) as a handle of @id for the peer @remote_static (KEY_LEN
+// bytes), its cookie state keyed to that peer.
+wgx_noise_handshake *handshake_setup(wgx_noise_handshake *hs, const wgx_noise_identity *id, const u8 *remote_static)
+{
     hs->identity = id;
     hs->state = WGX_HANDSHAKE_ZEROED;
     copy_bytes(hs->remote_static, remote_static, KEY_LEN);
@@ -343,7 +389,8 @@ wgx_noise_handshake *wgx_noise_handshake_create(const wgx_noise_identity *id, co
     if (!hs)
         return nullptr;
     wgx_noise_handshake_set_preshared_key(hs, preshared_key);
-    wgx_noise_handshake_precompute(hs);
+    // A peer that never handshakes never needs it (static_static_ready()).
+    hs->static_static_due = true;
     return hs;
 }
 
@@ -360,6 +407,7 @@ bool wgx_noise_handshake_precompute(wgx_noise_handshake *hs)
     if (!hs)
         return false;
     hs->static_static_ok = false;
+    hs->static_static_due = false;
     wipe(hs->precomputed_static_static, KEY_LEN);
     if (!identity_usable(hs->identity))
         return false;
@@ -397,8 +445,11 @@ wgx_noise_handshake *wgx_noise_handshake_create_twin(const wgx_noise_identity *i
         return nullptr;
     copy_bytes(hs->preshared_key, src->preshared_key, KEY_LEN);
     wgx_noise_handshake_copy_replay_state(hs, src);
-    if (identity_usable(id) && identity_usable(src->identity) && src->static_static_ok &&
-        !wgx_platform_memneq(id->static_private, src->identity->static_private, KEY_LEN)) {
+    const bool same_key = identity_usable(id) && identity_usable(src->identity) &&
+                          !wgx_platform_memneq(id->static_private, src->identity->static_private, KEY_LEN);
+    if (same_key && src->static_static_due) {
+        hs->static_static_due = true;  // as @src: at its first use
+    } else if (same_key && src->static_static_ok) {
         copy_bytes(hs->precomputed_static_static, src->precomputed_static_static, KEY_LEN);
         hs->static_static_ok = true;
     } else {
@@ -495,7 +546,7 @@ int wgx_noise_create_initiation_prepared(wgx_noise_handshake *hs, u8 *m, u32 loc
         return -WGX_EINVAL;
     zero_bytes(m, msg::INITIATION_LEN);
     const wgx_noise_identity *id = hs->identity;
-    if (!identity_usable(id) || !hs->static_static_ok)
+    if (!identity_usable(id) || !static_static_ready(hs))
         return -WGX_ENOKEY;
 
     Secret<HASH_LEN> ck, h;

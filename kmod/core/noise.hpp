@@ -94,6 +94,8 @@ struct wgx_noise_handshake {
     wgx::u8 preshared_key[32];
     wgx::u8 precomputed_static_static[32];  // DH(our static private, remote static)
     bool static_static_ok;
+    bool static_static_due;  // not computed yet: the first message that needs it does
+    bool have_consumed_initiation;  // replay state (below), here to fill a hole
 
     // The handshake in progress.
     wgx_handshake_state state;
@@ -107,7 +109,6 @@ struct wgx_noise_handshake {
     // Replay and flood protection of received initiations (5.1).
     wgx::u8 latest_timestamp[WGX_TAI64N_LEN];
     wgx::u64 last_initiation_consumption_ns;
-    bool have_consumed_initiation;
 
     wgx::cookie::PeerCookie cookie;
 };

@@ -298,12 +298,12 @@ prepare_wait() {
 # kmod/prepare.c): a nice-19 thread makes each peer's next ephemeral and its
 # DH with the peer's static key; the next initiation or response to that
 # peer uses it (here against the in-tree module, which computes every DH
-# itself: a wrong "es" or "se" would fail its handshake), and the thread
-# makes the next once no slot has been taken for 100 ms (counted
-# "deferred").  A re-key in place wipes the slot made for the old key;
-# at most ephemeral_peers slots exist (the rest counted "full"); removing
-# the peers frees every slot (the module unloads without a warning); with
-# ephemeral_pool=0 there are none.
+# itself: a wrong "es" or "se" would fail its handshake).  A peer gets its
+# slot at its first handshake message, which is made without one: a
+# configured peer has none.  The thread makes the next once no slot has
+# been taken for 100 ms (counted "deferred").  A re-key in place wipes the
+# slot made for the old key; removing the peer frees its slot (the module
+# unloads without a warning); with ephemeral_pool=0 there are none.
 test_prepared_ephemerals_serve_handshakes() {
 	local used made stale
 	trap 'netns_cleanup; rmmod wgx 2>/dev/null; insmod "$WGX_MODULE_KO"' EXIT
@@ -315,21 +315,28 @@ test_prepared_ephemerals_serve_handshakes() {
 	must_fail sh -c 'echo 1 >/sys/module/wgx/parameters/ephemeral_peers_stats'
 
 	tunnel_setup wireguard
-	prepare_wait held 1
-	expect_eq "made for a's one peer" 1 "$(prepare_stat made)"
-	# a initiates with it; b (wireguard.ko) checks every DH itself.
+	sleep 0.5
+	expect_eq "slots of a configured peer" "0 0" "$(prepare_stat allocated) $(prepare_stat made)"
+	# a's first initiation is made without one and asks for it.
 	ping_ok a 10.0.0.2
-	used=$(prepare_stat used)
-	[ "$used" -ge 1 ] || fail "a's initiation did not use the prepared ephemeral ($(cat /sys/module/wgx/parameters/ephemeral_peers_stats))"
 	prepare_wait held 1
-	[ "$(prepare_stat deferred)" -ge 1 ] || fail "the slot was remade without waiting for the takes to go quiet"
-	expect_eq "made: one, then one per use" $((1 + used)) "$(prepare_stat made)"
-	# b forgets the session and initiates: a's response uses the next one.
+	expect_eq "slots after the first handshake" 1 "$(prepare_stat allocated)"
+	used=$(prepare_stat used)
+	# b forgets the session and initiates: a's response uses the slot.
 	n b wg set wgt0 peer "$KA_pub" remove
 	n b wg set wgt0 peer "$KA_pub" endpoint 192.0.2.1:$TUN_PORT_A allowed-ips 10.0.0.1/32
 	ping_ok b 10.0.0.1
-	[ "$(prepare_stat used)" -gt "$used" ] || fail "a's response did not use the prepared ephemeral"
+	[ "$(prepare_stat used)" -gt "$used" ] || fail "a's response did not use the prepared ephemeral ($(cat /sys/module/wgx/parameters/ephemeral_peers_stats))"
 	prepare_wait held 1
+	[ "$(prepare_stat deferred)" -ge 1 ] || fail "the slot was remade without waiting for the takes to go quiet"
+	# a's device goes down and up (no session): a's initiation uses the next.
+	used=$(prepare_stat used)
+	ip -n a link set wgt0 down
+	ip -n a link set wgt0 up
+	ping_ok a 10.0.0.2
+	[ "$(prepare_stat used)" -gt "$used" ] || fail "a's initiation did not use the prepared ephemeral ($(cat /sys/module/wgx/parameters/ephemeral_peers_stats))"
+	prepare_wait held 1
+	expect_eq "made: one, then one per use" $((1 + $(prepare_stat used))) "$(prepare_stat made)"
 
 	# Re-keyed in place: the slot made for the old key is wiped, one made for the new.
 	stale=$(prepare_stat stale)
@@ -340,21 +347,17 @@ test_prepared_ephemerals_serve_handshakes() {
 	prepare_wait held 1
 	[ "$(prepare_stat made)" -gt "$made" ] || fail "nothing made for the new key"
 
-	# Two slots in all: a third peer gets none, counted as full.
+	# Configured peers that never handshake get none.
 	key_pair KX
 	key_pair KY
 	n a "$WGX_TOOL" set wgt0 peer "$KX_pub" allowed-ips 10.0.9.1/32 peer "$KY_pub" allowed-ips 10.0.9.2/32
-	prepare_wait held 2
-	[ "$(prepare_stat full)" -ge 1 ] || fail "the third peer was not refused a slot"
 	sleep 0.5
-	expect_eq "slots with ephemeral_peers=2" 2 "$(prepare_stat held)"
-	# Removing a held peer frees its slot; a new peer then gets it.
-	n a "$WGX_TOOL" set wgt0 peer "$KX_pub" remove
-	key_pair KZ
-	n a "$WGX_TOOL" set wgt0 peer "$KZ_pub" allowed-ips 10.0.9.3/32
-	prepare_wait held 2
-	netns_cleanup
+	expect_eq "slots with two more configured peers" "1 1" "$(prepare_stat allocated) $(prepare_stat held)"
+	# Removing the peer with the slot frees it.
+	n a "$WGX_TOOL" set wgt0 peer "$KN_pub" remove
 	prepare_wait held 0
+	expect_eq "freed with its peer" 1 "$(prepare_stat freed)"
+	netns_cleanup
 	expect_eq "pending after the devices went" 0 "$(prepare_stat pending)"
 	dmesg -c >/dev/null
 	rmmod wgx
@@ -364,7 +367,7 @@ test_prepared_ephemerals_serve_handshakes() {
 	must_fail pgrep -x wgx-prepare
 	tunnel_setup wgx
 	ping_ok a 10.0.0.2
-	expect_eq "per-peer ephemerals with the pool off" "held 0 pending 0 made 0 used 0 expired 0 stale 0 wiped 0 full 0 deferred 0" \
+	expect_eq "per-peer ephemerals with the pool off" "held 0 pending 0 made 0 used 0 expired 0 stale 0 wiped 0 full 0 deferred 0 allocated 0 freed 0 nomem 0" \
 		"$(cat /sys/module/wgx/parameters/ephemeral_peers_stats)"
 }
 
@@ -381,8 +384,18 @@ test_prepared_ephemerals_serve_handshakes() {
 # slot may be left held or pending, nothing may warn (under the debug
 # kernel, KASAN reports the use after free of a destruction that did not
 # wait), and the module must unload.
+# churn_pending — wait (at most 20 s) until some slot is pending.
+churn_pending() {
+	local i
+	for i in $(seq 200); do
+		[ "$(prepare_stat pending)" -gt 0 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 test_prepared_ephemerals_peer_churn() {
-	local i hog
+	local i hog pending_seen=0
 	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs (the thread is starved on CPU 1)"
 	trap '[ -z "${hog:-}" ] || kill "$hog" 2>/dev/null || true; ip link del wgc0 2>/dev/null || true; rmmod wgx 2>/dev/null || true; insmod "$WGX_MODULE_KO"' EXIT
 	rmmod wgx
@@ -394,13 +407,19 @@ test_prepared_ephemerals_peer_churn() {
 	nice -n -20 taskset -c 1 sh -c 'while :; do :; done' &
 	hog=$!
 	ip link add wgc0 type wgx
+	key_pair KC
+	printf '%s\n' "$KC" >/tmp/kc.key
+	"$WGX_TOOL" set wgc0 private-key /tmp/kc.key
+	ip link set wgc0 up
 	for i in 1 2 3 4; do
+		# Up, with persistent keepalive: each peer initiates, so asks for a slot.
 		taskset -c 0 "$WGX_TOOL" addconf wgc0 /tmp/churn.conf
-		[ "$(prepare_stat pending)" -gt 0 ] || fail "nothing pending right after 200 peers were added"
+		! churn_pending || pending_seen=1
 		[ "$i" = 4 ] && break
 		taskset -c 0 "$WGX_TOOL" setconf wgc0 /tmp/churn-empty.conf
 		expect_eq "peers left on wgc0" "" "$("$WGX_TOOL" show wgc0 peers)"
 	done
+	[ "$pending_seen" = 1 ] || fail "no slot pending while peers were added ($(cat /sys/module/wgx/parameters/ephemeral_peers_stats))"
 	{ sleep 2; kill "$hog"; } &
 	taskset -c 0 ip link del wgc0
 	wait

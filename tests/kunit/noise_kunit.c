@@ -378,6 +378,56 @@ static void wgx_noise_low_order_peer_key_rejected(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wgx_noise_handshake_state(p->a_hs), WGX_HANDSHAKE_ZEROED);
 }
 
+/*
+ * Handles in the caller's memory (a peer embeds its own), made without the
+ * static-static DH: the first initiation computes it at the initiator, its
+ * consumption at the responder, and the session is the same as ever.
+ */
+static void wgx_noise_embedded_handles_handshake(struct kunit *test)
+{
+	struct wgx_noise_pair *p = test->priv;
+	struct wgx_keypair_keys ka, kb;
+	void *mem_a = kunit_kzalloc(test, wgx_noise_handshake_size(), GFP_KERNEL);
+	void *mem_b = kunit_kzalloc(test, wgx_noise_handshake_size(), GFP_KERNEL);
+	struct wgx_noise_handshake *a, *b;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mem_a);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mem_b);
+	KUNIT_EXPECT_NULL(test, wgx_noise_handshake_init(mem_a, NULL, p->b.pub, NULL));
+	a = wgx_noise_handshake_init(mem_a, p->a.id, p->b.pub, NULL);
+	b = wgx_noise_handshake_init(mem_b, p->b.id, p->a.pub, NULL);
+	KUNIT_ASSERT_PTR_EQ(test, a, (struct wgx_noise_handshake *)mem_a);
+	KUNIT_ASSERT_PTR_EQ(test, b, (struct wgx_noise_handshake *)mem_b);
+	p->a_hs = a;
+	p->b_hs = b;
+	wgx_noise_handshake(test, &ka, &kb, T0, WALL0);
+	wgx_noise_expect_session(test, &ka, &kb);
+	/* A second handshake uses the DH computed by the first. */
+	wgx_noise_handshake(test, &ka, &kb, T0 + SEC, WALL0 + 1);
+	wgx_noise_expect_session(test, &ka, &kb);
+	wgx_noise_handshake_wipe(a);
+	wgx_noise_handshake_wipe(b);
+	KUNIT_EXPECT_TRUE(test, wgx_kunit_all_zero(mem_a, wgx_noise_handshake_size()));
+	p->a_hs = NULL;	/* kunit memory: not for _destroy() */
+	p->b_hs = NULL;
+}
+
+/* A low-order key fails at the first message that needs the deferred DH, not at creation. */
+static void wgx_noise_deferred_dh_low_order_fails_at_first_use(struct kunit *test)
+{
+	static const u8 zero_key[WGX_KEY_LEN];
+	struct wgx_noise_pair *p = test->priv;
+	u8 init[WGX_MSG_INITIATION_LEN];
+
+	p->a_hs = wgx_noise_handshake_create(p->a.id, zero_key, NULL, true);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p->a_hs);
+	KUNIT_EXPECT_EQ(test, wgx_noise_create_initiation(p->a_hs, init, LOCAL_A, T0, WALL0, 0),
+			-WGX_ENOKEY);
+	KUNIT_EXPECT_EQ(test, wgx_noise_create_initiation(p->a_hs, init, LOCAL_A, T0 + SEC,
+							  WALL0 + 1, 0), -WGX_ENOKEY);
+	KUNIT_EXPECT_TRUE(test, wgx_kunit_all_zero(init, sizeof(init)));
+}
+
 static void wgx_noise_transport_rejects_tampering(struct kunit *test)
 {
 	struct wgx_keypair_keys ka, kb;
@@ -425,6 +475,8 @@ static struct kunit_case wgx_noise_cases[] = {
 	KUNIT_CASE(wgx_noise_cookie_round_trip_under_load),
 	KUNIT_CASE(wgx_noise_low_order_peer_key_rejected),
 	KUNIT_CASE(wgx_noise_transport_rejects_tampering),
+	KUNIT_CASE(wgx_noise_embedded_handles_handshake),
+	KUNIT_CASE(wgx_noise_deferred_dh_low_order_fails_at_first_use),
 	{}
 };
 

@@ -367,6 +367,8 @@ static void wgx_receive_deliver_exit(struct kunit *test)
 	wgx_allowedips_destroy(f->wgx->allowedips);
 	rcu_barrier();
 	free_percpu(f->peer->stats);
+	kfree(f->peer->stats_rare);
+	wgx_telemetry_destroy(&f->peer->telemetry);
 	free_percpu(f->dev->tstats);
 	free_netdev(f->dev);
 }

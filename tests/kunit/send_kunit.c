@@ -370,8 +370,11 @@ static void wgx_send_xmit_exit(struct kunit *test)
 		destroy_workqueue(f->wgx->tx_wq);
 	wgx_allowedips_destroy(f->wgx->allowedips);
 	rcu_barrier();
-	if (f->peer)
+	if (f->peer) {
 		free_percpu(f->peer->stats);
+		kfree(f->peer->stats_rare);
+		wgx_telemetry_destroy(&f->peer->telemetry);
+	}
 	free_percpu(f->wgx->stats);
 	free_netdev(f->dev);
 }

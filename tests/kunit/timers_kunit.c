@@ -58,6 +58,7 @@ static void wgx_timers_test_exit(struct kunit *test)
 	/* Always disarm before the memory goes (DEBUG_OBJECTS_TIMERS checks). */
 	wgx_timers_peer_stop(&f->peer);
 	free_percpu(f->peer.stats);
+	kfree(f->peer.stats_rare);
 	clear_bit(__LINK_STATE_START, &f->wgx.dev->state);
 	free_netdev(f->wgx.dev);
 }

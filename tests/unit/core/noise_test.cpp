@@ -753,6 +753,11 @@ TEST(Noise, TwinHandleForTheSameKey)
     ASSERT_NE(twin, nullptr);
     ASSERT_NE(fresh, nullptr);
     EXPECT_TRUE(twin->static_static_ok);
+    // A fresh handle leaves its DH to its first handshake; computed now, it is the twin's.
+    EXPECT_TRUE(fresh->static_static_due);
+    EXPECT_FALSE(fresh->static_static_ok);
+    ASSERT_TRUE(wgx_noise_handshake_precompute(fresh));
+    EXPECT_FALSE(fresh->static_static_due);
     EXPECT_EQ(std::memcmp(twin->precomputed_static_static, fresh->precomputed_static_static, 32), 0);
     EXPECT_NE(std::memcmp(twin->precomputed_static_static, p.b_hs->precomputed_static_static, 32), 0);
     EXPECT_EQ(wgx_noise_handshake_create_twin(nullptr, p.b_hs, true), nullptr);
