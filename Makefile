@@ -164,11 +164,11 @@ export INSTALL_LIST
 # The list without the module when INSTALL_MODULE=0.
 INSTALL_LIST_CMD = printf '%s\n' "$$INSTALL_LIST" $(if $(filter 0,$(INSTALL_MODULE)),| grep -v ' kmod/wgx.ko$$')
 DEPMOD = $(if $(DESTDIR)$(filter 0,$(INSTALL_MODULE)),,depmod -a $(MODULE_KVER))
-# strip DEST — with INSTALL_STRIP=1, the tool to what it needs to run
+# With INSTALL_STRIP=1, strip the installed $$dest of $$src: the tool to what it needs to run
 # (dh_strip's --strip-unneeded), the module of its debug info.
 STRIP_CMD = $(if $(filter 1,$(INSTALL_STRIP)),case "$$src" in \
-		kmod/wgx.ko) $(STRIP) --strip-debug "$(DESTDIR)$$dest" ;; \
-		$(BUILD)/tools/wgx) $(STRIP) --strip-unneeded --remove-section=.comment --remove-section=.note "$(DESTDIR)$$dest" ;; \
+		(kmod/wgx.ko) $(STRIP) --strip-debug "$(DESTDIR)$$dest" ;; \
+		($(BUILD)/tools/wgx) $(STRIP) --strip-unneeded --remove-section=.comment --remove-section=.note "$(DESTDIR)$$dest" ;; \
 		esac,:)
 SUBST = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
 	-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g'
