@@ -1,13 +1,24 @@
 # wgx — the user's entry point.
 #
-#   make            build kmod/wgx.ko (against KDIR) and the host targets in build/
+#   make            the product: kmod/wgx.ko, the release module (against KDIR),
+#                   and the tool build/tools/wgx
+#   make module     kmod/wgx.ko; WGX_DEBUG=1: the debug build, with the test
+#                   hooks (timer_scale, debugfs crypto_ceiling and
+#                   telemetry_cost); the test targets below build that one
+#   make tool       build/tools/wgx
+#   make host       the tool, the unit tests and the benchmark helpers in build/
 #   make demo       the main job: a real tunnel carrying traffic (in a VM here)
 #   make check      every test suite: unit, fuzz smoke, KUnit, integration
 #   make unit | fuzz | fuzz-long | kunit | integration | selftest | bench | clean
 #   make install | uninstall        (DESTDIR, PREFIX, ...: see "Installation" below)
 #   make install-dkms | uninstall-dkms | dkms
+#   make deb        Debian packages wgx and wgx-dkms in build/deb/
 #
-# Every build target first runs scripts/deps, which installs missing packages with apt.
+# The product targets (make, module, tool, install*, dkms) only check the
+# build dependencies (scripts/deps --build) and name what is missing; they
+# never install anything.  The test targets first run scripts/deps, which
+# installs the test toolchain with apt; make deb installs what packaging needs
+# (scripts/deps --deb).
 
 KVER ?= $(shell uname -r)
 KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) \
@@ -19,25 +30,41 @@ CORE_OBJS = $(sort $(patsubst %.cpp,%.o,$(wildcard kmod/core/*.cpp)))
 
 BPF_OBJS = $(BUILD)/bpf/hash_invalid.bpf.o
 
-.PHONY: all deps module host bpf check check-all unit fuzz fuzz-long kunit integration selftest demo bench clean \
+.PHONY: all deps module tool host test-build bpf deb check check-all unit fuzz fuzz-long kunit integration selftest demo bench clean \
 	core-symbols install install-only uninstall install-dkms uninstall-dkms dkms
 
 
-all: module host bpf
+# WGX_DEBUG=1: the module with its test hooks (kmod/Kbuild).  0 (default):
+# the release module, what install, dkms and the packages ship.
+WGX_DEBUG ?= 0
+
+all: module tool
 
 deps:
 	@scripts/deps
 
-module: deps
-	@test -n "$(KDIR)" || { echo "make: no kernel headers found; set KDIR" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 CONFIG_DEBUG_INFO_BTF_MODULES= modules
+module:
+	@scripts/deps --build module
+	@test -n "$(KDIR)" || { echo "make: no kernel headers found (apt-get install linux-headers-$$(uname -r)); or set KDIR" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 CONFIG_DEBUG_INFO_BTF_MODULES= WGX_DEBUG=$(WGX_DEBUG) modules
 	$(if $(CORE_OBJS),@scripts/check-core-symbols $(CORE_OBJS))
 
 core-symbols: module
 
-host: deps
+# The tool alone (a fresh build/ is configured without the tests, WGX_TESTS=OFF).
+tool:
+	@scripts/deps --build tool
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS) --target wgx
+
+host: deps
+	@cmake -S . -B $(BUILD) -DWGX_TESTS=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
+
+# The test targets build and test the debug module (and so do the make runs
+# they start); make demo shows the release module.
+integration selftest check check-all bench: WGX_DEBUG = 1
+test-build: deps module host bpf
 
 # tc programs of the test and benchmark beds (clang -target bpf).
 bpf: $(BPF_OBJS)
@@ -58,22 +85,22 @@ fuzz-long: deps
 kunit: deps
 	@scripts/kunit
 
-integration: all
+integration: test-build
 	@scripts/integration
 
-selftest: all
+selftest: test-build
 	@scripts/selftest
 
-check: all
+check: test-build
 	@scripts/check
 
-check-all: all
+check-all: test-build
 	@scripts/check --all
 
-demo: all
+demo: deps all
 	@scripts/demo
 
-bench: all
+bench: test-build
 	@scripts/bench $(if $(QUICK),--quick)
 
 clean:
@@ -89,7 +116,11 @@ clean:
 # so both prefixes work.  The module goes to /lib/modules/<kernel>/updates/,
 # <kernel> being the release the module was built for (KDIR's, not the
 # running kernel's), followed by `depmod -a <kernel>` unless DESTDIR is set.
-# tests/install/manifest lists exactly what `make install` lays out.
+# tests/install/manifest lists exactly what `make install` lays out.  The
+# tool and the module are installed stripped (the module of its debug info,
+# as the kernel's INSTALL_MOD_STRIP=1); INSTALL_STRIP=0 keeps them whole
+# (debian/rules: dh_strip strips and keeps the symbols in -dbgsym).
+# install-only refuses the debug module (WGX_DEBUG=1 installs it on purpose).
 #
 #   make install        build, then install      make install-only  install what is built
 #                       INSTALL_MODULE=0: all but wgx.ko (the module comes from DKMS)
@@ -108,6 +139,8 @@ MODULE_KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/in
 MODULEDIR ?= /lib/modules/$(MODULE_KVER)/updates
 DKMSSRCDIR ?= /usr/src/wgx-$(VERSION)
 INSTALL_MODULE ?= 1
+INSTALL_STRIP ?= 1
+STRIP ?= strip
 
 # One line per installed file: MODE DESTINATION SOURCE; a source ending in .in
 # has @VERSION@, @BINDIR@, @SYSCONFDIR@ and @DOCDIR@ filled in.  install and
@@ -125,27 +158,40 @@ define INSTALL_LIST
 644 $(DOCDIR)/examples/wgx0.conf dist/examples/wgx0.conf
 644 $(DOCDIR)/examples/wgx0.network dist/examples/wgx0.network
 644 $(DOCDIR)/examples/wgx-quick.conf dist/examples/wgx-quick.conf
+644 $(DOCDIR)/examples/modprobe-wgx.conf dist/examples/modprobe-wgx.conf
 endef
 export INSTALL_LIST
 # The list without the module when INSTALL_MODULE=0.
 INSTALL_LIST_CMD = printf '%s\n' "$$INSTALL_LIST" $(if $(filter 0,$(INSTALL_MODULE)),| grep -v ' kmod/wgx.ko$$')
 DEPMOD = $(if $(DESTDIR)$(filter 0,$(INSTALL_MODULE)),,depmod -a $(MODULE_KVER))
+# With INSTALL_STRIP=1, strip the installed $$dest of $$src: the tool to what it needs to run
+# (dh_strip's --strip-unneeded), the module of its debug info.
+STRIP_CMD = $(if $(filter 1,$(INSTALL_STRIP)),case "$$src" in \
+		(kmod/wgx.ko) $(STRIP) --strip-debug "$(DESTDIR)$$dest" ;; \
+		($(BUILD)/tools/wgx) $(STRIP) --strip-unneeded --remove-section=.comment --remove-section=.note "$(DESTDIR)$$dest" ;; \
+		esac,:)
 SUBST = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
 	-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g'
 
-install: all
+# INSTALL_MODULE=0 builds no module either (the module comes from DKMS).
+install: $(if $(filter 0,$(INSTALL_MODULE)),tool,all)
 	@$(MAKE) --no-print-directory install-only
 
 install-only:
-	@test -n "$(MODULE_KVER)" || { echo "make: no kernel release for the module; set KDIR or MODULE_KVER" >&2; exit 1; }
+	@test "$(INSTALL_MODULE)" = 0 || test -n "$(MODULE_KVER)" || { echo "make: no kernel release for the module; set KDIR or MODULE_KVER" >&2; exit 1; }
 	@test -n "$(VERSION)" || { echo "make: VERSION is empty" >&2; exit 1; }
+	@if [ "$(INSTALL_MODULE)" != 0 ] && [ "$(WGX_DEBUG)" != 1 ] && [ -f kmod/wgx.ko ] && \
+		[ -n "$$(/sbin/modinfo -F test_hooks kmod/wgx.ko)" ]; then \
+		echo "make install: kmod/wgx.ko is the debug build (test hooks: $$(/sbin/modinfo -F test_hooks kmod/wgx.ko)); run make module, or make install-only WGX_DEBUG=1 to install it anyway" >&2; \
+		exit 1; \
+	fi
 	@$(INSTALL_LIST_CMD) | while read -r mode dest src; do \
 		test -f "$$src" || { echo "make install: $$src is missing (run make first)" >&2; exit 1; }; \
 		install -d -m 0755 "$(DESTDIR)$$(dirname "$$dest")" || exit 1; \
 		case "$$src" in \
 		*.in) $(SUBST) "$$src" >"$(DESTDIR)$$dest.tmp" && chmod "$$mode" "$(DESTDIR)$$dest.tmp" && \
 			mv -f "$(DESTDIR)$$dest.tmp" "$(DESTDIR)$$dest" ;; \
-		*) install -m "$$mode" "$$src" "$(DESTDIR)$$dest" ;; \
+		*) install -m "$$mode" "$$src" "$(DESTDIR)$$dest" && { $(STRIP_CMD); } ;; \
 		esac || exit 1; \
 		echo "  INSTALL $(DESTDIR)$$dest"; \
 	done
@@ -181,6 +227,33 @@ uninstall-dkms:
 	rm -rf "$(DESTDIR)$(DKMSSRCDIR)"
 
 dkms: install-dkms
+	@scripts/deps --build module dkms
 	dkms add wgx/$(VERSION)
 	dkms build wgx/$(VERSION)
 	dkms install wgx/$(VERSION)
+
+# ---- Debian packages -----------------------------------------------------------
+# make deb: the packages wgx and wgx-dkms (debian/), built with
+# dpkg-buildpackage from a copy of the checkout's files (git ls-files) in
+# $(DEBDIR)/wgx-$(VERSION)/, so the results (.deb, .buildinfo, .changes, next
+# to that copy) and debhelper's files stay out of the tree; then lintian.
+# Installs what packaging needs first (scripts/deps --deb).
+DEBDIR ?= $(BUILD)/deb
+DEB_VERSION = $(shell dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null)
+
+deb: SHELL := /bin/bash
+deb:
+	@scripts/deps --deb
+	@test "$(DEB_VERSION)" = "$(VERSION)" || test "$${DEB_VERSION%%+*}" = "$(VERSION)" || \
+		{ echo "make deb: debian/changelog is at $(DEB_VERSION), VERSION at $(VERSION)" >&2; exit 1; }
+	@git rev-parse --git-dir >/dev/null 2>&1 || { echo "make deb: needs a git checkout (git ls-files)" >&2; exit 1; }
+	@rm -rf "$(DEBDIR)" && mkdir -p "$(DEBDIR)/wgx-$(VERSION)"
+	@git ls-files -z --cached --others --exclude-standard | \
+		while IFS= read -r -d '' f; do [ -e "$$f" ] && printf '%s\0' "$$f"; done | \
+		tar --null -T - -cf - | tar -xf - -C "$(DEBDIR)/wgx-$(VERSION)"
+	@echo "  DEB     $(DEBDIR) (dpkg-buildpackage -b; log: $(DEBDIR)/build.log)"
+	@cd "$(DEBDIR)/wgx-$(VERSION)" && DEB_BUILD_OPTIONS="parallel=$(JOBS) $(DEB_BUILD_OPTIONS)" \
+		dpkg-buildpackage -b -us -uc >../build.log 2>&1 || { tail -n 30 ../build.log >&2; exit 1; }
+	@echo "  LINTIAN $(DEBDIR)/*.changes"
+	@lintian --fail-on error,warning --info $(DEBDIR)/*.changes
+	@ls -1 $(DEBDIR)/*.deb

@@ -6,7 +6,8 @@
  * of what the cipher alone can do on the same vCPUs (docs/performance.md).
  *
  * Off by default: nothing runs until a number is written to
- * /sys/kernel/debug/wgx/crypto_ceiling.
+ * /sys/kernel/debug/wgx/crypto_ceiling.  Only in the debug build (WGX_DEBUG,
+ * kmod/Kbuild); a release module has no such file.
  *
  *   echo N > crypto_ceiling   run for N seconds (1..60) on every online CPU;
  *                             the write returns when the run is over
@@ -19,6 +20,8 @@
  */
 #ifndef WGX_BENCH_H
 #define WGX_BENCH_H
+
+#ifdef WGX_DEBUG
 
 /**
  * wgx_bench_init - create /sys/kernel/debug/wgx/crypto_ceiling.
@@ -36,5 +39,18 @@ int wgx_bench_init(void);
  * that part removes the directory.
  */
 void wgx_bench_uninit(void);
+
+#else /* release build: no crypto ceiling */
+
+static inline int wgx_bench_init(void)
+{
+	return 0;
+}
+
+static inline void wgx_bench_uninit(void)
+{
+}
+
+#endif /* WGX_DEBUG */
 
 #endif /* WGX_BENCH_H */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * main.c - module entry points of wgx.ko and its parameters: timer_scale
- * (tests only) and compat, the WireGuard drop-in mode (docs/dropin.md).
+ * main.c - module entry points of wgx.ko and its parameters: compat, the
+ * WireGuard drop-in mode (docs/dropin.md), and in the debug build (WGX_DEBUG,
+ * kmod/Kbuild) timer_scale, for tests only.
  */
 #include <linux/module.h>
 #include <linux/init.h>
@@ -21,9 +22,13 @@
 #include "netlink.h"
 #include "timers.h"
 
+#ifdef WGX_DEBUG
 module_param_named(timer_scale, wgx_timer_scale, uint, 0444);
 MODULE_PARM_DESC(timer_scale,
 		 "TESTS ONLY: divide every protocol time (REKEY_AFTER_TIME, ...) by this; default 1");
+/* What marks the debug build: `modinfo -F test_hooks` (make install refuses it). */
+MODULE_INFO(test_hooks, "timer_scale crypto_ceiling telemetry_cost");
+#endif
 
 /*
  * compat=wireguard: besides its own link kind and family "wgx", wgx serves
@@ -78,11 +83,13 @@ static int __init wgx_mod_init(void)
 {
 	int ret;
 
+#ifdef WGX_DEBUG
 	if (wgx_timer_scale == 0)
 		wgx_timer_scale = 1;
 	if (wgx_timer_scale != 1)
 		pr_warn("wgx: protocol timers divided by %u (timer_scale): for tests only\n",
 			wgx_timer_scale);
+#endif
 	ret = wgx_peer_init();
 	if (ret < 0)
 		return ret;

@@ -6,7 +6,8 @@
  * of end-to-end runs (docs/telemetry.md, "Cost").
  *
  * Off by default: nothing runs until a number is written to
- * /sys/kernel/debug/wgx/telemetry_cost.
+ * /sys/kernel/debug/wgx/telemetry_cost.  Only in the debug build (WGX_DEBUG,
+ * kmod/Kbuild); a release module has no such file.
  *
  *   echo N > telemetry_cost   time every case below over N iterations
  *                             (1,000..10,000,000; the cipher cases over
@@ -51,6 +52,8 @@
 #ifndef WGX_TELEMETRY_BENCH_H
 #define WGX_TELEMETRY_BENCH_H
 
+#ifdef WGX_DEBUG
+
 /**
  * wgx_telemetry_bench_init - create /sys/kernel/debug/wgx/telemetry_cost.
  *
@@ -64,5 +67,17 @@ void wgx_telemetry_bench_init(void);
  * Process context (module exit), before wgx_bench_uninit().
  */
 void wgx_telemetry_bench_uninit(void);
+
+#else /* release build: no telemetry cost benchmark */
+
+static inline void wgx_telemetry_bench_init(void)
+{
+}
+
+static inline void wgx_telemetry_bench_uninit(void)
+{
+}
+
+#endif /* WGX_DEBUG */
 
 #endif /* WGX_TELEMETRY_BENCH_H */

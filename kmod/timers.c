@@ -23,7 +23,9 @@
 #include "socket.h"
 #include "timers.h"
 
+#ifdef WGX_DEBUG
 unsigned int wgx_timer_scale = 1;
+#endif
 
 u64 wgx_timers_clock_ns(void)
 {

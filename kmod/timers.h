@@ -61,7 +61,12 @@ enum wgx_initiation_verdict wgx_timers_initiation_begin(struct wgx_peer *peer, b
 /** wgx_timers_initiation_forget - the next initiation may go at once (our key changed). */
 void wgx_timers_initiation_forget(struct wgx_peer *peer);
 
+#ifdef WGX_DEBUG
 /** Test-only divisor of every protocol time (module parameter timer_scale; 1 = real). */
 extern unsigned int wgx_timer_scale;
+#else
+/* Release build (kmod/Kbuild): the protocol's own times, no divisor. */
+#define wgx_timer_scale 1U
+#endif
 
 #endif /* WGX_TIMERS_H */
