@@ -155,6 +155,9 @@ define INSTALL_LIST
 644 $(BASHCOMPDIR)/wgx-quick dist/bash-completion/wgx-quick.in
 644 $(SYSTEMDUNITDIR)/wgx@.service dist/systemd/wgx@.service.in
 644 $(SYSTEMDUNITDIR)/wgx-quick@.service dist/systemd/wgx-quick@.service.in
+644 $(SYSTEMDUNITDIR)/wgx-reresolve@.service dist/systemd/wgx-reresolve@.service.in
+644 $(SYSTEMDUNITDIR)/wgx-reresolve@.timer dist/systemd/wgx-reresolve@.timer.in
+644 $(DOCDIR)/show-json.schema.json docs/show-json.schema.json
 644 $(DOCDIR)/examples/wgx0.conf dist/examples/wgx0.conf
 644 $(DOCDIR)/examples/wgx0.network dist/examples/wgx0.network
 644 $(DOCDIR)/examples/wgx-quick.conf dist/examples/wgx-quick.conf
