@@ -15,6 +15,7 @@
 #include "telemetry_bench.h"
 #include "compat.h"
 #include "device.h"
+#include <wgx/platform.h>
 #include "peer.h"
 #include "ephemeral.h"
 #include "hsworker.h"
@@ -90,9 +91,12 @@ static int __init wgx_mod_init(void)
 		pr_warn("wgx: protocol timers divided by %u (timer_scale): for tests only\n",
 			wgx_timer_scale);
 #endif
-	ret = wgx_peer_init();
+	ret = wgx_platform_init();
 	if (ret < 0)
 		return ret;
+	ret = wgx_peer_init();
+	if (ret < 0)
+		goto err_platform;
 	ret = wgx_ephemeral_init();
 	if (ret < 0)
 		goto err_peer;
@@ -150,6 +154,8 @@ err_ephemeral:
 err_peer:
 	rcu_barrier();
 	wgx_peer_exit();
+err_platform:
+	wgx_platform_exit();
 	return ret;
 }
 
@@ -173,6 +179,7 @@ static void __exit wgx_mod_exit(void)
 	rcu_barrier();
 	/* The peers' RCU frees ran with them. */
 	wgx_peer_exit();
+	wgx_platform_exit();
 }
 
 module_init(wgx_mod_init);

@@ -11,7 +11,8 @@
  *            curve25519_generate_secret() may wait for the CRNG, i.e. sleep);
  *            handshake ephemerals from the pool of ephemeral.c when it has one
  *   BLAKE2s  blake2s_init{,_key}(), blake2s_update(), blake2s_final()
- *   memory   kvzalloc()/kzalloc()/kvfree(), call_rcu() for deferred frees
+ *   memory   kvzalloc()/kzalloc()/kvfree(), a slab cache of 72-byte trie nodes,
+ *            call_rcu() for deferred frees
  *
  * Nothing here sleeps except wgx_platform_zalloc() with @may_sleep.  Objects
  * freed with wgx_platform_free_deferred() are released from RCU callbacks:
@@ -182,4 +183,47 @@ void wgx_platform_free_deferred(void *p, struct wgx_rcu_head *head)
 		return;
 	r->object = p;
 	call_rcu(&r->rcu, wgx_platform_rcu_free);
+}
+
+static struct kmem_cache *wgx_platform_node_cache;
+
+int wgx_platform_init(void)
+{
+	wgx_platform_node_cache = kmem_cache_create("wgx_allowedips_node", WGX_PLATFORM_NODE_SIZE,
+						    0, SLAB_ACCOUNT, NULL);
+	return wgx_platform_node_cache ? 0 : -ENOMEM;
+}
+
+void wgx_platform_exit(void)
+{
+	kmem_cache_destroy(wgx_platform_node_cache);
+	wgx_platform_node_cache = NULL;
+}
+
+void *wgx_platform_node_zalloc(bool may_sleep)
+{
+	return kmem_cache_zalloc(wgx_platform_node_cache, may_sleep ? GFP_KERNEL : GFP_ATOMIC);
+}
+
+void wgx_platform_node_free(void *p)
+{
+	if (p)
+		kmem_cache_free(wgx_platform_node_cache, p);
+}
+
+static void wgx_platform_node_rcu_free(struct rcu_head *rcu)
+{
+	struct wgx_platform_rcu *r = container_of(rcu, struct wgx_platform_rcu, rcu);
+
+	kmem_cache_free(wgx_platform_node_cache, r->object);
+}
+
+void wgx_platform_node_free_deferred(void *p, struct wgx_rcu_head *head)
+{
+	struct wgx_platform_rcu *r = (struct wgx_platform_rcu *)head;
+
+	if (!p)
+		return;
+	r->object = p;
+	call_rcu(&r->rcu, wgx_platform_node_rcu_free);
 }

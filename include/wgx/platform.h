@@ -125,6 +125,33 @@ struct wgx_rcu_head {
  */
 void wgx_platform_free_deferred(void *p, struct wgx_rcu_head *head);
 
+/**
+ * WGX_PLATFORM_NODE_SIZE - bytes of one allowed-IPs trie node, the core's most
+ * numerous object (one or two per allowed IP): the kernel backend keeps them
+ * in a slab cache of exactly this size, where a kmalloc would round 72 up to 96.
+ */
+enum { WGX_PLATFORM_NODE_SIZE = 72 };
+
+/**
+ * wgx_platform_init - set the backend up (the kernel's node cache): 0 or
+ * -ENOMEM.  Process context, before the first node is allocated.
+ * wgx_platform_exit - undo it, after every deferred free has run (the caller's
+ * rcu_barrier()).
+ */
+int wgx_platform_init(void);
+void wgx_platform_exit(void);
+
+/**
+ * wgx_platform_node_zalloc - a zeroed WGX_PLATFORM_NODE_SIZE-byte object, or
+ * NULL.  @may_sleep as for wgx_platform_zalloc().  Between
+ * wgx_platform_init() and wgx_platform_exit() only.
+ */
+void *wgx_platform_node_zalloc(bool may_sleep);
+/** Free a node from wgx_platform_node_zalloc() now.  NULL is ignored. */
+void wgx_platform_node_free(void *p);
+/** wgx_platform_node_free_deferred - wgx_platform_free_deferred() for a node. */
+void wgx_platform_node_free_deferred(void *p, struct wgx_rcu_head *head);
+
 WGX_EXTERN_C_END
 
 #endif /* WGX_PLATFORM_H */

@@ -35,17 +35,29 @@
 
 namespace wgx::aip {
 
-struct Node {
-    Node *child[2];    // published with release stores
-    void *peer;        // published with release stores; nullptr = branch point
-    Node *parent;      // writer only
-    Node *peer_prev;   // writer only: list of the peer's nodes, insertion order
-    Node *peer_next;   // writer only
-    u8 bits[16];       // prefix, masked to cidr; immutable after publication
-    u8 cidr;           // immutable
-    u8 fam;            // immutable: 0 = IPv4, 1 = IPv6
-    wgx_rcu_head rcu;  // for wgx_platform_free_deferred()
+struct Node;
+
+/// Writer-only links of a node; dead once the node is unlinked, so the
+/// deferred free's head overlays them (readers never load them).
+struct Links {
+    Node *parent;
+    Node *peer_prev;  // list of the peer's nodes, insertion order
+    Node *peer_next;
 };
+
+struct Node {
+    Node *child[2];  // published with release stores
+    void *peer;      // published with release stores; nullptr = branch point
+    union {
+        Links w;            // writer only, while linked
+        wgx_rcu_head rcu;   // for wgx_platform_node_free_deferred(), once unlinked
+    };
+    u8 bits[16];  // prefix, masked to cidr; immutable after publication
+    u8 cidr;      // immutable
+    u8 fam;       // immutable: 0 = IPv4, 1 = IPv6
+};
+static_assert(sizeof(Links) == sizeof(wgx_rcu_head));
+static_assert(sizeof(Node) <= WGX_PLATFORM_NODE_SIZE);
 
 struct PeerSlot {
     void *peer;  // nullptr = empty slot
@@ -218,10 +230,10 @@ void drop_slot(wgx_allowedips *t, PeerSlot *s)
 
 void list_append(PeerSlot *s, Node *n)
 {
-    n->peer_next = nullptr;
-    n->peer_prev = s->tail;
+    n->w.peer_next = nullptr;
+    n->w.peer_prev = s->tail;
     if (s->tail)
-        s->tail->peer_next = n;
+        s->tail->w.peer_next = n;
     else
         s->head = n;
     s->tail = n;
@@ -230,21 +242,21 @@ void list_append(PeerSlot *s, Node *n)
 
 void list_unlink(PeerSlot *s, Node *n)
 {
-    if (n->peer_prev)
-        n->peer_prev->peer_next = n->peer_next;
+    if (n->w.peer_prev)
+        n->w.peer_prev->w.peer_next = n->w.peer_next;
     else
-        s->head = n->peer_next;
-    if (n->peer_next)
-        n->peer_next->peer_prev = n->peer_prev;
+        s->head = n->w.peer_next;
+    if (n->w.peer_next)
+        n->w.peer_next->w.peer_prev = n->w.peer_prev;
     else
-        s->tail = n->peer_prev;
-    n->peer_prev = n->peer_next = nullptr;
+        s->tail = n->w.peer_prev;
+    n->w.peer_prev = n->w.peer_next = nullptr;
     --s->count;
 }
 
 Node **slot_of(wgx_allowedips *t, Node *n)
 {
-    Node *p = n->parent;
+    Node *p = n->w.parent;
     return p ? &p->child[bit_at(n->bits, p->cidr)] : &t->root[n->fam];
 }
 
@@ -257,11 +269,11 @@ void prune(wgx_allowedips *t, Node *n)
         if (c0 && c1)
             return;
         Node *only = c0 ? c0 : c1;
-        Node *parent = n->parent;
+        Node *parent = n->w.parent;
         store_release(slot_of(t, n), only);
         if (only)
-            only->parent = parent;
-        wgx_platform_free_deferred(n, &n->rcu);
+            only->w.parent = parent;
+        wgx_platform_node_free_deferred(n, &n->rcu);
         if (only)
             return;  // the parent keeps as many children as before
         n = parent;
@@ -293,8 +305,8 @@ void free_subtree(Node *n)
             store_release(&n->child[1], static_cast<Node *>(nullptr));
             n = c;
         } else {
-            Node *p = n->parent;
-            wgx_platform_free_deferred(n, &n->rcu);
+            Node *p = n->w.parent;
+            wgx_platform_node_free_deferred(n, &n->rcu);
             n = p;
         }
     }
@@ -305,7 +317,7 @@ const Node *node_at(const PeerSlot *s, usize index)
 {
     const Node *n = s->head;
     for (; n && index; --index)
-        n = n->peer_next;
+        n = n->w.peer_next;
     return n;
 }
 
@@ -314,7 +326,7 @@ const Node *node_at(const PeerSlot *s, usize index)
 /// end (@i = the list's length).
 const Node *walk_list(const Node *n, usize &i, wgx_allowedips_walk_fn fn, void *ctx)
 {
-    for (; n; n = n->peer_next, ++i)
+    for (; n; n = n->w.peer_next, ++i)
         if (fn(ctx, n->fam ? WGX_AF_INET6 : WGX_AF_INET, n->bits, n->cidr))
             return n;
     return nullptr;
@@ -398,12 +410,12 @@ int wgx_allowedips_insert(struct wgx_allowedips *t, int family, const wgx_u8 *ad
         common = common_bits(n->bits, key, n->cidr < cidr ? n->cidr : cidr);
         need_branch = common < cidr;
     }
-    auto *leaf = static_cast<Node *>(wgx_platform_zalloc(sizeof(Node), may_sleep));
+    auto *leaf = static_cast<Node *>(wgx_platform_node_zalloc(may_sleep));
     Node *branch = nullptr;
     if (leaf && need_branch)
-        branch = static_cast<Node *>(wgx_platform_zalloc(sizeof(Node), may_sleep));
+        branch = static_cast<Node *>(wgx_platform_node_zalloc(may_sleep));
     if (!leaf || (need_branch && !branch)) {
-        wgx_platform_free(leaf);
+        wgx_platform_node_free(leaf);
         return -WGX_ENOMEM;
     }
 
@@ -413,14 +425,14 @@ int wgx_allowedips_insert(struct wgx_allowedips *t, int family, const wgx_u8 *ad
     leaf->peer = peer;
     if (!n) {
         // Empty link: hang the leaf there.
-        leaf->parent = parent;
+        leaf->w.parent = parent;
         store_release(link, leaf);
     } else if (!need_branch) {
         // The new prefix contains @n: the leaf goes between @parent and @n.
         leaf->child[bit_at(n->bits, cidr)] = n;
-        leaf->parent = parent;
+        leaf->w.parent = parent;
         store_release(link, leaf);
-        n->parent = leaf;
+        n->w.parent = leaf;
     } else {
         // The prefixes diverge at bit @common: a branch point holds both.
         mask_prefix(branch->bits, key, common, len);
@@ -428,10 +440,10 @@ int wgx_allowedips_insert(struct wgx_allowedips *t, int family, const wgx_u8 *ad
         branch->fam = u8(fam);
         branch->child[bit_at(key, common)] = leaf;
         branch->child[bit_at(n->bits, common)] = n;
-        branch->parent = parent;
-        leaf->parent = branch;
+        branch->w.parent = parent;
+        leaf->w.parent = branch;
         store_release(link, branch);
-        n->parent = branch;
+        n->w.parent = branch;
     }
     list_append(get_slot(t, peer), leaf);
     ++t->total;
@@ -472,8 +484,8 @@ wgx_size wgx_allowedips_remove_by_peer(struct wgx_allowedips *t, const void *pee
     Node *n = s->head;
     drop_slot(t, s);
     while (n) {
-        Node *next = n->peer_next;
-        n->peer_prev = n->peer_next = nullptr;
+        Node *next = n->w.peer_next;
+        n->w.peer_prev = n->w.peer_next = nullptr;
         store_release(&n->peer, static_cast<void *>(nullptr));
         prune(t, n);  // frees only branch points, never a later node of this list
         n = next;

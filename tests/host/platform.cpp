@@ -229,4 +229,26 @@ void wgx_platform_free_deferred(void *p, struct wgx_rcu_head *head)
     std::free(p);
 }
 
+int wgx_platform_init(void)
+{
+    return 0;
+}
+
+void wgx_platform_exit(void) {}
+
+void *wgx_platform_node_zalloc(bool may_sleep)
+{
+    return wgx_platform_zalloc(WGX_PLATFORM_NODE_SIZE, may_sleep);
+}
+
+void wgx_platform_node_free(void *p)
+{
+    std::free(p);
+}
+
+void wgx_platform_node_free_deferred(void *p, struct wgx_rcu_head *head)
+{
+    wgx_platform_free_deferred(p, head);
+}
+
 }  // extern "C"

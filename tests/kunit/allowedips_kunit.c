@@ -308,6 +308,8 @@ static struct kunit_case wgx_allowedips_cases[] = {
 
 static struct kunit_suite wgx_allowedips_suite = {
 	.name = "wgx_allowedips",
+	.suite_init = wgx_kunit_platform_init,
+	.suite_exit = wgx_kunit_platform_exit,
 	.test_cases = wgx_allowedips_cases,
 };
 

@@ -12,8 +12,27 @@
 #include <kunit/test.h>
 #include <linux/ip.h>
 #include <linux/kernel.h>
+#include <linux/rcupdate.h>
 #include <linux/string.h>
 #include <net/checksum.h>
+
+#include <wgx/platform.h>
+
+/*
+ * The suites run before the module's init: a suite whose cases make
+ * allowed-IPs tables sets the platform's node cache up itself
+ * (.suite_init / .suite_exit).
+ */
+static inline int wgx_kunit_platform_init(struct kunit_suite *suite)
+{
+	return wgx_platform_init();
+}
+
+static inline void wgx_kunit_platform_exit(struct kunit_suite *suite)
+{
+	rcu_barrier();		/* the deferred node frees of the suite's cases */
+	wgx_platform_exit();
+}
 
 /**
  * wgx_kunit_hex - decode the hex string @hex into a kunit-managed buffer

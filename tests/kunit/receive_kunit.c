@@ -491,6 +491,8 @@ static struct kunit_case wgx_receive_deliver_cases[] = {
 
 static struct kunit_suite wgx_receive_deliver_suite = {
 	.name = "wgx_receive_deliver",
+	.suite_init = wgx_kunit_platform_init,
+	.suite_exit = wgx_kunit_platform_exit,
 	.init = wgx_receive_deliver_init,
 	.exit = wgx_receive_deliver_exit,
 	.test_cases = wgx_receive_deliver_cases,

@@ -655,6 +655,8 @@ static struct kunit_case wgx_send_xmit_cases[] = {
 
 static struct kunit_suite wgx_send_xmit_suite = {
 	.name = "wgx_send_xmit",
+	.suite_init = wgx_kunit_platform_init,
+	.suite_exit = wgx_kunit_platform_exit,
 	.init = wgx_send_xmit_init,
 	.exit = wgx_send_xmit_exit,
 	.test_cases = wgx_send_xmit_cases,
