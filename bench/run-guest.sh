@@ -321,14 +321,14 @@ bql_min_set() {
 # bql_param_set 0|1 — wgx's module parameter bql (byte queue limits on its
 # transmit rings, off by default): the lane figure measures wgx with it on.
 bql_param_set() {
-	echo "$1" >/sys/module/wgx/parameters/bql
+	echo "$1" >/sys/kernel/debug/wgx/bql
 }
 
 # lane_inline_set 0|1 — module parameter lane_inline (a marked packet with an
 # empty lane sent by ndo_start_xmit at once); 0 only for the wgx_noinline
 # column.
 lane_inline_set() {
-	echo "$1" >/sys/module/wgx/parameters/lane_inline
+	echo "$1" >/sys/kernel/debug/wgx/lane_inline
 }
 
 # lane_counters FILE DEV — a's and b's DEV device counters tx_lane and
@@ -721,9 +721,9 @@ hs_kind() {
 eph_stat() {
 	local line
 	[ "$1" = wgx ] || return 0
-	read -r line </sys/module/wgx/parameters/ephemeral_pool_stats && printf '%s\n' "$line"
-	[ -r /sys/module/wgx/parameters/ephemeral_peers_stats ] || return 0
-	read -r line </sys/module/wgx/parameters/ephemeral_peers_stats && printf '%s\n' "$line"
+	read -r line </sys/kernel/debug/wgx/ephemeral_pool_stats && printf '%s\n' "$line"
+	[ -r /sys/kernel/debug/wgx/ephemeral_peers_stats ] || return 0
+	read -r line </sys/kernel/debug/wgx/ephemeral_peers_stats && printf '%s\n' "$line"
 }
 
 # HS_PIDS: "PID NAME" lines of wgx.ko's handshake threads (wgx-hs/N) and

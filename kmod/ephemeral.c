@@ -11,6 +11,7 @@
 #include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/sched.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -41,18 +42,16 @@ static struct wgx_ephemeral_pool wgx_ephemeral_module_pool;
  */
 static struct wgx_ephemeral_pool *wgx_ephemeral_live;
 
-/*
- * "held H made M taken T missed X expired E wiped W": counters since load.
- * New counters go at the end (parsers read the line as name/value pairs).
- */
-static int wgx_ephemeral_stats_get(char *buffer, const struct kernel_param *kp)
+int wgx_ephemeral_stats_show(struct seq_file *m, void *v)
 {
 	struct wgx_ephemeral_pool *pool = smp_load_acquire(&wgx_ephemeral_live);
 	u64 made, taken, missed, expired, wiped;
 	unsigned int held;
 
-	if (!pool)
-		return sysfs_emit(buffer, "held 0 made 0 taken 0 missed 0 expired 0 wiped 0\n");
+	if (!pool) {
+		seq_puts(m, "held 0 made 0 taken 0 missed 0 expired 0 wiped 0\n");
+		return 0;
+	}
 	spin_lock_bh(&pool->lock);
 	held = pool->count;
 	made = pool->made;
@@ -61,19 +60,12 @@ static int wgx_ephemeral_stats_get(char *buffer, const struct kernel_param *kp)
 	expired = pool->expired;
 	wiped = pool->wiped;
 	spin_unlock_bh(&pool->lock);
-	return sysfs_emit(buffer, "held %u made %llu taken %llu missed %llu expired %llu wiped %llu\n",
-			  held, made, taken, missed, expired, wiped);
+	seq_printf(m, "held %u made %llu taken %llu missed %llu expired %llu wiped %llu\n",
+		   held, made, taken, missed, expired, wiped);
+	return 0;
 }
 
-static const struct kernel_param_ops wgx_ephemeral_stats_ops = {
-	.set = wgx_param_set_read_only,
-	.get = wgx_ephemeral_stats_get,
-};
 
-/* Root only: its counters move whenever any tunnel on the host handshakes. */
-module_param_cb(ephemeral_pool_stats, &wgx_ephemeral_stats_ops, NULL, 0400);
-MODULE_PARM_DESC(ephemeral_pool_stats,
-		 "read only: pairs held now, and made, taken, missed (pool empty), expired and wiped (suspend) since load");
 
 /*
  * The refill thread wakes when a take leaves at most this many pairs: three

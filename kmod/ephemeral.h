@@ -192,4 +192,14 @@ void wgx_ephemeral_resume(void);
  */
 bool wgx_ephemeral_take(u8 private_key[WGX_KEY_LEN], u8 public_key[WGX_KEY_LEN]);
 
+struct seq_file;
+/**
+ * wgx_ephemeral_stats_show - print the pool's statistics as one line, "held H
+ * made M taken T missed X expired E wiped W": pairs held now, counters since
+ * load.  New counters go at the end (parsers read name/value pairs).  The
+ * show of debugfs wgx/ephemeral_pool_stats; process context, takes the
+ * pool's lock.
+ */
+int wgx_ephemeral_stats_show(struct seq_file *m, void *v);
+
 #endif /* WGX_EPHEMERAL_H */

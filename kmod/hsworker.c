@@ -8,37 +8,13 @@
 #include <linux/cpumask.h>
 #include <linux/minmax.h>
 #include <linux/kthread.h>
-#include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
 #include "hsworker.h"
 
+/* The threads' nice: 10 unless changed through debugfs (wgx_hsworker_set_nice()). */
 static int wgx_handshake_nice = 10;
-
-static int wgx_handshake_nice_set(const char *val, const struct kernel_param *kp)
-{
-	int nice, ret = kstrtoint(val, 0, &nice);
-
-	if (ret < 0)
-		return ret;
-	if (nice < MIN_NICE || nice > MAX_NICE) {
-		pr_err("wgx: handshake_nice=%d: must be from %d to %d\n", nice, MIN_NICE,
-		       MAX_NICE);
-		return -ERANGE;
-	}
-	wgx_handshake_nice = nice;
-	return 0;
-}
-
-static const struct kernel_param_ops wgx_handshake_nice_ops = {
-	.set = wgx_handshake_nice_set,
-	.get = param_get_int,
-};
-
-module_param_cb(handshake_nice, &wgx_handshake_nice_ops, &wgx_handshake_nice, 0444);
-MODULE_PARM_DESC(handshake_nice,
-		 "nice of the handshake threads wgx-hs/N, -20..19, read at load (default 10: transport work and applications get the CPU first during a handshake storm; 0: as WireGuard's workqueues)");
 
 /*
  * nr_cpu_ids entries, the first wgx_hsworker_n made; written only under the
@@ -57,7 +33,7 @@ static int wgx_hsworker_add(void)
 	worker = kthread_create_worker(KTW_FREEZABLE, "wgx-hs/%u", n);
 	if (IS_ERR(worker))
 		return PTR_ERR(worker);
-	set_user_nice(worker->task, wgx_handshake_nice);
+	set_user_nice(worker->task, READ_ONCE(wgx_handshake_nice));
 	wgx_hsworkers[n] = worker;
 	smp_store_release(&wgx_hsworker_n, n + 1);
 	return 0;
@@ -110,6 +86,26 @@ void wgx_hsworker_exit(void)
 	for (i = 0; i < wgx_hsworker_n; i++)
 		kthread_destroy_worker(wgx_hsworkers[i]);
 	kfree(wgx_hsworkers);
+}
+
+int wgx_hsworker_nice(void)
+{
+	return READ_ONCE(wgx_handshake_nice);
+}
+
+int wgx_hsworker_set_nice(int nice)
+{
+	unsigned int i;
+
+	if (nice < MIN_NICE || nice > MAX_NICE)
+		return -ERANGE;
+	/* Threads are added under the hotplug lock: none appears meanwhile. */
+	cpus_read_lock();
+	WRITE_ONCE(wgx_handshake_nice, nice);
+	for (i = 0; i < wgx_hsworker_n; i++)
+		set_user_nice(wgx_hsworkers[i]->task, nice);
+	cpus_read_unlock();
+	return 0;
 }
 
 unsigned int wgx_hsworker_count(void)

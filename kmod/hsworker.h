@@ -8,7 +8,7 @@
  * so a storm (hundreds of initiations at once) shares every CPU evenly with
  * the established sessions' encryption and decryption workers and the
  * applications they serve.  These threads run the handshake work at the
- * nice of module parameter handshake_nice (default 10, read at load), so
+ * nice 10 (debugfs wgx/handshake_nice changes it, for the bench), so
  * CFS gives transport work and applications the CPU first while a storm
  * still completes: at nice 10 a thread keeps about a tenth of a CPU that
  * nice-0 work saturates.  Workqueues cannot be given a nice from a module
@@ -38,6 +38,15 @@ int wgx_hsworker_init(void);
 
 /** wgx_hsworker_exit - stop and free every thread.  No device may be left. */
 void wgx_hsworker_exit(void);
+
+/** wgx_hsworker_nice - the threads' nice now (-20..19). */
+int wgx_hsworker_nice(void);
+/**
+ * wgx_hsworker_set_nice - give every thread, and those made later, nice @nice.
+ * 0, or -ERANGE outside MIN_NICE..MAX_NICE.  Process context; takes the CPU
+ * hotplug read lock.
+ */
+int wgx_hsworker_set_nice(int nice);
 
 /**
  * wgx_hsworker_count - how many threads there are now, 1 .. nr_cpu_ids;

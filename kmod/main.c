@@ -14,6 +14,7 @@
 #include "bench.h"
 #include "telemetry_bench.h"
 #include "compat.h"
+#include "debugfs.h"
 #include "device.h"
 #include <wgx/platform.h>
 #include "peer.h"
@@ -126,16 +127,18 @@ static int __init wgx_mod_init(void)
 			goto err_genetlink;
 		}
 	}
+	wgx_debugfs_init();
 	ret = wgx_bench_init();
 	if (ret < 0)
-		goto err_genetlink_wg;
+		goto err_debugfs;
 	wgx_telemetry_bench_init();
 	pr_info("wgx: WireGuard-compatible tunnel loaded%s\n",
 		wgx_compat_wireguard ?
 		", drop-in mode: serving the link kind and generic netlink family \"wireguard\"" : "");
 	return 0;
 
-err_genetlink_wg:
+err_debugfs:
+	wgx_debugfs_exit();
 	if (wgx_compat_wireguard)
 		wgx_genetlink_wg_uninit();
 err_genetlink:
@@ -163,6 +166,7 @@ static void __exit wgx_mod_exit(void)
 {
 	wgx_telemetry_bench_uninit();
 	wgx_bench_uninit();
+	wgx_debugfs_exit();
 	if (wgx_compat_wireguard)
 		wgx_genetlink_wg_uninit();
 	wgx_genetlink_uninit();

@@ -35,8 +35,3 @@ const struct kernel_param_ops wgx_param_uint_max_ops = {
 	.set = wgx_param_uint_max_set,
 	.get = wgx_param_uint_max_get,
 };
-
-int wgx_param_set_read_only(const char *val, const struct kernel_param *kp)
-{
-	return -EPERM;
-}

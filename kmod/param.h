@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * param.h - the kinds of module parameter several files of wgx share: an
- * unsigned count with an upper bound, and a read-only value (counters).
+ * param.h - the kind of module parameter several files of wgx share: an
+ * unsigned count with an upper bound.
  */
 #ifndef _WGX_PARAM_H
 #define _WGX_PARAM_H
@@ -30,14 +30,5 @@ struct wgx_param_uint_max {
  * value.  For 0444 parameters, set only at load: no lock.
  */
 extern const struct kernel_param_ops wgx_param_uint_max_ops;
-
-/**
- * wgx_param_set_read_only() - the .set of a parameter that only reports.
- * @val: ignored.
- * @kp: ignored.
- *
- * Return: -EPERM, so that giving the parameter at load fails the load.
- */
-int wgx_param_set_read_only(const char *val, const struct kernel_param *kp);
 
 #endif /* _WGX_PARAM_H */

@@ -11,6 +11,7 @@
 #include <linux/mutex.h>
 #include <linux/random.h>
 #include <linux/sched.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -97,12 +98,7 @@ static struct wgx_prepare {
 
 static const u64 wgx_prepare_lifetime = WGX_EPHEMERAL_LIFETIME_SECONDS * NSEC_PER_SEC;
 
-/*
- * "held H pending P made M used U expired E stale S wiped W full F deferred D
- * allocated A freed R nomem N": slots with material and slots queued or
- * being made now, then counters since load.  New counters go at the end.
- */
-static int wgx_prepare_stats_get(char *buffer, const struct kernel_param *kp)
+int wgx_prepare_stats_show(struct seq_file *m, void *v)
 {
 	struct wgx_prepare *p = &wgx_prepare;
 	u64 made, used, expired, stale, wiped, full, deferred, allocated, freed, nomem;
@@ -122,21 +118,14 @@ static int wgx_prepare_stats_get(char *buffer, const struct kernel_param *kp)
 	freed = p->freed;
 	nomem = p->nomem;
 	spin_unlock_bh(&p->lock);
-	return sysfs_emit(buffer,
-			  "held %u pending %u made %llu used %llu expired %llu stale %llu wiped %llu full %llu deferred %llu allocated %llu freed %llu nomem %llu\n",
-			  held, pending, made, used, expired, stale, wiped, full, deferred, allocated,
-			  freed, nomem);
+	seq_printf(m,
+		   "held %u pending %u made %llu used %llu expired %llu stale %llu wiped %llu full %llu deferred %llu allocated %llu freed %llu nomem %llu\n",
+		   held, pending, made, used, expired, stale, wiped, full, deferred, allocated,
+		   freed, nomem);
+	return 0;
 }
 
-static const struct kernel_param_ops wgx_prepare_stats_ops = {
-	.set = wgx_param_set_read_only,
-	.get = wgx_prepare_stats_get,
-};
 
-/* Root only: its counters move whenever any tunnel on the host handshakes. */
-module_param_cb(ephemeral_peers_stats, &wgx_prepare_stats_ops, NULL, 0400);
-MODULE_PARM_DESC(ephemeral_peers_stats,
-		 "read only: peer slots held and pending now, and made, used, expired (120 s), stale (peer re-keyed), wiped (suspend), full (ephemeral_peers reached), deferred (waits for the takes to go quiet), allocated (at a handshake), freed (idle, removed) and nomem since load");
 
 static u64 wgx_prepare_expire(u64 now);
 

@@ -168,4 +168,14 @@ void wgx_prepare_suspend(void);
 /** wgx_prepare_resume - after the resume: make the pending slots again.  Process context. */
 void wgx_prepare_resume(void);
 
+struct seq_file;
+/**
+ * wgx_prepare_stats_show - print the per-peer slots' statistics as one line,
+ * "held H pending P made M used U expired E stale S wiped W full F deferred D
+ * allocated A freed R nomem N": slots with material and slots queued or being
+ * made now, then counters since load.  New counters go at the end.  The show
+ * of debugfs wgx/ephemeral_peers_stats; process context, takes the lock.
+ */
+int wgx_prepare_stats_show(struct seq_file *m, void *v);
+
 #endif /* WGX_PREPARE_H */

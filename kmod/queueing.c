@@ -14,29 +14,24 @@
 #include "send.h"
 
 /*
- * Module parameter bql: charge packets ndo_start_xmit queues to the tx
- * queue's byte queue limit (see queueing.h).  Off by default: under qemu TCG
- * (the only bed measured so far) the backlog BQL moves into fq_codel waits
- * longer than CoDel's 5 ms target and CoDel's drops cost a one-port bulk
- * transfer 21-44 % of its goodput (docs/performance.md),
- * while it cuts the latency of small messages under bulk 10-25x.  Writable
- * at run time: each skb records whether it was charged (bql_len), so
+ * bql (debugfs wgx/bql, off): charge packets ndo_start_xmit queues to the tx
+ * queue's byte queue limit (see queueing.h).  The module leaves it off: under
+ * qemu TCG (the only bed measured so far) the backlog BQL moves into fq_codel
+ * waits longer than CoDel's 5 ms target and CoDel's drops cost a one-port
+ * bulk transfer 21-44 % of its goodput (docs/datapath.md), while unmarked
+ * small messages get the lane without it.  A switch for the bench's A/B only;
+ * writable at run time: each skb records whether it was charged (bql_len), so
  * packets in flight across a change are credited exactly as charged.
  */
-static bool wgx_queueing_bql;
-module_param_named(bql, wgx_queueing_bql, bool, 0644);
-MODULE_PARM_DESC(bql,
-		 "1: byte queue limits on the transmit rings (the backlog stays in the qdisc, which the priority lane needs under bulk load); 0 (default): off");
+bool wgx_queueing_bql;
 
 /*
- * lane_inline: a priority packet with nothing ahead of it in its queue's lane
- * is sent from ndo_start_xmit at once instead of waiting for the queue's
- * worker to be scheduled (docs/datapath.md, "The priority lane").
+ * lane_inline (debugfs wgx/lane_inline, on): a priority packet with nothing
+ * ahead of it in its queue's lane is sent from ndo_start_xmit at once instead
+ * of waiting for the queue's worker to be scheduled (docs/datapath.md, "The
+ * priority lane").  Off only for tests and the bench's A/B.
  */
-static bool wgx_queueing_lane_inline = true;
-module_param_named(lane_inline, wgx_queueing_lane_inline, bool, 0644);
-MODULE_PARM_DESC(lane_inline,
-		 "1 (default): a priority packet with an empty lane ahead of it is encrypted and sent by ndo_start_xmit on the queue's CPU, without waiting for the queue's worker; 0: every lane packet waits for the worker");
+bool wgx_queueing_lane_inline = true;
 
 /*
  * Largest inner packet sent inline (bytes): small messages, what the lane is

@@ -131,13 +131,13 @@ void wgx_queueing_down(struct wgx_device *wgx);
  * @priority is set, the lane has room and no bulk packet of the skb's flow
  * bucket is pending, else on the bulk ring.  A priority packet of at most
  * 512 bytes that could take the lane is instead encrypted and sent at once,
- * in the caller's context, when the module parameter lane_inline is on, the caller runs on
+ * in the caller's context, when wgx_queueing_lane_inline is on, the caller runs on
  * @txq's CPU (so the packet leaves on the underlay queue the worker's
  * packets take), the lane is empty and no lane packet is being sent; it is
  * never charged to BQL then.  Never through a wgx device: when its outer
  * route leaves through one, the packet, encrypted by then, goes on the lane
- * as its first entry for the worker to send.  With @charge and the module
- * parameter bql on, skb->len is charged to the tx queue's byte queue limit
+ * as its first entry for the worker to send.  With @charge and
+ * wgx_queueing_bql on, skb->len is charged to the tx queue's byte queue limit
  * (which may stop the queue);
  * only ndo_start_xmit may charge, since BQL's enqueue side is serialised by
  * the tx queue's lock.  Returns false when the bulk ring is full: nothing is
@@ -147,5 +147,13 @@ void wgx_queueing_down(struct wgx_device *wgx);
  */
 bool wgx_queueing_tx_enqueue(struct wgx_txq *txq, struct sk_buff *skb, bool priority,
 			     bool charge);
+
+/*
+ * Switches the module decides (defaults: bql off, lane_inline on), writable
+ * in debugfs (wgx/bql, wgx/lane_inline) for tests and the bench's A/B; read
+ * with READ_ONCE() per packet.
+ */
+extern bool wgx_queueing_bql;
+extern bool wgx_queueing_lane_inline;
 
 #endif /* WGX_QUEUEING_H */

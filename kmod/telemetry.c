@@ -12,7 +12,6 @@
 #include <linux/jhash.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
-#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
 #include <linux/time64.h>
@@ -24,10 +23,13 @@
 #include "telemetry.h"
 #include "timers.h"
 
+/*
+ * tcp_telemetry (debugfs wgx/tcp_telemetry, on): sample inner TCP packets for
+ * the passive RTT and the retransmission estimate (per-peer stats 25-29,
+ * 32-33).  Off only to measure what the hooks cost (the bench's telemetry
+ * workload); the stats are then not reported.
+ */
 bool wgx_telemetry_tcp_enabled = true;
-module_param_named(tcp_telemetry, wgx_telemetry_tcp_enabled, bool, 0644);
-MODULE_PARM_DESC(tcp_telemetry,
-		 "1 (default): sample inner TCP packets for the passive TCP RTT and the TCP retransmission estimate (per-peer stats 25-29, 32-33); 0: off, those stats are not reported");
 
 DEFINE_PER_CPU(unsigned int, wgx_telemetry_tcp_tick);
 

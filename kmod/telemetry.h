@@ -189,7 +189,7 @@ struct wgx_telemetry_tcpstat {
 	u64 retransmits, segments;
 };
 
-/* Module parameter tcp_telemetry (telemetry.c); the per-CPU sampling tick. */
+/* Switch tcp_telemetry (debugfs wgx/tcp_telemetry, on); the per-CPU sampling tick. */
 extern bool wgx_telemetry_tcp_enabled;
 DECLARE_PER_CPU(unsigned int, wgx_telemetry_tcp_tick);
 

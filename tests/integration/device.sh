@@ -75,3 +75,26 @@ test_no_link_local_no_redirects() {
 	expect_eq "packets dropped for want of a peer" 0 \
 		"$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].stats.tx_drop_no_peer')"
 }
+
+# The module decides its datapath itself: its parameters are only the three
+# choices docs/guide.md ("Module parameters") explains (plus the debug
+# build's timer_scale), and the switches kept for tests and the bench are
+# root's debugfs files, not parameters.
+test_module_parameters_are_the_choices() {
+	local f want got
+	want="compat ephemeral_peers ephemeral_pool"
+	[ -n "$(modinfo -F test_hooks "$WGX_MODULE_KO" 2>/dev/null)" ] && want="$want timer_scale"
+	got=$(ls /sys/module/wgx/parameters | sort | xargs)
+	expect_eq "module parameters" "$want" "$got"
+	for f in compat ephemeral_pool ephemeral_peers; do
+		grep -q "^| \`$f\` |" "$WGX_REPO/docs/guide.md" || fail "docs/guide.md does not explain $f"
+	done
+	for f in bql lane_inline tcp_telemetry handshake_nice; do
+		[ -f "/sys/kernel/debug/wgx/$f" ] || fail "no debugfs switch $f"
+		expect_eq "mode of debugfs $f" 600 "$(stat -c %a "/sys/kernel/debug/wgx/$f")"
+	done
+	expect_eq "bql" N "$(cat /sys/kernel/debug/wgx/bql)"
+	expect_eq "lane_inline" Y "$(cat /sys/kernel/debug/wgx/lane_inline)"
+	expect_eq "tcp_telemetry" Y "$(cat /sys/kernel/debug/wgx/tcp_telemetry)"
+	expect_eq "handshake_nice" 10 "$(cat /sys/kernel/debug/wgx/handshake_nice)"
+}

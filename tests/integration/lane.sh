@@ -79,14 +79,14 @@ lane_stat() {
 # reordered, and the counters must show which way was taken.
 test_lane_keeps_flow_order() {
 	local i0 i1 l0 orig
-	orig=$(cat /sys/module/wgx/parameters/lane_inline)
-	trap 'echo '"$orig"' >/sys/module/wgx/parameters/lane_inline' EXIT
+	orig=$(cat /sys/kernel/debug/wgx/lane_inline)
+	trap 'echo '"$orig"' >/sys/kernel/debug/wgx/lane_inline' EXIT
 	tunnel_setup wgx
 	ping_ok a 10.0.0.2
 	# fq_codel keeps a flow in one queue whatever its TOS (pfifo_fast's
 	# bands would reorder it before wgx sees it).
 	n a tc qdisc replace dev wgt0 root fq_codel
-	expect_eq "lane_inline by default" Y "$(cat /sys/module/wgx/parameters/lane_inline)"
+	expect_eq "lane_inline by default" Y "$(cat /sys/kernel/debug/wgx/lane_inline)"
 	i0=$(lane_stat a tx_lane_inline)
 	# Inline sends happen on the CPU of the flow's queue, which its hash
 	# picks: eight flows from each of two CPUs take both ways.
@@ -97,7 +97,7 @@ test_lane_keeps_flow_order() {
 	echo "sent inline: $((i1 - i0)), queued on the lane: $(lane_stat a tx_lane)"
 	[ "$i1" -gt "$i0" ] || fail "no marked packet was sent inline"
 
-	echo 0 >/sys/module/wgx/parameters/lane_inline
+	echo 0 >/sys/kernel/debug/wgx/lane_inline
 	l0=$(lane_stat a tx_lane)
 	order_run 1 6000
 	order_run 8 1500
@@ -184,7 +184,7 @@ bql_sum() {
 # once the load stops, and a down with the rings full (which resets BQL)
 # leaves a device that passes traffic again.
 test_bql_charges_and_credits() {
-	local param=/sys/module/wgx/parameters/bql orig
+	local param=/sys/kernel/debug/wgx/bql orig
 	# Put back whatever happens: a case that fails midway must not leave
 	# bql=1 to the cases after it.
 	orig=$(cat $param)
@@ -248,7 +248,7 @@ test_inline_not_through_stacked_wgx() {
 	# may send inline.
 	TUN_LINK_ARGS="numtxqueues 1" tunnel_setup wgx
 	ping_ok a 10.0.0.2
-	expect_eq "lane_inline" Y "$(cat /sys/module/wgx/parameters/lane_inline)"
+	expect_eq "lane_inline" Y "$(cat /sys/kernel/debug/wgx/lane_inline)"
 	key_pair KC
 	key_pair KD
 	printf '%s\n' "$KC" >/tmp/kc.key

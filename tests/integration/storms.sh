@@ -188,7 +188,7 @@ test_deferred_initiation_dropped_after_session() {
 # ("held H made M taken T missed X expired E wiped W", kmod/ephemeral.c).
 ephemeral_stat() {
 	awk -v k="$1" '{for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1)}' \
-		/sys/module/wgx/parameters/ephemeral_pool_stats
+		/sys/kernel/debug/wgx/ephemeral_pool_stats
 }
 
 # ephemeral_wait_held N — wait (at most 20 s) until the pool holds N pairs.
@@ -214,9 +214,9 @@ test_ephemeral_pool_serves_handshakes() {
 	must_fail insmod "$WGX_MODULE_KO" ephemeral_pool=4097
 	dmesg | grep -q "ephemeral_pool=4097: at most 4096 key pairs" || fail "no message naming ephemeral_pool=4097"
 	must_fail insmod "$WGX_MODULE_KO" ephemeral_pool=-1
-	# The counters only report: giving them at load fails it.
-	must_fail insmod "$WGX_MODULE_KO" ephemeral_pool_stats=1
-	must_fail insmod "$WGX_MODULE_KO" ephemeral_peers_stats=1
+	# The counters are debugfs statistics, not parameters.
+	[ ! -e /sys/module/wgx/parameters/ephemeral_pool_stats ] || fail "ephemeral_pool_stats is a module parameter"
+	[ ! -e /sys/module/wgx/parameters/ephemeral_peers_stats ] || fail "ephemeral_peers_stats is a module parameter"
 	# 4 pairs: one take reaches the low mark (three quarters) and wakes the
 	# refill.  No per-peer ephemerals (ephemeral_peers, tested below): every
 	# handshake message then takes its pair from the pool.
@@ -224,14 +224,14 @@ test_ephemeral_pool_serves_handshakes() {
 	ephemeral_wait_held 4
 	expect_eq "pairs made while filling" 4 "$(ephemeral_stat made)"
 	expect_eq "refill thread's nice" 19 "$(ps -o ni= -C wgx-ephemeral | tr -d ' ')"
-	must_fail sh -c 'echo 1 >/sys/module/wgx/parameters/ephemeral_pool_stats'
+	must_fail sh -c 'echo 1 >/sys/kernel/debug/wgx/ephemeral_pool_stats'
 	# When any tunnel on the host handshakes is root's to know: the
 	# counters are not for other users.
 	local f
 	for f in ephemeral_pool_stats ephemeral_peers_stats; do
 		must_fail setpriv --reuid=65534 --regid=65534 --clear-groups \
-			cat "/sys/module/wgx/parameters/$f"
-		cat "/sys/module/wgx/parameters/$f" >/dev/null || fail "root cannot read $f"
+			cat "/sys/kernel/debug/wgx/$f"
+		cat "/sys/kernel/debug/wgx/$f" >/dev/null || fail "root cannot read $f"
 	done
 
 	tunnel_setup wireguard
@@ -268,12 +268,12 @@ test_ephemeral_pool_serves_handshakes() {
 	rmmod wgx
 	insmod "$WGX_MODULE_KO" ephemeral_pool=0
 	expect_eq "pool off" "held 0 made 0 taken 0 missed 0 expired 0 wiped 0" \
-		"$(cat /sys/module/wgx/parameters/ephemeral_pool_stats)"
+		"$(cat /sys/kernel/debug/wgx/ephemeral_pool_stats)"
 	must_fail pgrep -x wgx-ephemeral
 	tunnel_setup wgx
 	ping_ok a 10.0.0.2
 	expect_eq "pool off after a handshake" "held 0 made 0 taken 0 missed 0 expired 0 wiped 0" \
-		"$(cat /sys/module/wgx/parameters/ephemeral_pool_stats)"
+		"$(cat /sys/kernel/debug/wgx/ephemeral_pool_stats)"
 }
 
 # prepare_stat FIELD — one counter of wgx.ko's per-peer ephemerals ("held H
@@ -281,7 +281,7 @@ test_ephemeral_pool_serves_handshakes() {
 # kmod/prepare.c).
 prepare_stat() {
 	awk -v k="$1" '{for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1)}' \
-		/sys/module/wgx/parameters/ephemeral_peers_stats
+		/sys/kernel/debug/wgx/ephemeral_peers_stats
 }
 
 # prepare_wait FIELD N — wait (at most 20 s) until FIELD of prepare_stat is N.
@@ -291,7 +291,7 @@ prepare_wait() {
 		[ "$(prepare_stat "$1")" = "$2" ] && return 0
 		sleep 0.1
 	done
-	fail "per-peer ephemerals: $1 is $(prepare_stat "$1") after 20 s, expected $2 ($(cat /sys/module/wgx/parameters/ephemeral_peers_stats))"
+	fail "per-peer ephemerals: $1 is $(prepare_stat "$1") after 20 s, expected $2 ($(cat /sys/kernel/debug/wgx/ephemeral_peers_stats))"
 }
 
 # The ephemerals made ahead per peer (module parameter ephemeral_peers,
@@ -312,7 +312,7 @@ test_prepared_ephemerals_serve_handshakes() {
 	dmesg | grep -q "ephemeral_peers=65537: at most 65536 peers" || fail "no message naming ephemeral_peers=65537"
 	insmod "$WGX_MODULE_KO" ephemeral_peers=2
 	expect_eq "wgx-prepare's nice" 19 "$(ps -o ni= -C wgx-prepare | tr -d ' ')"
-	must_fail sh -c 'echo 1 >/sys/module/wgx/parameters/ephemeral_peers_stats'
+	must_fail sh -c 'echo 1 >/sys/kernel/debug/wgx/ephemeral_peers_stats'
 
 	tunnel_setup wireguard
 	sleep 0.5
@@ -326,7 +326,7 @@ test_prepared_ephemerals_serve_handshakes() {
 	n b wg set wgt0 peer "$KA_pub" remove
 	n b wg set wgt0 peer "$KA_pub" endpoint 192.0.2.1:$TUN_PORT_A allowed-ips 10.0.0.1/32
 	ping_ok b 10.0.0.1
-	[ "$(prepare_stat used)" -gt "$used" ] || fail "a's response did not use the prepared ephemeral ($(cat /sys/module/wgx/parameters/ephemeral_peers_stats))"
+	[ "$(prepare_stat used)" -gt "$used" ] || fail "a's response did not use the prepared ephemeral ($(cat /sys/kernel/debug/wgx/ephemeral_peers_stats))"
 	prepare_wait held 1
 	[ "$(prepare_stat deferred)" -ge 1 ] || fail "the slot was remade without waiting for the takes to go quiet"
 	# a's device goes down and up (no session): a's initiation uses the next.
@@ -334,7 +334,7 @@ test_prepared_ephemerals_serve_handshakes() {
 	ip -n a link set wgt0 down
 	ip -n a link set wgt0 up
 	ping_ok a 10.0.0.2
-	[ "$(prepare_stat used)" -gt "$used" ] || fail "a's initiation did not use the prepared ephemeral ($(cat /sys/module/wgx/parameters/ephemeral_peers_stats))"
+	[ "$(prepare_stat used)" -gt "$used" ] || fail "a's initiation did not use the prepared ephemeral ($(cat /sys/kernel/debug/wgx/ephemeral_peers_stats))"
 	prepare_wait held 1
 	expect_eq "made: one, then one per use" $((1 + $(prepare_stat used))) "$(prepare_stat made)"
 
@@ -368,7 +368,7 @@ test_prepared_ephemerals_serve_handshakes() {
 	tunnel_setup wgx
 	ping_ok a 10.0.0.2
 	expect_eq "per-peer ephemerals with the pool off" "held 0 pending 0 made 0 used 0 expired 0 stale 0 wiped 0 full 0 deferred 0 allocated 0 freed 0 nomem 0" \
-		"$(cat /sys/module/wgx/parameters/ephemeral_peers_stats)"
+		"$(cat /sys/kernel/debug/wgx/ephemeral_peers_stats)"
 }
 
 # Peers removed while the wgx-prepare thread makes their slots: a removal
@@ -419,7 +419,7 @@ test_prepared_ephemerals_peer_churn() {
 		taskset -c 0 "$WGX_TOOL" setconf wgc0 /tmp/churn-empty.conf
 		expect_eq "peers left on wgc0" "" "$("$WGX_TOOL" show wgc0 peers)"
 	done
-	[ "$pending_seen" = 1 ] || fail "no slot pending while peers were added ($(cat /sys/module/wgx/parameters/ephemeral_peers_stats))"
+	[ "$pending_seen" = 1 ] || fail "no slot pending while peers were added ($(cat /sys/kernel/debug/wgx/ephemeral_peers_stats))"
 	{ sleep 2; kill "$hog"; } &
 	taskset -c 0 ip link del wgc0
 	wait
@@ -470,7 +470,7 @@ test_ephemeral_pool_wiped_on_suspend() {
 	echo freezer >/sys/power/pm_test
 	echo "$state" >/sys/power/state || fail "suspend test failed"
 	echo none >/sys/power/pm_test
-	echo "after the suspend: $(cat /sys/module/wgx/parameters/ephemeral_pool_stats)"
+	echo "after the suspend: $(cat /sys/kernel/debug/wgx/ephemeral_pool_stats)"
 	expect_eq "pairs wiped by the suspend" 8 "$(ephemeral_stat wiped)"
 	ephemeral_wait_held 8
 	expect_eq "pairs made: the refill after the resume" $((made + 8)) "$(ephemeral_stat made)"
@@ -503,30 +503,31 @@ hs_runs() {
 }
 
 # The handshake work runs on the module's wgx-hs/N threads, one per online
-# CPU, not bound to any, at the nice of handshake_nice (default 10, so
-# transport work gets the CPU first in a storm; 0 as WireGuard's
-# workqueues): out of range values are refused at load, and a handshake
-# runs them.  CPU hotplug: test_handshake_threads_follow_cpus_online.
+# CPU, not bound to any, at nice 10 (so transport work gets the CPU first in
+# a storm; debugfs wgx/handshake_nice changes it for the bench, 0 as
+# WireGuard's workqueues): out of range values are refused, a change reaches
+# every thread, and a handshake runs them.  CPU hotplug:
+# test_handshake_threads_follow_cpus_online.
 test_handshake_threads_nice() {
-	local ncpu r0 r1 pid n
-	trap 'netns_cleanup; rmmod wgx 2>/dev/null; insmod "$WGX_MODULE_KO"' EXIT
+	local ncpu r0 r1 pid n f=/sys/kernel/debug/wgx/handshake_nice
+	trap 'netns_cleanup; echo 10 >'"$f" EXIT
 	ncpu=$(nproc)
 	[ "$ncpu" -ge 2 ] || fail "needs 2 CPUs, has $ncpu"
-	expect_eq "default handshake_nice" 10 "$(cat /sys/module/wgx/parameters/handshake_nice)"
+	[ ! -e /sys/module/wgx/parameters/handshake_nice ] || fail "handshake_nice is a module parameter"
+	expect_eq "default handshake_nice" 10 "$(cat "$f")"
 	expect_eq "threads, one per online CPU" "$ncpu" "$(hs_threads | wc -l)"
 	while read -r pid n; do
 		expect_eq "nice of wgx-hs/$n" 10 "$(ps -o ni= -p "$pid" | tr -d ' ')"
 		expect_eq "CPUs of wgx-hs/$n (unbound)" "0-$((ncpu - 1))" \
 			"$(awk '/^Cpus_allowed_list/ {print $2}' "/proc/$pid/status")"
 	done < <(hs_threads)
-	rmmod wgx
-	must_fail insmod "$WGX_MODULE_KO" handshake_nice=20
-	must_fail insmod "$WGX_MODULE_KO" handshake_nice=-21
-	must_fail insmod "$WGX_MODULE_KO" handshake_nice=ten
-	dmesg | grep -q "handshake_nice=20: must be from -20 to 19" || fail "no message naming handshake_nice=20"
-	insmod "$WGX_MODULE_KO" handshake_nice=3
+	must_fail sh -c "echo 20 >$f"
+	must_fail sh -c "echo -21 >$f"
+	must_fail sh -c "echo ten >$f"
+	expect_eq "handshake_nice after refused writes" 10 "$(cat "$f")"
+	echo 3 >"$f"
 	while read -r pid n; do
-		expect_eq "nice of wgx-hs/$n with handshake_nice=3" 3 "$(ps -o ni= -p "$pid" | tr -d ' ')"
+		expect_eq "nice of wgx-hs/$n with handshake_nice 3" 3 "$(ps -o ni= -p "$pid" | tr -d ' ')"
 	done < <(hs_threads)
 
 	tunnel_setup wgx

@@ -275,8 +275,8 @@ TEL_RETX_CLEAN_RATIO=50
 # 33) under netem on the underlay from a to b: a sends the data, b the ACKs.
 test_kernel_tcp_rtt_retransmits() {
 	# The module stays loaded across cases: leave the samplers on whatever happens.
-	echo 1 >/sys/module/wgx/parameters/tcp_telemetry
-	trap 'echo 1 >/sys/module/wgx/parameters/tcp_telemetry' EXIT
+	echo 1 >/sys/kernel/debug/wgx/tcp_telemetry
+	trap 'echo 1 >/sys/kernel/debug/wgx/tcp_telemetry' EXIT
 	tunnel_setup wgx 4 0
 	modprobe sch_netem 2>/dev/null || true
 	n a tc qdisc add dev va root netem delay 20ms limit 100000
@@ -324,11 +324,11 @@ test_kernel_tcp_rtt_retransmits() {
 
 	# tcp_telemetry=0: the counters are not reported, no new RTT sample.
 	v=$(peer_stat a tcp_rtt_samples)
-	echo 0 >/sys/module/wgx/parameters/tcp_telemetry
+	echo 0 >/sys/kernel/debug/wgx/tcp_telemetry
 	tcp_flow a 10.0.0.2 1 >/dev/null
 	expect_eq "tx_tcp_segments with tcp_telemetry=0" null "$(peer_stat a tx_tcp_segments)"
 	expect_eq "TCP RTT samples with tcp_telemetry=0" "$v" "$(peer_stat a tcp_rtt_samples)"
-	echo 1 >/sys/module/wgx/parameters/tcp_telemetry
+	echo 1 >/sys/kernel/debug/wgx/tcp_telemetry
 	[ "$(peer_stat a tx_tcp_segments)" != null ] || fail "tx_tcp_segments not back with tcp_telemetry=1"
 }
 
@@ -338,10 +338,10 @@ test_kernel_tcp_rtt_retransmits() {
 # prints numbers; docs/telemetry.md, "Cost"); on the debug kernel this runs
 # the cases' code under KASAN and lockdep.
 test_cost_benchmark_interface() {
-	local f=/sys/kernel/debug/wgx/telemetry_cost p=/sys/module/wgx/parameters/tcp_telemetry s out c
+	local f=/sys/kernel/debug/wgx/telemetry_cost p=/sys/kernel/debug/wgx/tcp_telemetry s out c
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 	[ -e "$f" ] || fail "$f missing"
-	trap 'echo 1 >/sys/module/wgx/parameters/tcp_telemetry' EXIT
+	trap 'echo 1 >/sys/kernel/debug/wgx/tcp_telemetry' EXIT
 	grep -q '^# no run yet' "$f" || fail "a fresh module reports a run: $(cat "$f")"
 	must_fail sh -c "echo 999 >$f"
 	must_fail sh -c "echo 10000001 >$f"
