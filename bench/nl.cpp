@@ -25,8 +25,7 @@
 //       of each completion (the peer's last handshake time, CLOCK_REALTIME,
 //       against the same clock read when CMD starts), so the poll only has
 //       to notice completions, not time them, and may be slow.  PS, PS50:
-//       the same as first seen by a poll, at the end of its dump (before
-//       2026-12-03 the figure, then the dump's start).  K: how many
+//       the same as first seen by a poll, at the end of its dump.  K: how many
 //       completions the kernel stamped after the poll saw them, or before
 //       CMD started (0 unless the clock jumped; a bed check).  D: time
 //       spent in the N GET_DEVICE dumps (the poll's own cost, which

@@ -35,7 +35,7 @@ PATH_LABEL = {"bare": "bare veth", "wireguard": "wireguard.ko", "wgx": "wgx",
               "wgx_p2": "wgx 2 ports", "wgx_p4": "wgx 4 ports", "wgx_p8": "wgx 8 ports",
               "wgx_rs": "wgx rx-spread", "wgx_r0": "wgx rx-spread off", "wgx_nolane": "wgx lane off", "wgx_lane": "wgx lane on",
               "wgx_nobql": "wgx lane on, no BQL", "wgx_noinline": "wgx lane on, no inline"}
-# Targets of issue #14 (medians of the lane figure): wgx's lane p99 against
+# Targets of the lane figure (medians): wgx's lane p99 against
 # wireguard.ko's and the bare link's under the same load, and the bulk's
 # goodput with the lane against without it.
 LANE_TARGETS = [
@@ -288,7 +288,8 @@ def storm_sample(work, metrics, storm_bed, storm_rtts, path, s, err):
                start_seconds=data.get("start_seconds"))
     # The wave runs from the kick's first datagram (start_seconds after wait
     # started it: the kick's fork, setns and exec come before); the figure
-    # from the kick's start, used until 2026-12-04, is kept as storm_hs_cmd.
+    # from the kick's start (fork, setns and exec included) is kept as
+    # storm_hs_cmd, a control.
     start = data.get("start_seconds")
     if data["completed"] < data["peers"]:
         e = "%d of %d sessions within %.0f s" % (data["completed"], data["peers"], data["seconds"])
@@ -404,7 +405,7 @@ def eph_delta(base):
         c0, c1 = counters(l0[0]), counters(l1[0])
         out = {"eph_held": c0["held"], "eph_taken": c1["taken"] - c0["taken"],
                "eph_missed": c1["missed"] - c0["missed"]}
-        # Second line (since 2026-12-04): the per-peer ephemerals (kmod/prepare.c).
+        # Second line: the per-peer ephemerals (kmod/prepare.c).
         if len(l0) > 1 and len(l1) > 1:
             p0, p1 = counters(l0[1]), counters(l1[1])
             out.update({"prep_held": p0["held"], "prep_used": p1["used"] - p0["used"],
@@ -614,11 +615,11 @@ def rot_sample(work, metrics, rot_bed, path, s, err):
 
 
 def print_rotation(rot_bed, params):
-    """The rotation figures with their bed check and the target (issue
-    #16: wgx 0 lost)."""
+    """The rotation figures with their bed check and the target (wgx 0
+    lost)."""
     if not rot_bed:
         return
-    print("rotation gap (issue #16): %s pkt/s UDP a->b for %s s; b sets its new key at %s s%s, a told %s s later"
+    print("rotation gap: %s pkt/s UDP a->b for %s s; b sets its new key at %s s%s, a told %s s later"
           " (wgx: in-place re-key; wireguard.ko: peer removed and re-added, one wg set)"
           % (params.get("ROT_RATE"), params.get("ROT_SECONDS"), params.get("ROT_BEFORE"),
              " (wgx: key-grace %s)" % params.get("ROT_GRACE"), params.get("ROT_STEP")))
@@ -707,7 +708,7 @@ def parse_telemcost(text):
     return head, cases
 
 
-# The telemetry cost's budget (issue #15): the hooks may cost at most this
+# The telemetry cost's budget: the hooks may cost at most this
 # share of the per-packet work they ride on.
 TELEM_TARGET = 0.03
 
@@ -827,7 +828,7 @@ def print_telemetry(tel):
     if not tel:
         return
     print()
-    print("telemetry cost (issue #15: tcp_telemetry on vs off; target <= %.0f%% of the per-packet work)"
+    print("telemetry cost (tcp_telemetry on vs off; target <= %.0f%% of the per-packet work)"
           % (100 * tel["target"]))
     on, off = tel["micro"].get("on"), tel["micro"].get("off")
     if on:
@@ -1279,7 +1280,7 @@ def print_lane(metrics, lane, params):
         return
     cols = measured_paths(params, "lane")
     print()
-    print("priority lane (issue #14): probes marked TOS %s (DSCP EF) in both directions under a "
+    print("priority lane: probes marked TOS %s (DSCP EF) in both directions under a "
           "%d-flow TCP bulk a->b; wgx measured with its lane off (priority-dscp none) and on "
           "(default set)%s" % (params.get("LANE_TOS"), params["LANE_FLOWS"],
                                "; netdev_max_backlog %s (--rx-backlog)" % params["RX_BACKLOG"]

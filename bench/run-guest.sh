@@ -561,7 +561,7 @@ if [ "$TELEMETRY" = 1 ] && [ "${TELEM_ROUNDS:-0}" -gt 0 ]; then
 	fi
 fi
 
-# ---- the data-path gap during a key rotation (issue #16) ------------------------
+# ---- the data-path gap during a key rotation ------------------------------------
 # rot_kind PATH — a ROT_RATE packets/s UDP flow (bench/probes/rotgap.py, 64
 # bytes) from a to b through a tunnel of PATH's kind made for it alone
 # (rot_dev: wgkr0 / wgxr0, 10.7/10.8.0.1 -> .2, so the traffic paths keep
@@ -763,8 +763,7 @@ cpu_stat() {
 # N addresses and `wgx-bench-nl wait` times the sessions from there, by the
 # responder's own stamp of each completion (its last handshake time), so
 # its poll only notices them: every 250 ms, since a dump of 1,000 peers
-# costs tens of ms under TCG, CPU the handshakes need (until 2026-12-03 the
-# poll also timed them, every N/4 ms).  Bed check, both kinds alike:
+# costs tens of ms under TCG, CPU the handshakes need.  Bed check, both kinds alike:
 # iptables counters on b's listen port by IP length count the initiations
 # received (176 bytes), responses (120) and cookie replies (92) sent; for
 # wgx also the responder's under-load and cookie counters and its handshake
@@ -773,7 +772,7 @@ cpu_stat() {
 # pings ran (cpu_stat before and after each), which give the CPU cost of a
 # handshake, both ends and the kick together.  The pings are
 # wgx-bench-ping's (bench/ping.c), which sleeps between probes: iputils
-# ping, used until 2026-12-03 evening, spins on sched_yield() between a
+# ping spins on sched_yield() between a
 # reply and its next probe at a 10 ms interval, and under TCG that took
 # 0.2-0.97 of the two vCPUs from the waves it shared them with.
 storm_kind() {
@@ -899,7 +898,7 @@ storm_kind() {
 	# peers to the burst's socket, so the responder's keepalive went there,
 	# and 15 s after the kick the real initiators re-handshook, in the
 	# middle of a burst whose older timestamps the responder then refused
-	# (2026-12-03: a burst of 400 answered 140 and 174 times, while the
+	# (a burst of 400 was once answered 140 and 174 times, while the
 	# module made about 800 other handshake messages).
 	ip -batch "$WORK/storm/down-$kind.batch"
 	for n in ${BURST_SIZES:-}; do

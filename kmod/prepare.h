@@ -46,8 +46,7 @@ struct wgx_peer;
  * Slots used by a burst of handshakes are remade once no slot has been taken
  * for WGX_PREPARE_QUIET (jiffies, 100 ms), so that the remaking does not
  * compete with the burst for the CPU (in a profiled wave of 100 handshakes
- * the thread had as many samples as the busiest handshake thread,
- * 2026-12-04).  A steady stream of takes (many peers, each re-keying every
+ * the thread had as many samples as the busiest handshake thread).  A steady stream of takes (many peers, each re-keying every
  * 120 s) never goes quiet: after WGX_PREPARE_DEFER_MAX (1 s) of waiting the
  * thread makes the slots pending then regardless, and waits again.
  */

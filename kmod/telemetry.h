@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * telemetry.h - per-peer RTT and TCP retransmission telemetry (issue 15;
+ * telemetry.h - per-peer RTT and TCP retransmission telemetry (docs/telemetry.md;
  * uapi WGX_PEER_STATS_A_HANDSHAKE_RTT_LAST_US .. TCP_RTT_SAMPLES and
  * TX_TCP_RETRANSMITS, TX_TCP_SEGMENTS).
  *

@@ -52,7 +52,7 @@ bool wgx_replay_check(struct wgx_replay *r, wgx_u64 counter);
 
 /**
  * struct wgx_replay_loss - what the window saw about the sender's counters
- * (issue 15 telemetry); the functions below add to it, the caller zeroes it.
+ * (telemetry); the functions below add to it, the caller zeroes it.
  * @lost: counters that left the window (fell more than WGX_REPLAY_WINDOW
  *	below the greatest accepted one) without having been accepted, i.e.
  *	never received in time; also the gaps counted by wgx_replay_flush().

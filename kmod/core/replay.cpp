@@ -10,7 +10,7 @@
 // was just recycled: with top in word w, words w-127..w are live, and the
 // oldest acceptable position top - 8128 lies in word >= w - 127.
 //
-// Loss and reordering (issue 15): the window holds positions top - 8128 ..
+// Loss and reordering (telemetry): the window holds positions top - 8128 ..
 // top.  When the top moves from t to t', the positions below t' - 8128 leave
 // it.  Those up to t lie in the live words w-127..w, so their bits are still
 // valid until this move clears words for the new top: they are counted

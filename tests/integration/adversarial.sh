@@ -83,7 +83,7 @@ test_random_udp_payloads() {
 	# Every garbage packet naming an index is counted, and nothing else
 	# unless a and b exchanged handshake messages meanwhile: a response to
 	# a superseded initiation, or b's data under a session being replaced,
-	# names an index a no longer has (CI 2026-12-02 on the debug kernel: 3
+	# names an index a no longer has (seen in CI on the debug kernel: 3
 	# more); then at most 5 more pass.
 	local di=$((i1 - i0)) hs
 	hs=$(grep -c 'UDP' /tmp/adv-hs || true)

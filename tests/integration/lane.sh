@@ -1,4 +1,4 @@
-# Integration suite: the priority lane and DSCP on the outer header (#14).
+# Integration suite: the priority lane and DSCP on the outer header.
 # `dscp copy|clear' on the wire, AF41 on handshake messages, per-flow order
 # of packets mixing the lane and the bulk ring, and the tool's round trip.
 # See lib.sh.

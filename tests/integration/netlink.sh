@@ -173,7 +173,7 @@ test_ten_thousand_peers() {
 	nl_tool setconf wgx0 "$NL_DIR/big.conf"
 	expect_eq peers 10000 "$(nl_count_peers)"
 	expect_eq "allowed ips" 30000 "$(nl_count_allowedips)"
-	# `wgx top` at 10,000 peers (issue #15): --once prints a line for every
+	# `wgx top` at 10,000 peers: --once prints a line for every
 	# peer after the header; the live view paints its first screen, counts
 	# every peer in its status line, scrolls to the end and quits on q.
 	local t0=$SECONDS

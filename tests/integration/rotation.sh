@@ -1,4 +1,4 @@
-# tests/integration/rotation.sh — key rotation (#16): re-keying a peer in place
+# tests/integration/rotation.sh — key rotation: re-keying a peer in place
 # (`wgx set IF peer OLD public-key NEW`, WGX_PEER_A_NEW_PUBLIC_KEY) and the
 # zero-gap procedure of docs/rotation.md: the node sets its new private key,
 # then each peer is told the new public key, one after the other; without

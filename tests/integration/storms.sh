@@ -1,4 +1,4 @@
-# tests/integration/storms.sh — handshake storms (#16): the per-device
+# tests/integration/storms.sh — handshake storms: the per-device
 # handshake budget (`wgx set IF handshake-budget N`, WGX_DEVICE_A_HANDSHAKE_BUDGET)
 # paces initiations when many peers need one at once; docs/rotation.md,
 # "Handshake storms".

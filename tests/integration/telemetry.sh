@@ -190,7 +190,7 @@ udp_blast() {
 	PY
 }
 
-# The kernel side of issue 15 (telemetry.c, the replay window's counting):
+# The kernel side of telemetry (telemetry.c, the replay window's counting):
 # handshake RTT under netem delay, loss under netem loss, reordering under
 # netem reorder, all on the underlay veth's egress from a to b (one way).
 test_kernel_rtt_loss_reorder() {
@@ -263,7 +263,7 @@ tcp_flow() {
 # Bounds of the TCP figures under netem delay 20ms one way in the TCG VM
 # (docs/telemetry.md, "Measured").  The RTT's lower bound is the netem delay
 # less the 1 ms tick of Linux's TCP timestamps; the upper bound of the
-# minimum is issue #15's 35 ms (20.6-21.8 ms seen, SRTT 23.4-25.5 ms).  Without netem loss TCP still
+# minimum is docs/telemetry.md's 35 ms (20.6-21.8 ms seen, SRTT 23.4-25.5 ms).  Without netem loss TCP still
 # retransmits a little in the VM (iperf3 reports a dozen in 3 s: spurious
 # timeouts under TCG), so the estimate must stay below 1 in
 # TEL_RETX_CLEAN_RATIO of the segments examined, not at 0.

@@ -7,7 +7,7 @@
  * Covers the token bucket, the full-table rule, gc of idle entries, the
  * largest table (which needs vmalloc in the kernel), many CPUs charging one
  * source at once, and an attacker with a whole IPv6 /48 who must neither fill
- * the device's table nor lock out a peer from elsewhere (issue #13).
+ * the device's table nor lock out a peer from elsewhere.
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
@@ -118,7 +118,7 @@ static void wgx_ratelimiter_capacity_bounds(struct kunit *test)
 }
 
 /*
- * Issue #13: the device's table (kmod/device.c, 4,096 buckets) and an attacker
+ * The device's table (kmod/device.c, 4,096 buckets) and an attacker
  * sending from every /64 of 2001:db8:aaaa::/48, then 34,464 of them again,
  * within one second.  It gets its quota of /64 buckets and one for the /48;
  * a peer in another /48, and one over IPv4, still get their burst.

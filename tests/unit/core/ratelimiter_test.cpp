@@ -3,8 +3,7 @@
 // Handshake ratelimiter with a fake clock: burst of 5 then 20 packets/s per
 // source, IPv4 /32 and IPv6 /64 keys, caller cookies, a bounded table that
 // refuses new sources when full, and garbage collection of idle entries.
-// Then the defence against an attacker who owns many addresses (review of
-// issue #13): per-prefix quotas and aggregation under table pressure, so one
+// Then the defence against an attacker who owns many addresses: per-prefix quotas and aggregation under table pressure, so one
 // /48 or /16 can neither fill the table nor rotate its way to an unbounded
 // rate, while a source elsewhere still gets its burst.  Two randomized runs
 // compare with straightforward models (std::map of buckets): the old
@@ -237,7 +236,7 @@ TEST(Ratelimiter, ClockGoingBackwardsGivesNoCredit)
     EXPECT_TRUE(l.allow4(9, 10 * SEC + COST));
 }
 
-// ---- an attacker with many addresses (issue #13: the table could be filled) ----
+// ---- an attacker with many addresses (the table could be filled) ----
 
 // The finding: an attacker owning one IPv6 /48 sends from every one of its
 // 65,536 /64s, then again from the first 34,464 (100,000 packets within a
