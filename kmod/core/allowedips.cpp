@@ -49,8 +49,8 @@ struct Node {
     Node *child[2];  // published with release stores
     void *peer;      // published with release stores; nullptr = branch point
     union {
-        Links w;            // writer only, while linked
-        wgx_rcu_head rcu;   // for wgx_platform_node_free_deferred(), once unlinked
+        Links w;           // writer only, while linked
+        wgx_rcu_head rcu;  // for wgx_platform_node_free_deferred(), once unlinked
     };
     u8 bits[16];  // prefix, masked to cidr; immutable after publication
     u8 cidr;      // immutable
