@@ -267,6 +267,7 @@ static void wgx_handshake_consume_cookie_reply(struct wgx_device *wgx, struct sk
 {
 	struct wgx_index_entry *entry;
 	struct wgx_peer *peer = NULL;
+	bool initiating = false;
 	u32 index;
 	int ret;
 
@@ -283,16 +284,28 @@ static void wgx_handshake_consume_cookie_reply(struct wgx_device *wgx, struct sk
 	mutex_lock(&peer->handshake_lock);
 	ret = wgx_cookie_consume_reply(peer->handshake, skb->data, skb->len,
 				       wgx_timers_clock_ns());
+	if (!ret)
+		initiating = wgx_noise_handshake_state(peer->handshake) ==
+			     WGX_HANDSHAKE_CREATED_INITIATION;
 	/* An answer to a message sent under the previous key (grace period). */
 	if (ret && peer->prev_handshake)
 		ret = wgx_cookie_consume_reply(peer->prev_handshake, skb->data, skb->len,
 					       wgx_timers_clock_ns());
 	mutex_unlock(&peer->handshake_lock);
 	up_read(&wgx->identity_lock);
-	if (ret)
+	if (ret) {
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_DROP_INVALID);
-	else
+	} else {
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_COOKIE_REPLIES_RX);
+		/*
+		 * The responder is under load and answered our initiation with a
+		 * cookie: retry now, with it as mac2, rather than after
+		 * REKEY_TIMEOUT, once per initiation the timers started
+		 * (wgx_timers_core_cookie_retry() bounds it).
+		 */
+		if (initiating && wgx_timers_cookie_retry(peer))
+			wgx_handshake_send_initiation(peer, true);
+	}
 	wgx_peer_put(peer);
 }
 

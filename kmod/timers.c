@@ -158,6 +158,16 @@ void wgx_timers_initiation_forget(struct wgx_peer *peer)
 	spin_unlock_bh(&peer->timers_lock);
 }
 
+bool wgx_timers_cookie_retry(struct wgx_peer *peer)
+{
+	bool retry;
+
+	spin_lock_bh(&peer->timers_lock);
+	retry = wgx_timers_core_cookie_retry(&peer->timer_state);
+	spin_unlock_bh(&peer->timers_lock);
+	return retry;
+}
+
 static void wgx_timers_perform(struct wgx_peer *peer, u32 actions)
 {
 	if (actions & WGX_TIMER_ACT_GIVE_UP) {

@@ -60,6 +60,13 @@ enum wgx_initiation_verdict wgx_timers_initiation_begin(struct wgx_peer *peer, b
 							 u64 *delay_ns, u32 *interval_ns);
 /** wgx_timers_initiation_forget - the next initiation may go at once (our key changed). */
 void wgx_timers_initiation_forget(struct wgx_peer *peer);
+/**
+ * wgx_timers_cookie_retry - wgx_timers_core_cookie_retry() for @peer: true
+ * when the caller may send the outstanding initiation again at once (as a
+ * retry) because a cookie reply answered it.  Any context; takes @peer's
+ * timers_lock (BH).
+ */
+bool wgx_timers_cookie_retry(struct wgx_peer *peer);
 
 #ifdef WGX_DEBUG
 /** Test-only divisor of every protocol time (module parameter timer_scale; 1 = real). */

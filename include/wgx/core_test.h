@@ -26,8 +26,6 @@ WGX_EXTERN_C_BEGIN
 
 /* ---- handshake state (wgx/noise.h) ---- */
 
-/** Current state. */
-enum wgx_handshake_state wgx_noise_handshake_state(const struct wgx_noise_handshake *hs);
 /**
  * Our index of the handshake in progress: the one passed to the create call,
  * in the CREATED_INITIATION, CREATED_RESPONSE and CONSUMED_RESPONSE states; 0

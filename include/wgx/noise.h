@@ -190,6 +190,13 @@ void wgx_noise_handshake_get_preshared_key(const struct wgx_noise_handshake *hs,
 void wgx_noise_handshake_get_remote_static(const struct wgx_noise_handshake *hs, wgx_u8 *out);
 
 /**
+ * wgx_noise_handshake_state - the handshake's state now (ZEROED for NULL),
+ * e.g. CREATED_INITIATION while our initiation awaits its response.  Needs
+ * the peer's handshake lock.
+ */
+enum wgx_handshake_state wgx_noise_handshake_state(const struct wgx_noise_handshake *hs);
+
+/**
  * wgx_noise_handshake_clear - forget the handshake in progress: wipe the
  * ephemeral key, chaining key and hash and go to WGX_HANDSHAKE_ZEROED.  The
  * static keys, last accepted timestamp, flood-limit time and cookie stay.

@@ -90,7 +90,8 @@ struct wgx_timers {
 	wgx_u8 need_another_keepalive;
 	wgx_u8 sent_lastminute_handshake; /* accessed atomically */
 	wgx_u8 initiation_sent;		/* last_initiation_ns is valid */
-	wgx_u8 reserved[7];
+	wgx_u8 cookie_retry;		/* enum in timers.cpp: the early retry a cookie reply grants */
+	wgx_u8 reserved[6];
 };
 
 /** wgx_timer_params_init - real protocol values with every duration divided by @divisor (0 or 1 = real). */
@@ -174,6 +175,20 @@ bool wgx_timers_core_initiation_due(const struct wgx_timers *t, wgx_u64 now_ns);
  * dropping it is no attempt and changes no timer.
  */
 bool wgx_timers_core_initiation_superseded(const struct wgx_timers *t, wgx_u64 asked_ns);
+
+/**
+ * wgx_timers_core_cookie_retry - a valid cookie reply answered our
+ * outstanding initiation: may it be retried now, with the cookie as mac2,
+ * instead of after REKEY_TIMEOUT?  Yes once per initiation that the timers
+ * started (a first one or a REKEY_TIMEOUT retry): the granted retry is not
+ * due-checked, the next initiation begun is that retry, and only a later
+ * timer-started initiation opens another grant.  So a peer sends at most two
+ * initiations per REKEY_TIMEOUT however many cookie replies arrive, and a
+ * reply (which an on-path party who knows the responder's public key can
+ * forge) moves a retry earlier but never adds one beyond that bound.  No
+ * when no initiation is outstanding (none sent, or a keypair derived since).
+ */
+bool wgx_timers_core_cookie_retry(struct wgx_timers *t);
 
 /*
  * Send/receive path helpers (lock-free: they read only immutable params and

@@ -204,6 +204,14 @@ bool wgx_timers_core_initiation_due(const struct wgx_timers *t, wgx_u64 now_ns)
            (now_ns >= t->last_initiation_ns && now_ns - t->last_initiation_ns >= t->params.rekey_timeout_ns);
 }
 
+// wgx_timers::cookie_retry: whether the outstanding initiation may still be
+// retried at once for a cookie reply.
+enum : u8 {
+    COOKIE_RETRY_ALLOWED = 0,  // a timer-started initiation is outstanding (or none)
+    COOKIE_RETRY_GRANTED = 1,  // granted; the next initiation begun is the retry
+    COOKIE_RETRY_USED = 2,     // the retry went: wait for the timers
+};
+
 bool wgx_timers_core_initiation_begin(struct wgx_timers *t, bool is_retry, wgx_u64 now_ns)
 {
     if (!is_retry)
@@ -212,6 +220,18 @@ bool wgx_timers_core_initiation_begin(struct wgx_timers *t, bool is_retry, wgx_u
         return false;
     t->initiation_sent = 1;
     t->last_initiation_ns = now_ns;
+    t->cookie_retry = t->cookie_retry == COOKIE_RETRY_GRANTED ? COOKIE_RETRY_USED : COOKIE_RETRY_ALLOWED;
+    return true;
+}
+
+bool wgx_timers_core_cookie_retry(struct wgx_timers *t)
+{
+    if (!t->initiation_sent || t->cookie_retry != COOKIE_RETRY_ALLOWED)
+        return false;
+    if (t->last_session_ns && t->last_session_ns >= t->last_initiation_ns)
+        return false;
+    t->cookie_retry = COOKIE_RETRY_GRANTED;
+    t->initiation_sent = 0;  // due at once: wgx_timers_core_initiation_due()
     return true;
 }
 

@@ -343,6 +343,39 @@ TEST(Timers, InitiationForgetLiftsTheRateLimit)
     EXPECT_FALSE(wgx_timers_core_initiation_begin(&t.t, false, t0 + 2 * SEC));
 }
 
+// A cookie reply lets the outstanding initiation go again at once, but only
+// once per initiation the timers started: at most two per REKEY_TIMEOUT.
+TEST(Timers, CookieRetryOncePerTimerInitiation)
+{
+    Timers t;
+    const uint64_t t0 = 3 * SEC;
+    EXPECT_FALSE(wgx_timers_core_cookie_retry(&t.t));  // nothing sent
+    ASSERT_TRUE(wgx_timers_core_initiation_begin(&t.t, false, t0));
+    EXPECT_FALSE(wgx_timers_core_initiation_due(&t.t, t0 + SEC));
+    EXPECT_TRUE(wgx_timers_core_cookie_retry(&t.t));
+    EXPECT_TRUE(wgx_timers_core_initiation_due(&t.t, t0 + SEC));
+    EXPECT_FALSE(wgx_timers_core_cookie_retry(&t.t));  // granted already
+    ASSERT_TRUE(wgx_timers_core_initiation_begin(&t.t, true, t0 + SEC));
+    // Further replies (to the retry, or forged) grant nothing until the
+    // timers start an initiation again.
+    EXPECT_FALSE(wgx_timers_core_cookie_retry(&t.t));
+    EXPECT_FALSE(wgx_timers_core_initiation_begin(&t.t, true, t0 + 2 * SEC));
+    EXPECT_FALSE(wgx_timers_core_cookie_retry(&t.t));
+    ASSERT_TRUE(wgx_timers_core_initiation_begin(&t.t, true, t0 + 6 * SEC));
+    EXPECT_TRUE(wgx_timers_core_cookie_retry(&t.t));
+}
+
+// No retry for a cookie reply once a session was derived after the initiation.
+TEST(Timers, CookieRetryNotAfterASession)
+{
+    Timers t;
+    const uint64_t t0 = 3 * SEC;
+    ASSERT_TRUE(wgx_timers_core_initiation_begin(&t.t, false, t0));
+    wgx_timers_core_session_derived(&t.t, t0 + SEC);
+    EXPECT_FALSE(wgx_timers_core_cookie_retry(&t.t));
+    EXPECT_FALSE(wgx_timers_core_initiation_due(&t.t, t0 + 2 * SEC));
+}
+
 TEST(Timers, StopDisarmsEverything)
 {
     Timers t;
