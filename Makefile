@@ -157,6 +157,13 @@ define INSTALL_LIST
 644 $(SYSTEMDUNITDIR)/wgx-quick@.service dist/systemd/wgx-quick@.service.in
 644 $(SYSTEMDUNITDIR)/wgx-reresolve@.service dist/systemd/wgx-reresolve@.service.in
 644 $(SYSTEMDUNITDIR)/wgx-reresolve@.timer dist/systemd/wgx-reresolve@.timer.in
+644 $(DOCDIR)/README.md README.md
+644 $(DOCDIR)/guide.md docs/guide.md
+644 $(DOCDIR)/dropin.md docs/dropin.md
+644 $(DOCDIR)/mtu.md docs/mtu.md
+644 $(DOCDIR)/rotation.md docs/rotation.md
+644 $(DOCDIR)/datapath.md docs/datapath.md
+644 $(DOCDIR)/telemetry.md docs/telemetry.md
 644 $(DOCDIR)/show-json.schema.json docs/show-json.schema.json
 644 $(DOCDIR)/examples/wgx0.conf dist/examples/wgx0.conf
 644 $(DOCDIR)/examples/wgx0.network dist/examples/wgx0.network
