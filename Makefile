@@ -124,7 +124,10 @@ clean:
 #
 #   make install        build, then install      make install-only  install what is built
 #                       INSTALL_MODULE=0: all but wgx.ko (the module comes from DKMS)
-#   make uninstall      remove exactly what install laid out (and depmod)
+#   make uninstall      remove exactly what install laid out (and depmod): the
+#                       module of every kernel install put it in (a kernel
+#                       upgrade since changes nothing), or with KVER=,
+#                       MODULE_KVER= or MODULEDIR= only that kernel's
 #   make install-dkms   the module sources and dkms.conf in /usr/src/wgx-$(VERSION)
 #   make dkms           install-dkms, then dkms add/build/install (needs root)
 VERSION := $(strip $(shell cat $(CURDIR)/VERSION))
@@ -157,6 +160,13 @@ define INSTALL_LIST
 644 $(SYSTEMDUNITDIR)/wgx-quick@.service dist/systemd/wgx-quick@.service.in
 644 $(SYSTEMDUNITDIR)/wgx-reresolve@.service dist/systemd/wgx-reresolve@.service.in
 644 $(SYSTEMDUNITDIR)/wgx-reresolve@.timer dist/systemd/wgx-reresolve@.timer.in
+644 $(DOCDIR)/README.md README.md
+644 $(DOCDIR)/guide.md docs/guide.md
+644 $(DOCDIR)/dropin.md docs/dropin.md
+644 $(DOCDIR)/mtu.md docs/mtu.md
+644 $(DOCDIR)/rotation.md docs/rotation.md
+644 $(DOCDIR)/datapath.md docs/datapath.md
+644 $(DOCDIR)/telemetry.md docs/telemetry.md
 644 $(DOCDIR)/show-json.schema.json docs/show-json.schema.json
 644 $(DOCDIR)/examples/wgx0.conf dist/examples/wgx0.conf
 644 $(DOCDIR)/examples/wgx0.network dist/examples/wgx0.network
@@ -167,6 +177,20 @@ export INSTALL_LIST
 # The list without the module when INSTALL_MODULE=0.
 INSTALL_LIST_CMD = printf '%s\n' "$$INSTALL_LIST" $(if $(filter 0,$(INSTALL_MODULE)),| grep -v ' kmod/wgx.ko$$')
 DEPMOD = $(if $(DESTDIR)$(filter 0,$(INSTALL_MODULE)),,depmod -a $(MODULE_KVER))
+# What uninstall removes of the module: with MODULEDIR, MODULE_KVER or KVER
+# set by the user (command line, environment) that kernel's, else every
+# $(DESTDIR)/lib/modules/*/updates/wgx.ko (install's MODULEDIR for each
+# kernel it ran for; uname -r may name another kernel by now).
+user_set = $(filter-out undefined default file,$(origin $(1)))
+UNINSTALL_MODULES = $(strip $(if $(filter 0,$(INSTALL_MODULE)),, \
+	$(if $(call user_set,MODULEDIR)$(call user_set,MODULE_KVER),$(MODULEDIR)/wgx.ko, \
+	$(if $(call user_set,KVER),/lib/modules/$(KVER)/updates/wgx.ko, \
+	$(patsubst $(DESTDIR)%,%,$(wildcard $(DESTDIR)/lib/modules/*/updates/wgx.ko))))))
+UNINSTALL_KVERS = $(strip $(if $(filter 0,$(INSTALL_MODULE)),, \
+	$(if $(call user_set,MODULEDIR)$(call user_set,MODULE_KVER),$(MODULE_KVER), \
+	$(patsubst /lib/modules/%/updates/wgx.ko,%,$(UNINSTALL_MODULES)))))
+UNINSTALL_DEPMOD = $(if $(DESTDIR),,$(if $(UNINSTALL_KVERS),$(strip depmod -a $(firstword $(UNINSTALL_KVERS)) $(foreach \
+	k,$(wordlist 2,$(words $(UNINSTALL_KVERS)),$(UNINSTALL_KVERS)),&& depmod -a $(k)))))
 # With INSTALL_STRIP=1, strip the installed $$dest of $$src: the tool to what it needs to run
 # (dh_strip's --strip-unneeded), the module of its debug info.
 STRIP_CMD = $(if $(filter 1,$(INSTALL_STRIP)),case "$$src" in \
@@ -202,11 +226,12 @@ install-only:
 	$(DEPMOD)
 
 uninstall:
-	@$(INSTALL_LIST_CMD) | while read -r mode dest src; do \
+	@{ printf '%s\n' "$$INSTALL_LIST" | grep -v ' kmod/wgx.ko$$'; \
+		for m in $(UNINSTALL_MODULES); do echo "644 $$m kmod/wgx.ko"; done; } | while read -r mode dest src; do \
 		if [ -e "$(DESTDIR)$$dest" ]; then rm -f "$(DESTDIR)$$dest" && echo "  REMOVE  $(DESTDIR)$$dest"; fi; \
 	done
 	@-rmdir "$(DESTDIR)$(DOCDIR)/examples" "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(SYSCONFDIR)/wgx" 2>/dev/null || true
-	$(DEPMOD)
+	$(UNINSTALL_DEPMOD)
 
 # The DKMS source tree: dkms.conf, the top Kbuild, VERSION, kmod/ and include/
 # (sources only, no build products).

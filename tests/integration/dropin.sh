@@ -270,21 +270,14 @@ test_networkd_netdev() {
 	no_wireguard_ko "during the case"
 }
 
-# The /etc/modprobe.d/wgx.conf of docs/dropin.md, used as written there: a
-# kernel request for WireGuard's kind or family, and `modprobe wireguard`,
-# load wgx in drop-in mode and never wireguard.ko.  The guest's /etc and
-# /lib/modules are the host's, read-only, so the kernel's modprobe
-# (/proc/sys/kernel/modprobe) becomes a wrapper that points the real
-# modprobe at the file (-C) and at a module tree holding wgx.ko, wireguard.ko
-# and their dependencies (-d); the file's /sbin/modprobe becomes the wrapper.
-test_modprobe_conf_routes_wireguard_to_wgx() {
-	local kver root=/tmp/modroot conf=/tmp/wgx-modprobe.d wrap=/tmp/modprobe-wgx m dep
-	DROPIN_OLD_MODPROBE=$(cat /proc/sys/kernel/modprobe)
-	trap 'echo "$DROPIN_OLD_MODPROBE" >/proc/sys/kernel/modprobe; dropin_restore' EXIT
-	dropin_unload
+# modroot_make ROOT — a module tree ROOT/lib/modules/$(uname -r) for
+# `modprobe -d ROOT`: wgx.ko (WGX_MODULE_KO) in updates/, wireguard.ko and
+# the dependencies of both linked from the guest's tree, and depmod's index.
+modroot_make() {
+	local root=$1 kver m dep
 	kver=$(uname -r)
-	rm -rf "$root" "$conf"
-	mkdir -p "$root/lib/modules/$kver/kernel" "$root/lib/modules/$kver/updates" "$conf"
+	rm -rf "$root"
+	mkdir -p "$root/lib/modules/$kver/kernel" "$root/lib/modules/$kver/updates"
 	cp "$WGX_MODULE_KO" "$root/lib/modules/$kver/updates/wgx.ko"
 	cp /lib/modules/"$kver"/modules.builtin* "$root/lib/modules/$kver/"
 	for m in wireguard $(modinfo -F depends "$WGX_MODULE_KO" | tr ',' ' '); do
@@ -293,6 +286,105 @@ test_modprobe_conf_routes_wireguard_to_wgx() {
 		done
 	done
 	depmod -b "$root" "$kver"
+}
+
+# The wgx tool on a drop-in device (kind wireguard) speaks wgx's own family:
+# wgx's settings are set there and read back, with the counters, in `wgx
+# show` and `--json`; wg(8) keeps its WireGuard view of the same device.
+test_wgx_tool_sets_wgx_options_on_wireguard_kind() {
+	local j out
+	dropin_load
+	ip netns add a
+	n a ip link set lo up
+	n a ip link add wg0 type wireguard
+	key_pair KA
+	key_pair KB
+	umask 077
+	printf '%s\n' "$KA" >/tmp/ka.key
+	n a "$WGX_TOOL" set wg0 private-key /tmp/ka.key listen-port 51820 listen-ports 2 rx-spread on \
+		dscp copy priority-dscp CS1 handshake-budget 50 key-grace 30 \
+		peer "$KB_pub" endpoint 192.0.2.2:51821 allowed-ips 10.9.0.0/24
+	out=$(n a "$WGX_TOOL" show wg0)
+	for line in "listening ports: 2 (51820-51821)" "rx spread: on" "dscp: copy" "priority dscp: CS1" \
+		"handshake budget: 50/s" "key grace: 30 s"; do
+		grep -qF "$line" <<<"$out" || { echo "$out" >&2; fail "wgx show wg0 lacks '$line'"; }
+	done
+	j=$(n a "$WGX_TOOL" show wg0 --json)
+	expect_eq "--json: kind, listen ports, rx spread, dscp, priority dscp, budget, grace" \
+		'wireguard 2 on copy [8] 50 30' \
+		"$(jq -r '.interfaces[0] | "\(.kind) \(.listen_ports) \(.rx_spread_mode) \(.dscp) \(.priority_dscp | tojson) \(.handshake_budget) \(.key_grace)"' <<<"$j")"
+	expect_eq "--json: device and peer counters" "object object" \
+		"$(jq -r '.interfaces[0] | "\(.stats | type) \(.peers[0].stats | type)"' <<<"$j")"
+	# Back to WireGuard's behaviour, through the tool as well.
+	n a "$WGX_TOOL" set wg0 listen-ports 1 dscp clear key-grace 0
+	expect_eq "--json after listen-ports 1 dscp clear key-grace 0" "1 clear 0" \
+		"$(n a "$WGX_TOOL" show wg0 --json | jq -r '.interfaces[0] | "\(.listen_ports) \(.dscp) \(.key_grace)"')"
+	# wg(8) sees the same device as WireGuard's.
+	expect_eq "wg show wg0 dump (interface)" "$KA	$KA_pub	51820	off" "$(n a wg show wg0 dump | sed -n 1p)"
+	expect_eq "wgx show wg0 dump = wg show wg0 dump" "$(n a wg show wg0 dump)" "$(n a "$WGX_TOOL" show wg0 dump)"
+	no_wireguard_ko "during the case"
+}
+
+# The wgx tool on the in-tree wireguard.ko's device speaks the "wireguard"
+# family, as wg(8) does, and refuses wgx's own settings there: with wgx.ko
+# not loaded (and the tool does not have the kernel load it: the kernel's
+# modprobe here could), and with wgx.ko loaded without compat (its family
+# answers that the device is not its own).
+test_wgx_tool_on_wireguard_ko() {
+	local root=/tmp/modroot-tool wrap=/tmp/modprobe-tool j out
+	DROPIN_OLD_MODPROBE=$(cat /proc/sys/kernel/modprobe)
+	trap 'echo "$DROPIN_OLD_MODPROBE" >/proc/sys/kernel/modprobe; dropin_restore' EXIT
+	dropin_unload
+	modprobe wireguard
+	modroot_make "$root"
+	printf '#!/bin/sh\nexec /sbin/modprobe -d %s "$@"\n' "$root" >"$wrap"
+	chmod 0755 "$wrap"
+	echo "$wrap" >/proc/sys/kernel/modprobe
+	ip netns add a
+	n a ip link add wg0 type wireguard
+	key_pair KA
+	key_pair KB
+	umask 077
+	printf '%s\n' "$KA" >/tmp/ka.key
+	n a "$WGX_TOOL" set wg0 private-key /tmp/ka.key listen-port 51820 \
+		peer "$KB_pub" endpoint 192.0.2.2:51821 allowed-ips 10.9.0.0/24
+	expect_eq "wg show wg0 dump (interface)" "$KA	$KA_pub	51820	off" "$(n a wg show wg0 dump | sed -n 1p)"
+	expect_eq "wgx show wg0 dump = wg show wg0 dump" "$(n a wg show wg0 dump)" "$(n a "$WGX_TOOL" show wg0 dump)"
+	out=$(n a "$WGX_TOOL" set wg0 listen-ports 2 2>&1) && fail "listen-ports 2 accepted on wireguard.ko's device"
+	grep -q "listen-ports 2: .* is a WireGuard device" <<<"$out" || fail "listen-ports 2: '$out'"
+	if module_loaded; then fail "the wgx tool had the kernel load wgx.ko"; fi
+	# The kernel's modprobe does load wgx.ko on a request for it.
+	n a ip link add wgx0 type wgx
+	module_loaded || fail "no wgx.ko loaded on request: the check above proves nothing"
+	expect_eq "compat" none "$(cat /sys/module/wgx/parameters/compat)"
+
+	n a "$WGX_TOOL" set wg0 fwmark 0x42 peer "$KB_pub" persistent-keepalive 25
+	expect_eq "wg show wg0 dump (interface), wgx loaded" "$KA	$KA_pub	51820	0x42" \
+		"$(n a wg show wg0 dump | sed -n 1p)"
+	expect_eq "wgx show wg0 dump = wg show wg0 dump, wgx loaded" "$(n a wg show wg0 dump)" \
+		"$(n a "$WGX_TOOL" show wg0 dump)"
+	j=$(n a "$WGX_TOOL" show wg0 --json)
+	expect_eq "--json: kind, counters, keepalive" "wireguard null 25" \
+		"$(jq -r '.interfaces[0] | "\(.kind) \(.stats) \(.peers[0].persistent_keepalive)"' <<<"$j")"
+	out=$(n a "$WGX_TOOL" set wg0 key-grace 30 2>&1) && fail "key-grace 30 accepted on wireguard.ko's device"
+	grep -q "key-grace: .* is a WireGuard device" <<<"$out" || fail "key-grace 30: '$out'"
+}
+
+# The /etc/modprobe.d/wgx.conf of docs/dropin.md, used as written there: a
+# kernel request for WireGuard's kind or family, and `modprobe wireguard`,
+# load wgx in drop-in mode and never wireguard.ko.  The guest's /etc and
+# /lib/modules are the host's, read-only, so the kernel's modprobe
+# (/proc/sys/kernel/modprobe) becomes a wrapper that points the real
+# modprobe at the file (-C) and at a module tree holding wgx.ko, wireguard.ko
+# and their dependencies (-d); the file's /sbin/modprobe becomes the wrapper.
+test_modprobe_conf_routes_wireguard_to_wgx() {
+	local root=/tmp/modroot conf=/tmp/wgx-modprobe.d wrap=/tmp/modprobe-wgx
+	DROPIN_OLD_MODPROBE=$(cat /proc/sys/kernel/modprobe)
+	trap 'echo "$DROPIN_OLD_MODPROBE" >/proc/sys/kernel/modprobe; dropin_restore' EXIT
+	dropin_unload
+	rm -rf "$conf"
+	mkdir -p "$conf"
+	modroot_make "$root"
 	sed -n '/<!-- wgx.conf begin/,/<!-- wgx.conf end/p' "$WGX_REPO/docs/dropin.md" |
 		sed -e '/^<!--/d' -e '/^```/d' -e "s|/sbin/modprobe|$wrap|" >"$conf/wgx.conf"
 	grep -q '^options wgx compat=wireguard$' "$conf/wgx.conf" || fail "no options line in docs/dropin.md's wgx.conf"

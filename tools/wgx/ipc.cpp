@@ -30,13 +30,49 @@ Status link_of_kind(const std::string &name, LinkInfo &link, Kind &kind)
 
 Status open_family(NlSocket &sock, Kind kind, std::uint16_t &family, std::uint32_t *maxattr = nullptr)
 {
-    Status st = sock.open(NETLINK_GENERIC);
-    if (!st.is_ok())
-        return st;
-    st = genl_family_id(sock, kind_family(kind), family, maxattr);
+    Status st = genl_family_id(sock, kind_family(kind), family, maxattr);
     if (!st.is_ok() && st.err == ENOENT)
         st.msg += kind == Kind::Wgx ? " (is the wgx module loaded?)" : " (is wireguard loaded?)";
     return st;
+}
+
+// The lookup errors of a family that does not serve the device (uapi/linux/wgx.h,
+// "Device lookup"): another module's device of the same link kind.
+bool not_served(const Status &st)
+{
+    return st.err == EOPNOTSUPP || st.err == ENODEV;
+}
+
+/*
+ * served_family - whose generic netlink family to speak to a device of link
+ * kind @kind on the open @sock: @family (and its @maxattr) and the kind of
+ * module it is, Kind::Wgx or Kind::WireGuard.  A wgx device is wgx's; for
+ * kind wireguard it is wgx's family when the wgx module is loaded (in
+ * drop-in mode it owns the kind and its own family serves those devices),
+ * found without having the kernel load it, else WireGuard's.  The caller
+ * falls back to WireGuard's when wgx's answers not_served().
+ */
+Status served_family(NlSocket &sock, Kind kind, Kind &served, std::uint16_t &family, std::uint32_t &maxattr)
+{
+    served = kind;
+    if (kind == Kind::WireGuard && genl_family_id_registered(sock, kind_family(Kind::Wgx), family, &maxattr).is_ok()) {
+        served = Kind::Wgx;
+        return Status::ok();
+    }
+    return open_family(sock, kind, family, &maxattr);
+}
+
+/*
+ * wgx_family_probe - whether the "wgx" family (@family on @sock) serves
+ * device @name: an empty SET_DEVICE, which changes nothing.  Success when
+ * it does, not_served() when the device is another module's.
+ */
+Status wgx_family_probe(NlSocket &sock, std::uint16_t family, const std::string &name)
+{
+    NlMessage probe(family, NLM_F_REQUEST | NLM_F_ACK, 256);
+    probe.put_genl_header(WGX_CMD_SET_DEVICE, WGX_GENL_VERSION);
+    probe.put_strz(WGX_DEVICE_A_IFNAME, name);
+    return sock.request(probe, nullptr);
 }
 
 }  // namespace
@@ -61,18 +97,29 @@ Status get_device(const std::string &name, Device &out, bool stats)
         return st;
     NlSocket sock;
     std::uint16_t family;
-    std::uint32_t maxattr;
-    if (!(st = open_family(sock, kind, family, &maxattr)).is_ok())
+    std::uint32_t maxattr = 0;
+    // Whose family is asked: wgx's for its own kind; for kind wireguard,
+    // wgx's first if that module is loaded (drop-in mode), and WireGuard's
+    // when wgx's answers that the device is not one of its own.
+    Kind served;
+    if (!(st = sock.open(NETLINK_GENERIC)).is_ok() ||
+        !(st = served_family(sock, kind, served, family, maxattr)).is_ok())
         return st;
-    // A wgx.ko older than WGX_DEVICE_A_GET_FLAGS refuses it (strict
-    // validation, EINVAL): such a module is asked for everything.
-    const bool brief = kind == Kind::Wgx && !stats && maxattr >= WGX_DEVICE_A_GET_FLAGS;
     for (int attempt = 0;; ++attempt) {
+        // A wgx.ko older than WGX_DEVICE_A_GET_FLAGS refuses it (strict
+        // validation, EINVAL): such a module is asked for everything.
+        const bool brief = served == Kind::Wgx && !stats && maxattr >= WGX_DEVICE_A_GET_FLAGS;
         Device dev;
         NlMessage req = build_get_device_request(family, name, brief ? WGX_GET_F_NO_STATS : 0);
         bool interrupted = false;
         st = sock.request(
             req, [&](const nlmsghdr *nlh) { return parse_get_device_message(nlh, dev); }, &interrupted);
+        if (!st.is_ok() && served != kind && not_served(st)) {
+            served = kind;
+            if (!(st = open_family(sock, kind, family, &maxattr)).is_ok())
+                return st;
+            continue;
+        }
         if (!st.is_ok())
             return st;
         if (interrupted && attempt < 100)
@@ -96,8 +143,27 @@ Status set_device(const Device &requested)
     Status st = link_of_kind(requested.name, link, kind);
     if (!st.is_ok())
         return st;
+    // The family first: whether wgx's options apply depends on the module
+    // that serves the device, not on its link kind (drop-in mode).
+    bool genl = has_genl_changes(requested) || (!requested.mtu && requested.offloads.empty());
+    NlSocket sock;
+    std::uint16_t family = 0;
+    std::uint32_t maxattr = 0;
+    Kind served = kind;
+    if (genl) {
+        if (!(st = sock.open(NETLINK_GENERIC)).is_ok() ||
+            !(st = served_family(sock, kind, served, family, maxattr)).is_ok())
+            return st;
+        if (served != kind && !(st = wgx_family_probe(sock, family, requested.name)).is_ok()) {
+            if (!not_served(st))
+                return st;
+            served = kind;
+            if (!(st = open_family(sock, kind, family)).is_ok())
+                return st;
+        }
+    }
     Device dev = requested;
-    if (kind != Kind::Wgx && dev.listen_ports) {
+    if (served != Kind::Wgx && dev.listen_ports) {
         // A wgx extension; WireGuard listens on one port, which is what 1 asks for.
         if (*dev.listen_ports != 1)
             return Status::error(EOPNOTSUPP, "listen-ports " + std::to_string(*dev.listen_ports) +
@@ -105,27 +171,27 @@ Status set_device(const Device &requested)
                                                  "' is a WireGuard device");
         dev.listen_ports.reset();
     }
-    if (kind != Kind::Wgx && dev.rx_spread) {
+    if (served != Kind::Wgx && dev.rx_spread) {
         // Off is WireGuard's behaviour; auto is setconf's default.
         if (*dev.rx_spread == RxSpread::On)
             return Status::error(EOPNOTSUPP, "rx-spread on: receive spreading is a wgx extension; `" + dev.name +
                                                  "' is a WireGuard device");
         dev.rx_spread.reset();
     }
-    if (kind != Kind::Wgx && dev.dscp_copy) {
+    if (served != Kind::Wgx && dev.dscp_copy) {
         if (*dev.dscp_copy)
             return Status::error(EOPNOTSUPP, "dscp copy: copying the inner DSCP is a wgx extension; `" + dev.name +
                                                  "' is a WireGuard device");
         dev.dscp_copy.reset();
     }
-    if (kind != Kind::Wgx && dev.priority_dscp) {
+    if (served != Kind::Wgx && dev.priority_dscp) {
         // setconf's default; WireGuard has no priority lane to configure.
         if (*dev.priority_dscp != WGX_PRIORITY_DSCP_DEFAULT)
             return Status::error(EOPNOTSUPP, "priority-dscp: the priority lane is a wgx extension; `" + dev.name +
                                                  "' is a WireGuard device");
         dev.priority_dscp.reset();
     }
-    if (kind != Kind::Wgx && dev.handshake_budget) {
+    if (served != Kind::Wgx && dev.handshake_budget) {
         // setconf's default (automatic); WireGuard has no handshake budget.
         if (*dev.handshake_budget)
             return Status::error(EOPNOTSUPP, "handshake-budget: pacing handshake initiations is a wgx "
@@ -133,14 +199,14 @@ Status set_device(const Device &requested)
                                                  dev.name + "' is a WireGuard device");
         dev.handshake_budget.reset();
     }
-    if (kind != Kind::Wgx && dev.key_grace) {
+    if (served != Kind::Wgx && dev.key_grace) {
         if (*dev.key_grace)
             return Status::error(EOPNOTSUPP, "key-grace: keeping the previous private key is a wgx "
                                              "extension; `" +
                                                  dev.name + "' is a WireGuard device");
         dev.key_grace.reset();
     }
-    if (kind != Kind::Wgx) {
+    if (served != Kind::Wgx) {
         for (const Peer &p : dev.peers)
             if (p.new_public_key)
                 return Status::error(EOPNOTSUPP,
@@ -150,16 +216,11 @@ Status set_device(const Device &requested)
     if (!dev.offloads.empty() && !(st = ethtool_check_offloads(dev.name, dev.offloads)).is_ok())
         return st;
 
-    bool genl = has_genl_changes(dev) || (!dev.mtu && dev.offloads.empty());
+    // What is left for generic netlink once WireGuard's defaults are dropped.
+    genl = genl && (has_genl_changes(dev) || (!dev.mtu && dev.offloads.empty()));
     std::vector<NlMessage> msgs;
-    NlSocket sock;
-    std::uint16_t family = 0;
-    if (genl) {
-        if (!(st = open_family(sock, kind, family)).is_ok())
-            return st;
-        if (!(st = build_set_device_messages(dev, family, default_set_message_size(), msgs)).is_ok())
-            return st;
-    }
+    if (genl && !(st = build_set_device_messages(dev, family, default_set_message_size(), msgs)).is_ok())
+        return st;
     if (dev.mtu && *dev.mtu != link.mtu) {
         if (!(st = rtnl_set_mtu(link.ifindex, *dev.mtu)).is_ok()) {
             st.msg = "unable to set MTU " + std::to_string(*dev.mtu) + (st.msg.empty() ? std::string() : ": " + st.msg);

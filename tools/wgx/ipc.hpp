@@ -4,6 +4,12 @@
 // wireguard interface, whichever its link kind is.  Combines rtnetlink
 // (kind, ifindex, MTU), the interface's generic netlink family and ethtool
 // netlink (offloads).  Needs CAP_NET_ADMIN like wg.
+//
+// The family is the one of the module that serves the interface: "wgx" for
+// kind wgx; for kind wireguard "wgx" when the wgx module is loaded and its
+// family accepts the interface (drop-in mode, docs/dropin.md), so wgx's
+// counters and options work there too, and else "wireguard" (wireguard.ko,
+// with wg(8)'s semantics).  Looking for "wgx" never has the kernel load it.
 #pragma once
 
 #include <string>
@@ -26,6 +32,7 @@ Status list_devices(std::vector<LinkInfo> &out);
  * (WGX_GET_F_NO_STATS; Device::stats and Peer::stats stay empty), a smaller
  * dump for callers that need the configuration or handshake times only; a
  * module too old to know that flag is asked for everything.
+ * Device::kind is the link kind, whichever family answered.
  * Errors: ENODEV (no such link), EOPNOTSUPP (not wgx/wireguard), ENOENT
  * (family not registered), EPERM, or what the kernel returns.
  */
@@ -36,7 +43,9 @@ Status get_device(const std::string &name, Device &out, bool stats = true);
  * can be checked without changing anything (the link exists and its kind,
  * offload names against the device's features), then the MTU (rtnetlink),
  * the generic netlink configuration (in as many SET_DEVICE messages as
- * needed), then the offloads.  Stops at the first error.
+ * needed), then the offloads.  Stops at the first error.  wgx's own
+ * settings are refused (EOPNOTSUPP, naming the setting) on an interface
+ * that wireguard.ko serves, unless they ask for WireGuard's behaviour.
  */
 Status set_device(const Device &dev);
 

@@ -249,4 +249,41 @@ Status genl_family_id(NlSocket &sock, const std::string &name, std::uint16_t &id
     return Status::ok();
 }
 
+bool parse_genl_family_named(const nlmsghdr *nlh, const std::string &name, std::uint16_t &id, std::uint32_t &maxattr)
+{
+    bool named = false;
+    for_each_attr(nlh, sizeof(genlmsghdr), [&](const nlattr *a) {
+        if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_NAME && mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
+            named = name == mnl_attr_get_str(a);
+    });
+    if (!named)
+        return false;
+    std::uint16_t i = 0;
+    std::uint32_t max = 0;
+    if (!parse_genl_family_reply(nlh, i, max))
+        return false;
+    id = i;
+    maxattr = max;
+    return true;
+}
+
+Status genl_family_id_registered(NlSocket &sock, const std::string &name, std::uint16_t &id, std::uint32_t *maxattr)
+{
+    NlMessage msg(GENL_ID_CTRL, NLM_F_REQUEST | NLM_F_DUMP);
+    msg.put_genl_header(CTRL_CMD_GETFAMILY, 1);
+    bool found = false;
+    std::uint32_t max = 0;
+    Status st = sock.request(msg, [&](const nlmsghdr *nlh) {
+        found |= parse_genl_family_named(nlh, name, id, max);
+        return Status::ok();
+    });
+    if (!st.is_ok())
+        return st;
+    if (!found)
+        return Status::error(ENOENT, "generic netlink family `" + name + "' is not registered");
+    if (maxattr)
+        *maxattr = max;
+    return Status::ok();
+}
+
 }  // namespace wgx

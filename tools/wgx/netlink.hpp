@@ -134,6 +134,24 @@ bool parse_genl_family_reply(const nlmsghdr *nlh, std::uint16_t &id, std::uint32
 Status genl_family_id(NlSocket &sock, const std::string &name, std::uint16_t &id, std::uint32_t *maxattr = nullptr);
 
 /**
+ * parse_genl_family_named - parse_genl_family_reply for one message of a
+ * CTRL_CMD_GETFAMILY dump: true (with @id and @maxattr) only when the
+ * message describes the family @name (CTRL_ATTR_FAMILY_NAME).  Exposed for
+ * unit tests.
+ */
+bool parse_genl_family_named(const nlmsghdr *nlh, const std::string &name, std::uint16_t &id, std::uint32_t &maxattr);
+
+/**
+ * genl_family_id_registered - genl_family_id without loading a module: the
+ * family is looked for in a dump of the registered families, where a
+ * CTRL_CMD_GETFAMILY by name has the kernel load the module of an absent
+ * family (request_module "net-pf-16-proto-16-family-NAME").  ENOENT if
+ * @name is not registered.
+ */
+Status genl_family_id_registered(NlSocket &sock, const std::string &name, std::uint16_t &id,
+                                 std::uint32_t *maxattr = nullptr);
+
+/**
  * Parse the error payload of an NLMSG_ERROR / NLMSG_DONE message: the
  * (positive) errno and the extack text, if any.  Exposed for unit tests.
  */

@@ -37,6 +37,25 @@ TEST(ToolHostNetlink, GenericFamilyResolution)
     ASSERT_TRUE(genl_family_id(s, "nlctrl", id).is_ok());
 }
 
+// The family dump finds what the by-name lookup finds, and reports an absent
+// family as the by-name lookup does (without asking the kernel to load it).
+TEST(ToolHostNetlink, GenericFamilyFoundInDump)
+{
+    if (!have_netlink())
+        GTEST_SKIP() << "no netlink in this sandbox";
+    NlSocket s;
+    ASSERT_TRUE(s.open(NETLINK_GENERIC).is_ok());
+    std::uint16_t id = 0, by_name = 0;
+    std::uint32_t maxattr = 0, by_name_max = 0;
+    ASSERT_TRUE(genl_family_id_registered(s, "nlctrl", id, &maxattr).is_ok());
+    EXPECT_EQ(id, GENL_ID_CTRL);
+    ASSERT_TRUE(genl_family_id(s, "nlctrl", by_name, &by_name_max).is_ok());
+    EXPECT_EQ(maxattr, by_name_max);
+    Status st = genl_family_id_registered(s, "wgxnofamily", id);
+    EXPECT_EQ(st.err, ENOENT);
+    EXPECT_EQ(st.msg, "generic netlink family `wgxnofamily' is not registered");
+}
+
 TEST(ToolHostNetlink, LinksDumpAndSingleRequestAgree)
 {
     if (!have_netlink())

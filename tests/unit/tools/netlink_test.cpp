@@ -494,6 +494,34 @@ TEST(ToolNetlink, FamilyReplyGivesIdAndMaxattr)
     EXPECT_FALSE(parse_genl_family_reply(bare.hdr(), id, maxattr));
 }
 
+// One message of a dump of all families: only the one named is taken, and a
+// name that merely starts like it is another family.
+TEST(ToolNetlink, FamilyDumpMessageMatchesItsName)
+{
+    auto family = [](const char *name, std::uint16_t id) {
+        NlMessage m(GENL_ID_CTRL, NLM_F_MULTI, 256);
+        m.put_genl_header(CTRL_CMD_NEWFAMILY, 2);
+        m.put_u16(CTRL_ATTR_FAMILY_ID, id);
+        m.put_strz(CTRL_ATTR_FAMILY_NAME, name);
+        m.put_u32(CTRL_ATTR_MAXATTR, 7);
+        return m;
+    };
+    std::uint16_t id = 0;
+    std::uint32_t maxattr = 0;
+    EXPECT_FALSE(parse_genl_family_named(family("wireguard", 0x20).hdr(), WGX_GENL_NAME, id, maxattr));
+    EXPECT_FALSE(parse_genl_family_named(family("wgx2", 0x21).hdr(), WGX_GENL_NAME, id, maxattr));
+    EXPECT_EQ(id, 0);
+    EXPECT_EQ(maxattr, 0u);
+    ASSERT_TRUE(parse_genl_family_named(family(WGX_GENL_NAME, 0x22).hdr(), WGX_GENL_NAME, id, maxattr));
+    EXPECT_EQ(id, 0x22);
+    EXPECT_EQ(maxattr, 7u);
+    // Named but without an id: not a family.
+    NlMessage bare(GENL_ID_CTRL, NLM_F_MULTI, 64);
+    bare.put_genl_header(CTRL_CMD_NEWFAMILY, 2);
+    bare.put_strz(CTRL_ATTR_FAMILY_NAME, WGX_GENL_NAME);
+    EXPECT_FALSE(parse_genl_family_named(bare.hdr(), WGX_GENL_NAME, id, maxattr));
+}
+
 TEST(ToolNetlink, GetRequestCarriesGetFlagsOnlyWhenAsked)
 {
     EXPECT_EQ(request_u32(build_get_device_request(kFamily, "wg0"), WGX_DEVICE_A_GET_FLAGS), std::nullopt);
