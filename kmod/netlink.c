@@ -121,6 +121,7 @@ static const struct nla_policy wgx_peer_policy[WGX_PEER_A_MAX + 1] = {
 	[WGX_PEER_A_SESSION_KEYS]	= { .type = NLA_U32 },	/* read-only, ignored */
 	[WGX_PEER_A_PATH_MTU]		= { .type = NLA_U32 },	/* read-only, ignored */
 	[WGX_PEER_A_PATH_MTU_SOURCE]	= { .type = NLA_U32 },	/* read-only, ignored */
+	[WGX_PEER_A_MTU]		= { .type = NLA_U32 },	/* range: wgx_nl_parse_peer() */
 };
 
 static const struct nla_policy wgx_device_policy[WGX_DEVICE_A_MAX + 1] = {

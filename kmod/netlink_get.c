@@ -414,16 +414,19 @@ static int wgx_nl_put_session_keys(struct sk_buff *skb, struct wgx_peer *peer)
 	return nla_put_u32(skb, WGX_PEER_A_SESSION_KEYS, flags);
 }
 
-/* WGX_PEER_A_PATH_MTU and its source (both absent while unknown). */
+/* WGX_PEER_A_MTU, WGX_PEER_A_PATH_MTU and its source (both absent while unknown). */
 static int wgx_nl_put_path_mtu(struct sk_buff *skb, struct wgx_peer *peer)
 {
+	int family = READ_ONCE(peer->endpoint.addr.sa_family);
 	unsigned long now = jiffies;
-	u32 mtu = wgx_pmtu_outer(&peer->pmtu, now);
+	u32 mtu = wgx_pmtu_outer(&peer->pmtu, family, now);
 
+	if (nla_put_u32(skb, WGX_PEER_A_MTU, wgx_pmtu_fixed(&peer->pmtu)))
+		return -EMSGSIZE;
 	if (!mtu)
 		return 0;
 	if (nla_put_u32(skb, WGX_PEER_A_PATH_MTU, mtu) ||
-	    nla_put_u32(skb, WGX_PEER_A_PATH_MTU_SOURCE, wgx_pmtu_source(&peer->pmtu, now)))
+	    nla_put_u32(skb, WGX_PEER_A_PATH_MTU_SOURCE, wgx_pmtu_source(&peer->pmtu, family, now)))
 		return -EMSGSIZE;
 	return 0;
 }

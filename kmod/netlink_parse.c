@@ -128,6 +128,17 @@ static int wgx_nl_parse_peer(const struct wgx_nl_flavour *flavour, struct wgx_nl
 		p->endpoint = NULL; /* only the "wireguard" policy lets one through */
 	p->keepalive = tb[WGX_PEER_A_PERSISTENT_KEEPALIVE_INTERVAL] ?
 		       nla_get_u16(tb[WGX_PEER_A_PERSISTENT_KEEPALIVE_INTERVAL]) : -1;
+	p->mtu = -1;
+	if (flavour->peer_maxattr >= WGX_PEER_A_MTU && tb[WGX_PEER_A_MTU]) {
+		u32 mtu = nla_get_u32(tb[WGX_PEER_A_MTU]);
+
+		if (mtu && (mtu < WGX_MIN_PEER_MTU || mtu > WGX_MAX_PEER_MTU)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[WGX_PEER_A_MTU],
+					    "WGX_PEER_A_MTU: 0 (auto) or 576..65455 inner bytes");
+			return -ERANGE;
+		}
+		p->mtu = mtu;
+	}
 	p->allowedips = tb[WGX_PEER_A_ALLOWEDIPS];
 	if (p->allowedips)
 		nla_for_each_nested(ip, p->allowedips, rem)

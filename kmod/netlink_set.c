@@ -383,6 +383,9 @@ static int wgx_nl_apply_peer(struct wgx_nl_set *req, struct wgx_nl_peer *p)
 			wgx_send_keepalive(peer);
 	}
 
+	if (p->mtu >= 0)
+		wgx_pmtu_set_fixed(&peer->pmtu, p->mtu);
+
 	/* Last: the entry's other attributes addressed the peer by its old key. */
 	if (p->new_key)
 		wgx_peer_set_public_key(peer, nla_data(p->new_key));
