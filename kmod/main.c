@@ -15,6 +15,7 @@
 #include "telemetry_bench.h"
 #include "compat.h"
 #include "device.h"
+#include "devmtu.h"
 #include "peer.h"
 #include "ephemeral.h"
 #include "hsworker.h"
@@ -102,9 +103,12 @@ static int __init wgx_mod_init(void)
 	ret = wgx_hsworker_init();
 	if (ret < 0)
 		goto err_prepare;
-	ret = wgx_device_init();
+	ret = wgx_devmtu_init();
 	if (ret < 0)
 		goto err_hsworker;
+	ret = wgx_device_init();
+	if (ret < 0)
+		goto err_devmtu;
 	if (wgx_compat_wireguard) {
 		ret = wgx_device_wg_init();
 		if (ret < 0) {
@@ -141,6 +145,8 @@ err_device_wg:
 		wgx_device_wg_exit();
 err_device:
 	wgx_device_exit();
+err_devmtu:
+	wgx_devmtu_exit();
 err_hsworker:
 	wgx_hsworker_exit();
 err_prepare:
@@ -163,6 +169,7 @@ static void __exit wgx_mod_exit(void)
 	if (wgx_compat_wireguard)
 		wgx_device_wg_exit();
 	wgx_device_exit();
+	wgx_devmtu_exit();
 	/* Every device, and so every user of the handshake threads, is gone. */
 	wgx_hsworker_exit();
 	/* Every device, and so every peer with a prepared slot, is gone. */

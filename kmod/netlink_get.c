@@ -259,7 +259,8 @@ static int wgx_nl_put_device_extensions(struct sk_buff *skb, struct wgx_device *
 	    nla_put_u64_64bit(skb, WGX_DEVICE_A_PRIORITY_DSCP, READ_ONCE(wgx->priority_dscp),
 			      WGX_DEVICE_A_UNSPEC) ||
 	    nla_put_u32(skb, WGX_DEVICE_A_HANDSHAKE_BUDGET, READ_ONCE(wgx->handshake_budget)) ||
-	    nla_put_u32(skb, WGX_DEVICE_A_KEY_GRACE, READ_ONCE(wgx->key_grace_s)))
+	    nla_put_u32(skb, WGX_DEVICE_A_KEY_GRACE, READ_ONCE(wgx->key_grace_s)) ||
+	    nla_put_u8(skb, WGX_DEVICE_A_MTU_AUTO, READ_ONCE(wgx->mtu_auto)))
 		return -EMSGSIZE;
 	down_read(&wgx->identity_lock);
 	has_prev = wgx->grace_active &&

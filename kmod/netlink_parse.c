@@ -157,6 +157,7 @@ int wgx_netlink_parse_set(struct wgx_nl_set *req)
 	struct nlattr *priority_dscp = wgx_nl_attr(req->flavour, attrs, WGX_DEVICE_A_PRIORITY_DSCP);
 	struct nlattr *budget = wgx_nl_attr(req->flavour, attrs, WGX_DEVICE_A_HANDSHAKE_BUDGET);
 	struct nlattr *grace = wgx_nl_attr(req->flavour, attrs, WGX_DEVICE_A_KEY_GRACE);
+	struct nlattr *mtu_auto = wgx_nl_attr(req->flavour, attrs, WGX_DEVICE_A_MTU_AUTO);
 	struct netlink_ext_ack *extack = req->info->extack;
 	struct wgx_device *wgx = req->wgx;
 	struct nlattr *attr, *ip;
@@ -220,6 +221,10 @@ int wgx_netlink_parse_set(struct wgx_nl_set *req)
 			return -ERANGE;
 		}
 		req->handshake_budget_change = true;
+	}
+	if (mtu_auto) {
+		req->mtu_auto = nla_get_u8(mtu_auto);
+		req->mtu_auto_change = true;
 	}
 	if (grace) {
 		req->key_grace_s = nla_get_u32(grace);

@@ -81,6 +81,8 @@ struct wgx_nl_set {
 	u32 key_grace_s;		/* WGX_DEVICE_A_KEY_GRACE, seconds */
 	bool fwmark_change;
 	u32 fwmark;
+	bool mtu_auto_change;
+	bool mtu_auto;			/* WGX_DEVICE_A_MTU_AUTO */
 
 	struct wgx_nl_peer *peers;
 	u32 nr_peers;

@@ -207,6 +207,16 @@ void wgx_pmtu_sock_init(struct sock *sk);
  */
 bool wgx_pmtu_learn(struct wgx_pmtu *p, u32 mtu, unsigned long now);
 
+/**
+ * wgx_pmtu_route_changed - the outer routes may have changed (an underlay
+ * device's MTU): the route's MTU is noted again with the next packet sent,
+ * not refused by the old one meanwhile.  Any context.
+ */
+static inline void wgx_pmtu_route_changed(struct wgx_pmtu *p)
+{
+	WRITE_ONCE(p->route, 0);
+}
+
 /** wgx_pmtu_reset - forget everything learned (a new endpoint is a new path); a fixed MTU stays. */
 void wgx_pmtu_reset(struct wgx_pmtu *p);
 

@@ -88,6 +88,8 @@
  *                               of the previous private key while its
  *                               grace period runs;
  *                               absent otherwise
+ *   WGX_DEVICE_A_MTU_AUTO       NLA_U8, 1 while the device MTU follows the
+ *                               underlay (GET, wgx extension; see SET)
  *   WGX_DEVICE_A_STATS          NLA_NESTED, WGX_DEVICE_STATS_A_* (GET,
  *                               read-only, wgx extension)
  *   WGX_DEVICE_A_PEERS          NLA_NESTED
@@ -259,6 +261,16 @@
  *                               docs/rotation.md.  Nothing new on the
  *                               wire.  -ERANGE above WGX_MAX_KEY_GRACE
  *   WGX_DEVICE_A_FWMARK         NLA_U32, 0 = no mark
+ *   WGX_DEVICE_A_MTU_AUTO       NLA_U8, 0 or 1 (wgx extension): 1 makes the
+ *                               device MTU follow the underlay again (the
+ *                               smallest outer route MTU to the peers'
+ *                               endpoints, else the IPv4 default route's
+ *                               device MTU, less 80; docs/mtu.md), set
+ *                               after the peers of
+ *                               this message; 0 keeps the current MTU.
+ *                               Auto is on for a device created without
+ *                               IFLA_MTU and turned off by any MTU change
+ *                               (IFLA_MTU, SIOCSIFMTU)
  *   WGX_DEVICE_A_PEERS          NLA_NESTED
  *     0: NLA_NESTED, one peer:
  *       WGX_PEER_A_PUBLIC_KEY               NLA_EXACT_LEN(32), required
@@ -484,6 +496,7 @@ enum wgx_device_attribute {
 	WGX_DEVICE_A_KEY_GRACE,		/* 15, u32, seconds, 0..WGX_MAX_KEY_GRACE */
 	WGX_DEVICE_A_PREVIOUS_PUBLIC_KEY, /* 16, 32 bytes, read-only, during a grace */
 	WGX_DEVICE_A_GET_FLAGS,		/* 17, u32, GET request only */
+	WGX_DEVICE_A_MTU_AUTO,		/* 18, u8, 1 = the MTU follows the underlay */
 	__WGX_DEVICE_A_LAST
 };
 #define WGX_DEVICE_A_MAX (__WGX_DEVICE_A_LAST - 1)
