@@ -120,7 +120,7 @@ void wgx_devmtu_update(struct wgx_device *wgx)
 	net = rtnl_dereference(wgx->creating_net);
 	if (!wgx->mtu_auto || !net)
 		return;
-	mtu = clamp_t(u32, wgx_devmtu_underlay(wgx, net), 0, dev->max_mtu);
+	mtu = min_t(u32, wgx_devmtu_underlay(wgx, net), dev->max_mtu);
 	if (mtu < dev->min_mtu || mtu == dev->mtu)
 		return;
 	wgx->mtu_setting = true;
@@ -131,7 +131,7 @@ void wgx_devmtu_update(struct wgx_device *wgx)
 
 void wgx_devmtu_set_auto(struct wgx_device *wgx, bool on)
 {
-	wgx->mtu_auto = on;
+	WRITE_ONCE(wgx->mtu_auto, on);	/* read by GET_DEVICE without RTNL */
 	wgx_devmtu_update(wgx);
 }
 
@@ -140,7 +140,7 @@ int wgx_devmtu_change_mtu(struct net_device *dev, int new_mtu)
 	struct wgx_device *wgx = netdev_priv(dev);
 
 	if (!wgx->mtu_setting)
-		wgx->mtu_auto = false;
+		WRITE_ONCE(wgx->mtu_auto, false);
 	WRITE_ONCE(dev->mtu, new_mtu);
 	return 0;
 }
