@@ -298,6 +298,7 @@ TEST(ToolFormat, SingleFields)
 TEST(ToolFormat, ShowconfFromModel)
 {
     Device d = sample_device();
+    d.mtu_auto = false;  // set by the user: printed
     const std::string expect =
         std::string("[Interface]\nListenPort = 51820\nFwMark = 0x1234\n") + "PrivateKey = " + test::kPriv1 +
         "\nMTU = 1420\n\n" + "[Peer]\nPublicKey = " + test::kPub2 + "\nPresharedKey = " + test::kPsk +
@@ -308,6 +309,9 @@ TEST(ToolFormat, ShowconfFromModel)
     d.kind = Kind::WireGuard;  // MTU is a wgx key: not printed for wireguard
     std::string wg = expect;
     wg.erase(wg.find("MTU = 1420\n"), 11);
+    EXPECT_EQ(format_showconf(d), wg);
+    d.kind = Kind::Wgx;
+    d.mtu_auto = true;  // follows the underlay: no setting to print
     EXPECT_EQ(format_showconf(d), wg);
 
     Device empty;
