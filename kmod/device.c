@@ -27,6 +27,7 @@
 #include "device.h"
 #include "ephemeral.h"
 #include "handshake.h"
+#include "devmtu.h"
 #include "peer.h"
 #include "peerlookup.h"
 #include "prepare.h"
@@ -35,8 +36,7 @@
 #include "socket.h"
 #include "timers.h"
 
-/* Every wgx device, for the namespace exit hook.  Under rtnl. */
-static LIST_HEAD(wgx_device_list);
+LIST_HEAD(wgx_device_list);
 
 /*
  * Buckets of each device's handshake ratelimiter: fixed, not sized from RAM
@@ -151,6 +151,7 @@ static const struct net_device_ops wgx_netdev_ops = {
 	.ndo_start_xmit		= wgx_xmit,
 	.ndo_select_queue	= wgx_send_select_queue,
 	.ndo_get_stats64	= dev_get_tstats64,
+	.ndo_change_mtu		= wgx_devmtu_change_mtu,
 };
 
 /*
@@ -574,6 +575,10 @@ static int wgx_newlink(struct net *src_net, struct net_device *dev, struct nlatt
 	 */
 	dev->priv_destructor = wgx_destruct;
 	list_add(&wgx->device_list, &wgx_device_list);
+	wgx->mtu_auto = !tb[IFLA_MTU];
+	mutex_lock(&wgx->device_update_lock);
+	wgx_devmtu_update(wgx);
+	mutex_unlock(&wgx->device_update_lock);
 	queue_delayed_work(system_power_efficient_wq, &wgx->ratelimiter_gc, HZ);
 	return 0;
 

@@ -138,6 +138,8 @@ struct wgx_device {
 	struct net __rcu *creating_net;
 	struct list_head device_list;
 	struct mutex device_update_lock;
+	bool mtu_auto;		/* the MTU follows the underlay (devmtu.h); RTNL */
+	bool mtu_setting;	/* devmtu.c is setting it; RTNL */
 
 	struct sock __rcu *sock4[WGX_MAX_LISTEN_PORTS];
 	struct sock __rcu *sock6[WGX_MAX_LISTEN_PORTS];
@@ -234,6 +236,9 @@ int wgx_device_set_listen_port(struct wgx_device *wgx, u16 port, unsigned int np
  * (drop-in mode) "wireguard": netlink checks the kind this way.
  */
 bool wgx_device_is_wgx(const struct net_device *dev);
+
+/* Every wgx device (the namespace exit hook, devmtu.c).  Under RTNL. */
+extern struct list_head wgx_device_list;
 
 /** wgx_device_is_wireguard_kind - true when @dev is a wgx device of link kind "wireguard". */
 bool wgx_device_is_wireguard_kind(const struct net_device *dev);

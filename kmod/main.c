@@ -16,6 +16,7 @@
 #include "compat.h"
 #include "debugfs.h"
 #include "device.h"
+#include "devmtu.h"
 #include <wgx/platform.h>
 #include "peer.h"
 #include "ephemeral.h"
@@ -107,9 +108,12 @@ static int __init wgx_mod_init(void)
 	ret = wgx_hsworker_init();
 	if (ret < 0)
 		goto err_prepare;
-	ret = wgx_device_init();
+	ret = wgx_devmtu_init();
 	if (ret < 0)
 		goto err_hsworker;
+	ret = wgx_device_init();
+	if (ret < 0)
+		goto err_devmtu;
 	if (wgx_compat_wireguard) {
 		ret = wgx_device_wg_init();
 		if (ret < 0) {
@@ -148,6 +152,8 @@ err_device_wg:
 		wgx_device_wg_exit();
 err_device:
 	wgx_device_exit();
+err_devmtu:
+	wgx_devmtu_exit();
 err_hsworker:
 	wgx_hsworker_exit();
 err_prepare:
@@ -173,6 +179,7 @@ static void __exit wgx_mod_exit(void)
 	if (wgx_compat_wireguard)
 		wgx_device_wg_exit();
 	wgx_device_exit();
+	wgx_devmtu_exit();
 	/* Every device, and so every user of the handshake threads, is gone. */
 	wgx_hsworker_exit();
 	/* Every device, and so every peer with a prepared slot, is gone. */

@@ -121,6 +121,7 @@ static const struct nla_policy wgx_peer_policy[WGX_PEER_A_MAX + 1] = {
 	[WGX_PEER_A_SESSION_KEYS]	= { .type = NLA_U32 },	/* read-only, ignored */
 	[WGX_PEER_A_PATH_MTU]		= { .type = NLA_U32 },	/* read-only, ignored */
 	[WGX_PEER_A_PATH_MTU_SOURCE]	= { .type = NLA_U32 },	/* read-only, ignored */
+	[WGX_PEER_A_MTU]		= { .type = NLA_U32 },	/* range: wgx_nl_parse_peer() */
 };
 
 static const struct nla_policy wgx_device_policy[WGX_DEVICE_A_MAX + 1] = {
@@ -142,6 +143,7 @@ static const struct nla_policy wgx_device_policy[WGX_DEVICE_A_MAX + 1] = {
 	[WGX_DEVICE_A_KEY_GRACE]	= { .type = NLA_U32 },
 	[WGX_DEVICE_A_PREVIOUS_PUBLIC_KEY] = WGX_NL_KEY_POLICY,	/* read-only, ignored */
 	[WGX_DEVICE_A_GET_FLAGS]	= { .type = NLA_U32 },	/* GET request only; ignored by SET */
+	[WGX_DEVICE_A_MTU_AUTO]		= NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 /* ---- "wireguard": WireGuard's policies ---- */

@@ -261,7 +261,8 @@ static int wgx_nl_put_device_extensions(struct sk_buff *skb, struct wgx_device *
 	    nla_put_u64_64bit(skb, WGX_DEVICE_A_PRIORITY_DSCP, READ_ONCE(wgx->priority_dscp),
 			      WGX_DEVICE_A_UNSPEC) ||
 	    nla_put_u32(skb, WGX_DEVICE_A_HANDSHAKE_BUDGET, READ_ONCE(wgx->handshake_budget)) ||
-	    nla_put_u32(skb, WGX_DEVICE_A_KEY_GRACE, READ_ONCE(wgx->key_grace_s)))
+	    nla_put_u32(skb, WGX_DEVICE_A_KEY_GRACE, READ_ONCE(wgx->key_grace_s)) ||
+	    nla_put_u8(skb, WGX_DEVICE_A_MTU_AUTO, READ_ONCE(wgx->mtu_auto)))
 		return -EMSGSIZE;
 	down_read(&wgx->identity_lock);
 	has_prev = wgx->grace_active &&
@@ -416,16 +417,19 @@ static int wgx_nl_put_session_keys(struct sk_buff *skb, struct wgx_peer *peer)
 	return nla_put_u32(skb, WGX_PEER_A_SESSION_KEYS, flags);
 }
 
-/* WGX_PEER_A_PATH_MTU and its source (both absent while unknown). */
+/* WGX_PEER_A_MTU, WGX_PEER_A_PATH_MTU and its source (both absent while unknown). */
 static int wgx_nl_put_path_mtu(struct sk_buff *skb, struct wgx_peer *peer)
 {
+	int family = READ_ONCE(peer->endpoint.addr.sa_family);
 	unsigned long now = jiffies;
-	u32 mtu = wgx_pmtu_outer(&peer->pmtu, now);
+	u32 mtu = wgx_pmtu_outer(&peer->pmtu, family, now);
 
+	if (nla_put_u32(skb, WGX_PEER_A_MTU, wgx_pmtu_fixed(&peer->pmtu)))
+		return -EMSGSIZE;
 	if (!mtu)
 		return 0;
 	if (nla_put_u32(skb, WGX_PEER_A_PATH_MTU, mtu) ||
-	    nla_put_u32(skb, WGX_PEER_A_PATH_MTU_SOURCE, wgx_pmtu_source(&peer->pmtu, now)))
+	    nla_put_u32(skb, WGX_PEER_A_PATH_MTU_SOURCE, wgx_pmtu_source(&peer->pmtu, family, now)))
 		return -EMSGSIZE;
 	return 0;
 }

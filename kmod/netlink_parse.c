@@ -128,6 +128,17 @@ static int wgx_nl_parse_peer(const struct wgx_nl_flavour *flavour, struct wgx_nl
 		p->endpoint = NULL; /* only the "wireguard" policy lets one through */
 	p->keepalive = tb[WGX_PEER_A_PERSISTENT_KEEPALIVE_INTERVAL] ?
 		       nla_get_u16(tb[WGX_PEER_A_PERSISTENT_KEEPALIVE_INTERVAL]) : -1;
+	p->mtu = -1;
+	if (flavour->peer_maxattr >= WGX_PEER_A_MTU && tb[WGX_PEER_A_MTU]) {
+		u32 mtu = nla_get_u32(tb[WGX_PEER_A_MTU]);
+
+		if (mtu && (mtu < WGX_MIN_PEER_MTU || mtu > WGX_MAX_PEER_MTU)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[WGX_PEER_A_MTU],
+					    "WGX_PEER_A_MTU: 0 (auto) or 576..65455 inner bytes");
+			return -ERANGE;
+		}
+		p->mtu = mtu;
+	}
 	p->allowedips = tb[WGX_PEER_A_ALLOWEDIPS];
 	if (p->allowedips)
 		nla_for_each_nested(ip, p->allowedips, rem)
@@ -146,6 +157,7 @@ int wgx_netlink_parse_set(struct wgx_nl_set *req)
 	struct nlattr *priority_dscp = wgx_nl_attr(req->flavour, attrs, WGX_DEVICE_A_PRIORITY_DSCP);
 	struct nlattr *budget = wgx_nl_attr(req->flavour, attrs, WGX_DEVICE_A_HANDSHAKE_BUDGET);
 	struct nlattr *grace = wgx_nl_attr(req->flavour, attrs, WGX_DEVICE_A_KEY_GRACE);
+	struct nlattr *mtu_auto = wgx_nl_attr(req->flavour, attrs, WGX_DEVICE_A_MTU_AUTO);
 	struct netlink_ext_ack *extack = req->info->extack;
 	struct wgx_device *wgx = req->wgx;
 	struct nlattr *attr, *ip;
@@ -209,6 +221,10 @@ int wgx_netlink_parse_set(struct wgx_nl_set *req)
 			return -ERANGE;
 		}
 		req->handshake_budget_change = true;
+	}
+	if (mtu_auto) {
+		req->mtu_auto = nla_get_u8(mtu_auto);
+		req->mtu_auto_change = true;
 	}
 	if (grace) {
 		req->key_grace_s = nla_get_u32(grace);

@@ -35,6 +35,7 @@
 #include <uapi/linux/wgx.h>
 #include <wgx/core.h>
 
+#include "devmtu.h"
 #include "device.h"
 #include "handshake.h"
 #include "netlink_internal.h"
@@ -383,6 +384,9 @@ static int wgx_nl_apply_peer(struct wgx_nl_set *req, struct wgx_nl_peer *p)
 			wgx_send_keepalive(peer);
 	}
 
+	if (p->mtu >= 0)
+		wgx_pmtu_set_fixed(&peer->pmtu, p->mtu);
+
 	/* Last: the entry's other attributes addressed the peer by its old key. */
 	if (p->new_key)
 		wgx_peer_set_public_key(peer, nla_data(p->new_key));
@@ -411,6 +415,7 @@ static int wgx_nl_set_apply(struct wgx_nl_set *req)
 	struct netlink_ext_ack *extack = req->info->extack;
 	struct nlattr **attrs = req->info->attrs;
 	struct wgx_device *wgx = req->wgx;
+	bool underlay = false;
 	struct wgx_peer *peer;
 	u32 i;
 	int ret;
@@ -485,6 +490,15 @@ static int wgx_nl_set_apply(struct wgx_nl_set *req)
 		if (ret)
 			return ret;
 	}
+	/* Last: the endpoints and the fwmark pick the underlay (devmtu.h). */
+	if (req->mtu_auto_change) {
+		wgx_devmtu_set_auto(wgx, req->mtu_auto);
+		return 0;
+	}
+	for (i = 0; i < req->nr_peers && !underlay; ++i)
+		underlay = !!req->peers[i].endpoint;
+	if (underlay || req->fwmark_change || (req->flags & WGX_DEVICE_F_REPLACE_PEERS))
+		wgx_devmtu_update(wgx);
 	return 0;
 
 undo:

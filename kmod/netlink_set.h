@@ -48,6 +48,7 @@ struct wgx_nl_peer {
 	const struct nlattr *allowedips;
 	u32 flags;
 	int keepalive;			/* seconds, -1 when absent */
+	s32 mtu;			/* WGX_PEER_A_MTU: inner bytes, 0 = auto, -1 when absent */
 	u32 first_ip, nr_ips;		/* in wgx_nl_set::ips */
 	u32 group;
 	enum wgx_nl_peer_action action;
@@ -80,6 +81,8 @@ struct wgx_nl_set {
 	u32 key_grace_s;		/* WGX_DEVICE_A_KEY_GRACE, seconds */
 	bool fwmark_change;
 	u32 fwmark;
+	bool mtu_auto_change;
+	bool mtu_auto;			/* WGX_DEVICE_A_MTU_AUTO */
 
 	struct wgx_nl_peer *peers;
 	u32 nr_peers;

@@ -119,7 +119,10 @@ int wgx_pmtu_icmp_lookup(struct sock *sk, struct sk_buff *skb)
 	hash_for_each_rcu(wgx->peer_hashtable->hashtable, bkt, peer, pubkey_hash) {
 		if (!wgx_pmtu_is_endpoint(peer, family, skb, uh))
 			continue;
-		wgx_pmtu_learn(&peer->pmtu, mtu, now);
+		if (!wgx_pmtu_learn(&peer->pmtu, mtu, now)) {
+			verdict = WGX_PMTU_ICMP_FIXED;
+			goto refuse;
+		}
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_PMTU_ICMP);
 		return 0;
 	}
@@ -163,11 +166,19 @@ static u32 wgx_pmtu_icmp(const struct wgx_pmtu *p, unsigned long now)
 }
 
 /* The outer MTU and its source (enum wgx_path_mtu_source). */
-static u32 wgx_pmtu_current(const struct wgx_pmtu *p, unsigned long now, u8 *source)
+static u32 wgx_pmtu_current(const struct wgx_pmtu *p, int family, unsigned long now, u8 *source)
 {
-	u32 mtu = READ_ONCE(p->route), icmp = wgx_pmtu_icmp(p, now);
+	u32 mtu = READ_ONCE(p->route), icmp = wgx_pmtu_icmp(p, now), fixed = wgx_pmtu_fixed(p);
 	u8 state = READ_ONCE(p->state);
 
+	if (fixed) {
+		if (family != AF_INET && family != AF_INET6) {
+			*source = WGX_PATH_MTU_SOURCE_NONE;
+			return 0;
+		}
+		*source = WGX_PATH_MTU_SOURCE_FIXED;
+		return fixed + wgx_pmtu_ip_udp_len(family) + WGX_PMTU_MSG_OVERHEAD;
+	}
 	*source = mtu ? WGX_PATH_MTU_SOURCE_ROUTE : WGX_PATH_MTU_SOURCE_NONE;
 	if (icmp && (!mtu || icmp < mtu)) {
 		mtu = icmp;
@@ -182,18 +193,18 @@ static u32 wgx_pmtu_current(const struct wgx_pmtu *p, unsigned long now, u8 *sou
 	return mtu;
 }
 
-u32 wgx_pmtu_outer(const struct wgx_pmtu *p, unsigned long now)
+u32 wgx_pmtu_outer(const struct wgx_pmtu *p, int family, unsigned long now)
 {
 	u8 source;
 
-	return wgx_pmtu_current(p, now, &source);
+	return wgx_pmtu_current(p, family, now, &source);
 }
 
-u8 wgx_pmtu_source(const struct wgx_pmtu *p, unsigned long now)
+u8 wgx_pmtu_source(const struct wgx_pmtu *p, int family, unsigned long now)
 {
 	u8 source;
 
-	wgx_pmtu_current(p, now, &source);
+	wgx_pmtu_current(p, family, now, &source);
 	return source;
 }
 
@@ -216,8 +227,8 @@ bool wgx_pmtu_sent(struct wgx_pmtu *p, u32 outer_len, u32 route_mtu, bool df, un
 		state = WGX_PMTU_DF;
 		wgx_pmtu_enter(p, state, now);
 	}
-	/* Only DF packets probe; in DF state only those above the base size. */
-	if (!df || state == WGX_PMTU_FRAGMENTING || (state == WGX_PMTU_DF && outer_len <= WGX_PMTU_BASE))
+	/* Only DF packets probe; in DF state only those above the base size; never when fixed. */
+	if (!df || wgx_pmtu_fixed(p) || state == WGX_PMTU_FRAGMENTING || (state == WGX_PMTU_DF && outer_len <= WGX_PMTU_BASE))
 		return false;
 	big_at = READ_ONCE(p->big_at);
 	/* Nothing pending, or the peer was heard since: a new window starts. */
@@ -231,14 +242,17 @@ bool wgx_pmtu_sent(struct wgx_pmtu *p, u32 outer_len, u32 route_mtu, bool df, un
 	return true;
 }
 
-void wgx_pmtu_learn(struct wgx_pmtu *p, u32 mtu, unsigned long now)
+bool wgx_pmtu_learn(struct wgx_pmtu *p, u32 mtu, unsigned long now)
 {
 	u32 icmp = wgx_pmtu_icmp(p, now);
 
+	if (wgx_pmtu_fixed(p))
+		return false;
 	if (icmp && mtu >= icmp)
-		return;
+		return true;
 	WRITE_ONCE(p->icmp, min_t(u32, mtu, U16_MAX));
 	WRITE_ONCE(p->icmp_at, now);
+	return true;
 }
 
 void wgx_pmtu_reset(struct wgx_pmtu *p)
@@ -248,10 +262,19 @@ void wgx_pmtu_reset(struct wgx_pmtu *p)
 	wgx_pmtu_enter(p, WGX_PMTU_DF, jiffies);
 }
 
+void wgx_pmtu_set_fixed(struct wgx_pmtu *p, u32 mtu)
+{
+	if (READ_ONCE(p->fixed) == mtu)
+		return;
+	WRITE_ONCE(p->fixed, mtu);
+	WRITE_ONCE(p->icmp, 0);
+	wgx_pmtu_enter(p, WGX_PMTU_DF, jiffies);
+}
+
 bool wgx_pmtu_check_inner(struct wgx_peer *peer, struct sk_buff *skb, u32 *mtu, bool *frag)
 {
-	u32 outer = wgx_pmtu_outer(&peer->pmtu, jiffies), overhead, inner;
 	int family = READ_ONCE(peer->endpoint.addr.sa_family);
+	u32 outer = wgx_pmtu_outer(&peer->pmtu, family, jiffies), overhead, inner;
 	bool fits;
 
 	overhead = wgx_pmtu_ip_udp_len(family) + WGX_PMTU_MSG_OVERHEAD;

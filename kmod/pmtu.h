@@ -24,6 +24,10 @@
  * size is tried again: the path may have healed).  An ICMP-learned MTU
  * expires after WGX_PMTU_RAISE too, as the kernel's route exception does.
  *
+ * A peer with a fixed MTU (the peer's `mtu` setting, WGX_PEER_A_MTU) stays
+ * in DF with that inner size: ICMP teaches it nothing and the detector
+ * never runs.  Setting or clearing it starts learning afresh.
+ *
  * Nothing here sends a packet: towards wireguard.ko or wireguard-go nothing
  * unusual is ever on the wire.
  *
@@ -77,10 +81,12 @@ enum wgx_pmtu_state {
  * @big_at: jiffies of the first packet sent since the peer was last heard
  *	that counts for the blackhole detector, 0 = none pending.
  * @rx_at: jiffies the peer was last heard (an authenticated transport message).
+ * @fixed: the configured inner MTU (bytes, WGX_PEER_A_MTU), 0 = auto (learned).
  */
 struct wgx_pmtu {
 	u16 route;
 	u16 icmp;
+	u16 fixed;
 	u8 state;
 	unsigned long icmp_at;
 	unsigned long state_at;
@@ -97,6 +103,7 @@ enum wgx_pmtu_icmp_verdict {
 	WGX_PMTU_ICMP_NOT_WIREGUARD,	/* the quoted payload is no WireGuard message */
 	WGX_PMTU_ICMP_NO_PEER,		/* no peer's endpoint is the quoted destination */
 	WGX_PMTU_ICMP_FLOOD,		/* over WGX_PMTU_ICMP_PER_S */
+	WGX_PMTU_ICMP_FIXED,		/* the peer's MTU is fixed by configuration */
 };
 
 /**
@@ -125,15 +132,31 @@ int wgx_pmtu_icmp_lookup(struct sock *sk, struct sk_buff *skb);
 
 /**
  * wgx_pmtu_outer - the peer's outer path MTU (bytes) at jiffies @now, or 0
- * when nothing is known yet (no packet sent).  Any context.
+ * when nothing is known yet (no packet sent).  @family (AF_INET or
+ * AF_INET6, the endpoint's) sizes the outer headers of a fixed MTU; with a
+ * fixed MTU and another @family, 0.  Any context.
  */
-u32 wgx_pmtu_outer(const struct wgx_pmtu *p, unsigned long now);
+u32 wgx_pmtu_outer(const struct wgx_pmtu *p, int family, unsigned long now);
 
 /**
  * wgx_pmtu_source - how wgx_pmtu_outer() was learned: enum
  * wgx_path_mtu_source (uapi), WGX_PATH_MTU_SOURCE_NONE when unknown.
  */
-u8 wgx_pmtu_source(const struct wgx_pmtu *p, unsigned long now);
+u8 wgx_pmtu_source(const struct wgx_pmtu *p, int family, unsigned long now);
+
+/**
+ * wgx_pmtu_set_fixed - fix the peer's inner MTU at @mtu bytes, or 0 for
+ * auto (learned).  A change forgets what ICMP and the detector learned.
+ * The caller validated @mtu (0 or WGX_MIN_PEER_MTU..WGX_MAX_PEER_MTU).
+ * Any context.
+ */
+void wgx_pmtu_set_fixed(struct wgx_pmtu *p, u32 mtu);
+
+/** wgx_pmtu_fixed - the peer's fixed inner MTU (bytes), 0 = auto. */
+static inline u32 wgx_pmtu_fixed(const struct wgx_pmtu *p)
+{
+	return READ_ONCE(p->fixed);
+}
 
 /**
  * wgx_pmtu_df - whether packets to the peer leave with DF (IPv4) / without
@@ -178,10 +201,23 @@ u32 wgx_pmtu_route_mtu(const struct dst_entry *dst);
  */
 void wgx_pmtu_sock_init(struct sock *sk);
 
-/** wgx_pmtu_learn - an accepted ICMP names @mtu (bytes) for the peer's path, at jiffies @now. */
-void wgx_pmtu_learn(struct wgx_pmtu *p, u32 mtu, unsigned long now);
+/**
+ * wgx_pmtu_learn - an accepted ICMP names @mtu (bytes) for the peer's path,
+ * at jiffies @now.  Ignored with a fixed MTU; returns whether it was used.
+ */
+bool wgx_pmtu_learn(struct wgx_pmtu *p, u32 mtu, unsigned long now);
 
-/** wgx_pmtu_reset - forget everything (a new endpoint is a new path). */
+/**
+ * wgx_pmtu_route_changed - the outer routes may have changed (an underlay
+ * device's MTU): the route's MTU is noted again with the next packet sent,
+ * not refused by the old one meanwhile.  Any context.
+ */
+static inline void wgx_pmtu_route_changed(struct wgx_pmtu *p)
+{
+	WRITE_ONCE(p->route, 0);
+}
+
+/** wgx_pmtu_reset - forget everything learned (a new endpoint is a new path); a fixed MTU stays. */
 void wgx_pmtu_reset(struct wgx_pmtu *p);
 
 /**

@@ -172,3 +172,98 @@ test_wgx_outer6_packet_too_big() {
 	iperf_ok a 10.0.0.2 1
 	expect_eq "outer fragments" 0 $(($(snmp6 a Ip6FragCreates) + $(snmp6 b Ip6ReasmReqds) - f0))
 }
+
+# A fixed per-peer MTU (`mtu 1300`): inner packets above it are refused
+# with an error naming 1300, ICMP for the peer's path teaches nothing, and
+# `show` says so; `mtu auto` learns again.
+test_wgx_peer_mtu_fixed() {
+	local out ig0 peer=198.51.100.2:$TUN_PORT_B
+	mtu_setup wgx fragments
+	expect_eq "mtu before" auto "$(mtu_peer a mtu)"
+	n a "$WGX_TOOL" set wgt0 peer "$KB_pub" mtu 1300
+	expect_eq "mtu" 1300 "$(mtu_peer a mtu)"
+	expect_eq "learned from" fixed "$(mtu_peer a path_mtu_source)"
+	# 1300 + 20 (IPv4) + 8 (UDP) + 32 (WireGuard header and tag).
+	expect_eq "path mtu" 1360 "$(mtu_peer a path_mtu)"
+	out=$(n a "$WGX_TOOL" show wgt0)
+	grep -q '^  mtu: 1300 (fixed)$' <<<"$out" || fail "show has no fixed mtu: $out"
+	grep -q '^  path mtu: 1360 (fixed)$' <<<"$out" || fail "show has no fixed path mtu: $out"
+	n a "$WGX_TOOL" showconf wgt0 | grep -qx 'MTU = 1300' || fail "showconf has no MTU = 1300"
+	if out=$(n a ping -M do -s 1273 -c 1 -W 2 10.0.0.2 2>&1); then
+		fail "a DF ping of 1301 bytes got through a peer of mtu 1300: $out"
+	fi
+	grep -Eq "mtu ?= ?1300\b" <<<"$out" || fail "no error naming mtu 1300: $out"
+	n a ping -M do -s 1272 -c 2 -W 3 10.0.0.2 >/dev/null || fail "a DF ping of 1300 bytes did not arrive"
+	# A valid ICMP for the peer's flow is ignored (counted) while fixed.
+	ig0=$(mtu_dev_stat a pmtu_icmp_ignored)
+	forge 1300 "$peer" 1500
+	ping_ok a 10.0.0.2
+	expect_eq "ICMP ignored" $((ig0 + 1)) "$(mtu_dev_stat a pmtu_icmp_ignored)"
+	expect_eq "ICMP accepted" 0 "$(mtu_peer a stats.pmtu_icmp)"
+	expect_eq "path mtu after ICMP" 1360 "$(mtu_peer a path_mtu)"
+	iperf_ok a 10.0.0.2 1
+	expect_eq "outer fragments" 0 $(($(outer_frags) - F0))
+
+	# auto: the route again, and the router's ICMP is learned.  a's own
+	# route to 10.0.0.2 learned 1300 from our ICMP (kept 10 minutes, as any
+	# route exception): forget it, or the big pings never leave a.
+	n a "$WGX_TOOL" set wgt0 peer "$KB_pub" mtu auto
+	n a ip route flush cache
+	expect_eq "mtu" auto "$(mtu_peer a mtu)"
+	n a "$WGX_TOOL" showconf wgt0 | grep -q '^MTU' && fail "showconf prints MTU for auto"
+	ping_ok a 10.0.0.2
+	expect_eq "learned from" route "$(mtu_peer a path_mtu_source)"
+	wait_peer a path_mtu_source icmp big_ping
+	expect_eq "path mtu" 1400 "$(mtu_peer a path_mtu)"
+	mtu_sender_adapts 1340
+}
+
+# dev_mtu NS DEV — DEV's MTU in NS.
+dev_mtu() {
+	n "$1" cat "/sys/class/net/$2/mtu"
+}
+
+# The device MTU follows the underlay while nobody set it: the route to the
+# peer's endpoint (9000-byte veth: 8920, as wg-quick computes), else the
+# default route's device; an MTU set by ip (or at creation) sticks until
+# `wgx set IF mtu auto`.
+test_wgx_device_mtu_follows_underlay() {
+	tunnel_setup wgx 4 0
+	ping_ok a 10.0.0.2
+	expect_eq "mtu on a 1500-byte underlay" 1420 "$(dev_mtu a wgt0)"
+	expect_eq "mtu_auto" true "$(n a "$WGX_TOOL" show wgt0 --json | jq -r '.interfaces[0].mtu_auto')"
+	n a ip link set va mtu 9000
+	n b ip link set vb mtu 9000
+	expect_eq "mtu on a 9000-byte underlay" 8920 "$(dev_mtu a wgt0)"
+	expect_eq "the peer's too" 8920 "$(dev_mtu b wgt0)"
+	# Full-size inner packets cross: 8920 bytes with DF.
+	n a ping -M do -s 8892 -c 2 -W 3 10.0.0.2 >/dev/null || fail "a DF ping of 8920 bytes did not arrive"
+	iperf_ok a 10.0.0.2 1
+
+	# A new device with no peer: the default route's device, no option.
+	n a ip route add default via 192.0.2.2 dev va
+	n a ip link add wgx1 type wgx
+	expect_eq "a new device's mtu" 8920 "$(dev_mtu a wgx1)"
+	# Created with an MTU: it sticks.
+	n a ip link add wgx2 mtu 1300 type wgx
+	n a ip link set va mtu 4000
+	expect_eq "following the underlay down" 3920 "$(dev_mtu a wgt0)"
+	expect_eq "the new device follows" 3920 "$(dev_mtu a wgx1)"
+	expect_eq "the device created with mtu 1300" 1300 "$(dev_mtu a wgx2)"
+
+	# Set by the user: it sticks across underlay changes.
+	n a ip link set wgt0 mtu 1400
+	n a ip link set va mtu 9000
+	expect_eq "mtu set by ip" 1400 "$(dev_mtu a wgt0)"
+	expect_eq "mtu_auto" false "$(n a "$WGX_TOOL" show wgt0 --json | jq -r '.interfaces[0].mtu_auto')"
+	n a "$WGX_TOOL" showconf wgt0 | grep -qx 'MTU = 1400' || fail "showconf lacks the MTU set"
+	# auto again: the underlay's at once, and followed.
+	n a "$WGX_TOOL" set wgt0 mtu auto
+	expect_eq "mtu auto" 8920 "$(dev_mtu a wgt0)"
+	expect_eq "mtu_auto" true "$(n a "$WGX_TOOL" show wgt0 --json | jq -r '.interfaces[0].mtu_auto')"
+	n a "$WGX_TOOL" showconf wgt0 | grep -q '^MTU' && fail "showconf prints an MTU that follows the underlay"
+	n a ip link set va mtu 1500
+	expect_eq "following again" 1420 "$(dev_mtu a wgt0)"
+	n a ip link del wgx1
+	n a ip link del wgx2
+}

@@ -331,6 +331,7 @@ test_malformed_input_refused_atomically() {
 		dev-priority-dscp-u32 EINVAL
 		dev-handshake-budget-1000001 ERANGE
 		dev-handshake-budget-u16 EINVAL
+		dev-mtu-auto-2 ERANGE
 		dev-unknown-attr EINVAL
 		dev-peers-not-nested EINVAL
 		peer-public-key-31 EINVAL
@@ -343,6 +344,9 @@ test_malformed_input_refused_atomically() {
 		peer-keepalive-u32 EINVAL
 		peer-new-key-31 EINVAL
 		peer-new-key-33 EINVAL
+		peer-mtu-575 ERANGE
+		peer-mtu-65456 ERANGE
+		peer-mtu-u16 EINVAL
 		peer-unknown-attr EINVAL
 		peer-allowedips-not-nested EINVAL
 		endpoint-inet-28-bytes EINVAL

@@ -113,6 +113,7 @@ CASES = {
     'dev-priority-dscp-u32': lambda c: message(c, dev={DEV.PRIORITY_DSCP: u32(DEV.PRIORITY_DSCP, 1)}),
     'dev-handshake-budget-1000001': lambda c: message(c, dev={DEV.HANDSHAKE_BUDGET: u32(DEV.HANDSHAKE_BUDGET, 1000001)}),
     'dev-handshake-budget-u16': lambda c: message(c, dev={DEV.HANDSHAKE_BUDGET: u16(DEV.HANDSHAKE_BUDGET, 20)}),
+    'dev-mtu-auto-2': lambda c: message(c, dev={DEV.MTU_AUTO: u8(DEV.MTU_AUTO, 2)}),
     'dev-unknown-attr': lambda c: message(c, dev={DEV.MAX + 1: u32(DEV.MAX + 1, 0)}),
     'dev-peers-not-nested': lambda c: message(c, bad_peer_raw=nla(0, b''.join(good_peer().values()))),
     # peers
@@ -126,6 +127,9 @@ CASES = {
     'peer-keepalive-u32': lambda c: message(c, peer={PEER.PERSISTENT_KEEPALIVE_INTERVAL: u32(PEER.PERSISTENT_KEEPALIVE_INTERVAL, 5)}),
     'peer-new-key-31': lambda c: message(c, peer={PEER.NEW_PUBLIC_KEY: nla(PEER.NEW_PUBLIC_KEY, rand(31))}),
     'peer-new-key-33': lambda c: message(c, peer={PEER.NEW_PUBLIC_KEY: nla(PEER.NEW_PUBLIC_KEY, rand(33))}),
+    'peer-mtu-575': lambda c: message(c, peer={PEER.MTU: u32(PEER.MTU, 575)}),
+    'peer-mtu-65456': lambda c: message(c, peer={PEER.MTU: u32(PEER.MTU, 65456)}),
+    'peer-mtu-u16': lambda c: message(c, peer={PEER.MTU: u16(PEER.MTU, 1300)}),
     'peer-unknown-attr': lambda c: message(c, peer={PEER.MAX + 1: u32(PEER.MAX + 1, 0)}),
     'peer-allowedips-not-nested': lambda c: message(c, peer={PEER.ALLOWEDIPS: nla(
         PEER.ALLOWEDIPS, aip(AF_INET, '10.78.0.0', 16))}),

@@ -16,7 +16,10 @@
  *                           size unanswered for WGX_PMTU_SILENCE lower the
  *                           MTU, unanswered again clear DF, the full size is
  *                           tried again after WGX_PMTU_RAISE; a packet from
- *                           the peer, small or non-DF packets never trigger.
+ *                           the peer, small or non-DF packets never trigger;
+ *   wgx_pmtu_set_fixed()    a fixed MTU is the inner size plus the outer
+ *                           family's headers, ICMP is refused and the
+ *                           detector never fires; auto again learns afresh.
  */
 #include <kunit/test.h>
 #include <linux/in.h>
@@ -68,33 +71,33 @@ static void wgx_pmtu_learn_lowers_and_expires(struct kunit *test)
 	struct wgx_pmtu p = { };
 	unsigned long t = 1000;
 
-	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, t), 0U);
-	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, t), WGX_PATH_MTU_SOURCE_NONE);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, AF_INET, t), 0U);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, AF_INET, t), WGX_PATH_MTU_SOURCE_NONE);
 	KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, 100, 1500, true, t));
-	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, t), 1500U);
-	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, t), WGX_PATH_MTU_SOURCE_ROUTE);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, AF_INET, t), 1500U);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, AF_INET, t), WGX_PATH_MTU_SOURCE_ROUTE);
 
 	wgx_pmtu_learn(&p, 1400, t);
-	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, t), 1400U);
-	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, t), WGX_PATH_MTU_SOURCE_ICMP);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, AF_INET, t), 1400U);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, AF_INET, t), WGX_PATH_MTU_SOURCE_ICMP);
 	/* A higher one does not raise it. */
 	wgx_pmtu_learn(&p, 1450, t + 1);
-	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, t + 1), 1400U);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, AF_INET, t + 1), 1400U);
 	wgx_pmtu_learn(&p, 1300, t + 2);
-	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, t + 2), 1300U);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, AF_INET, t + 2), 1300U);
 	/* The route says less (its own exception): the route wins. */
 	wgx_pmtu_sent(&p, 100, 1280, true, t + 3);
-	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, t + 3), 1280U);
-	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, t + 3), WGX_PATH_MTU_SOURCE_ROUTE);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, AF_INET, t + 3), 1280U);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, AF_INET, t + 3), WGX_PATH_MTU_SOURCE_ROUTE);
 	wgx_pmtu_sent(&p, 100, 1500, true, t + 4);
 	/* Expired: the route's again. */
-	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, t + 2 + WGX_PMTU_RAISE), 1300U);
-	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, t + 3 + WGX_PMTU_RAISE), 1500U);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, AF_INET, t + 2 + WGX_PMTU_RAISE), 1300U);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, AF_INET, t + 3 + WGX_PMTU_RAISE), 1500U);
 	wgx_pmtu_learn(&p, 1450, t + 3 + WGX_PMTU_RAISE);
-	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, t + 3 + WGX_PMTU_RAISE), 1450U);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, AF_INET, t + 3 + WGX_PMTU_RAISE), 1450U);
 
 	wgx_pmtu_reset(&p);
-	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, t + 4 + WGX_PMTU_RAISE), 0U);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, AF_INET, t + 4 + WGX_PMTU_RAISE), 0U);
 }
 
 /* Send full-size DF packets from @t to @t + WGX_PMTU_SILENCE, nothing heard; true if it fired. */
@@ -116,15 +119,15 @@ static void wgx_pmtu_blackhole_lowers_then_fragments(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, wgx_pmtu_df(&p));
 	KUNIT_EXPECT_TRUE(test, wgx_pmtu_test_silence(&p, 1500, t));
 	KUNIT_EXPECT_EQ(test, p.state, (u8)WGX_PMTU_LOWERED);
-	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, t + WGX_PMTU_SILENCE), (u32)WGX_PMTU_BASE);
-	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, t + WGX_PMTU_SILENCE), WGX_PATH_MTU_SOURCE_PROBE);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, AF_INET, t + WGX_PMTU_SILENCE), (u32)WGX_PMTU_BASE);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, AF_INET, t + WGX_PMTU_SILENCE), WGX_PATH_MTU_SOURCE_PROBE);
 	KUNIT_EXPECT_TRUE(test, wgx_pmtu_df(&p));
 
 	/* The lowered size unanswered too: DF clear, the underlay may fragment. */
 	t += WGX_PMTU_SILENCE + 1;
 	KUNIT_EXPECT_TRUE(test, wgx_pmtu_test_silence(&p, WGX_PMTU_BASE, t));
 	KUNIT_EXPECT_FALSE(test, wgx_pmtu_df(&p));
-	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, t + WGX_PMTU_SILENCE),
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, AF_INET, t + WGX_PMTU_SILENCE),
 			WGX_PATH_MTU_SOURCE_FRAGMENTING);
 	/* Nothing more to find while fragmenting. */
 	KUNIT_EXPECT_FALSE(test, wgx_pmtu_test_silence(&p, 1500, t + WGX_PMTU_SILENCE + 1));
@@ -133,8 +136,8 @@ static void wgx_pmtu_blackhole_lowers_then_fragments(struct kunit *test)
 	t += WGX_PMTU_SILENCE + WGX_PMTU_RAISE + 1;
 	wgx_pmtu_sent(&p, 100, 1500, true, t);
 	KUNIT_EXPECT_TRUE(test, wgx_pmtu_df(&p));
-	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, t), 1500U);
-	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, t), WGX_PATH_MTU_SOURCE_ROUTE);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, AF_INET, t), 1500U);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, AF_INET, t), WGX_PATH_MTU_SOURCE_ROUTE);
 }
 
 static void wgx_pmtu_blackhole_confirmed_stays_lowered(struct kunit *test)
@@ -178,6 +181,48 @@ static void wgx_pmtu_blackhole_needs_silence(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, wgx_pmtu_sent(&p, 1500, 1500, true, t + WGX_PMTU_SILENCE));
 }
 
+static void wgx_pmtu_fixed_ignores_icmp_and_silence(struct kunit *test)
+{
+	struct wgx_pmtu p = { };
+	unsigned long t = 5000;
+
+	wgx_pmtu_sent(&p, 100, 1500, true, t);
+	KUNIT_EXPECT_TRUE(test, wgx_pmtu_learn(&p, 1400, t));
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, AF_INET, t), 1400U);
+
+	/* Fixed: inner 1300 + 20 + 8 + 32 (IPv4), + 40 + 8 + 32 (IPv6); the ICMP is forgotten. */
+	wgx_pmtu_set_fixed(&p, 1300);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_fixed(&p), 1300U);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, AF_INET, t), 1360U);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, AF_INET6, t), 1380U);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, AF_INET, t), WGX_PATH_MTU_SOURCE_FIXED);
+	/* No endpoint yet: no outer size to tell. */
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, AF_UNSPEC, t), 0U);
+
+	/* ICMP neither lowers nor raises it. */
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_learn(&p, 1200, t + 1));
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_learn(&p, 1400, t + 1));
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, AF_INET, t + 1), 1360U);
+
+	/* Unanswered full-size DF packets: no blackhole, no probe, DF stays. */
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_test_silence(&p, 1360, t + 2));
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_test_silence(&p, 1360, t + 3 + WGX_PMTU_SILENCE));
+	KUNIT_EXPECT_EQ(test, p.state, (u8)WGX_PMTU_DF);
+	KUNIT_EXPECT_TRUE(test, wgx_pmtu_df(&p));
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, AF_INET, t + 4 + 2 * WGX_PMTU_SILENCE),
+			WGX_PATH_MTU_SOURCE_FIXED);
+
+	/* Auto again: the route's MTU, and ICMP and silence teach again. */
+	t += 4 + 2 * WGX_PMTU_SILENCE;
+	wgx_pmtu_set_fixed(&p, 0);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, AF_INET, t), 1500U);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, AF_INET, t), WGX_PATH_MTU_SOURCE_ROUTE);
+	KUNIT_EXPECT_TRUE(test, wgx_pmtu_learn(&p, 1400, t));
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, AF_INET, t), 1400U);
+	KUNIT_EXPECT_TRUE(test, wgx_pmtu_test_silence(&p, 1400, t + 1));
+	KUNIT_EXPECT_EQ(test, p.state, (u8)WGX_PMTU_LOWERED);
+}
+
 static struct kunit_case wgx_pmtu_cases[] = {
 	KUNIT_CASE(wgx_pmtu_icmp_floor),
 	KUNIT_CASE(wgx_pmtu_icmp_quoted),
@@ -185,6 +230,7 @@ static struct kunit_case wgx_pmtu_cases[] = {
 	KUNIT_CASE(wgx_pmtu_blackhole_lowers_then_fragments),
 	KUNIT_CASE(wgx_pmtu_blackhole_confirmed_stays_lowered),
 	KUNIT_CASE(wgx_pmtu_blackhole_needs_silence),
+	KUNIT_CASE(wgx_pmtu_fixed_ignores_icmp_and_silence),
 	{}
 };
 

@@ -192,10 +192,12 @@ private:
                 invalid("FwMark", value, expected);
         } else if (iequals(key, "MTU")) {
             std::uint32_t m;
-            if (parse_mtu(value, m, expected))
+            if (value == "auto")
+                d.mtu_auto = true;
+            else if (parse_mtu(value, m, expected))
                 d.mtu = m;
             else
-                invalid("MTU", value, expected);
+                invalid("MTU", value, expected + " or auto");
         } else if (is_peer_key(key)) {
             error("unknown key " + quoted(key) +
                   " in [Interface]: it belongs in a [Peer] section; [Interface] accepts "
@@ -245,10 +247,15 @@ private:
                 p.persistent_keepalive = k;
             else
                 invalid("PersistentKeepalive", value, expected);
+        } else if (iequals(key, "MTU")) {
+            std::uint32_t m;
+            if (parse_peer_mtu(value, m, expected))
+                p.mtu = m;
+            else
+                invalid("MTU", value, expected);
         } else if (iequals(key, "PrivateKey") || iequals(key, "ListenPort") || iequals(key, "ListenPorts") ||
                    iequals(key, "RxSpread") || iequals(key, "DSCP") || iequals(key, "PriorityDSCP") ||
-                   iequals(key, "HandshakeBudget") || iequals(key, "KeyGrace") || iequals(key, "FwMark") ||
-                   iequals(key, "MTU")) {
+                   iequals(key, "HandshakeBudget") || iequals(key, "KeyGrace") || iequals(key, "FwMark")) {
             error("unknown key " + quoted(key) + " in [Peer]: it belongs in the [Interface] section; [Peer] accepts " +
                   peer_keys_list());
         } else {
@@ -293,11 +300,11 @@ private:
     static bool is_peer_key(const std::string &k)
     {
         return iequals(k, "PublicKey") || iequals(k, "PresharedKey") || iequals(k, "AllowedIPs") ||
-               iequals(k, "Endpoint") || iequals(k, "PersistentKeepalive");
+               iequals(k, "Endpoint") || iequals(k, "PersistentKeepalive") || iequals(k, "MTU");
     }
     static std::string peer_keys_list()
     {
-        return "PublicKey, PresharedKey, AllowedIPs, Endpoint or PersistentKeepalive";
+        return "PublicKey, PresharedKey, AllowedIPs, Endpoint, PersistentKeepalive or MTU";
     }
     static std::string key_expected()
     {

@@ -206,7 +206,18 @@ Status set_device(const Device &requested)
                                                  dev.name + "' is a WireGuard device");
         dev.key_grace.reset();
     }
+    if (served != Kind::Wgx && dev.mtu_auto)
+        return Status::error(EOPNOTSUPP, "mtu auto: an MTU that follows the underlay is a wgx extension; `" +
+                                             dev.name + "' is a WireGuard device");
     if (served != Kind::Wgx) {
+        for (Peer &p : dev.peers) {
+            // auto is setconf's default; WireGuard has no per-peer MTU.
+            if (p.mtu.value_or(0))
+                return Status::error(EOPNOTSUPP, "mtu " + std::to_string(*p.mtu) +
+                                                     ": a per-peer MTU is a wgx extension; `" + dev.name +
+                                                     "' is a WireGuard device");
+            p.mtu.reset();
+        }
         for (const Peer &p : dev.peers)
             if (p.new_public_key)
                 return Status::error(EOPNOTSUPP,

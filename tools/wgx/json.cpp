@@ -194,6 +194,12 @@ std::string format_json(const std::vector<Device> &devs, bool hide_keys)
             w.num(*d.mtu);
         else
             w.null();
+        // Whether the MTU follows the underlay (null: not wgx, or a module without it).
+        w.key("mtu_auto");
+        if (d.mtu_auto)
+            w.boolean(*d.mtu_auto);
+        else
+            w.null();
         w.key("stats");
         counters(w, d.stats, device_counter_name);
         w.key("peers");
@@ -249,6 +255,14 @@ std::string format_json(const std::vector<Device> &devs, bool hide_keys)
             w.key("path_mtu_source");
             if (p.path_mtu)
                 w.str(path_mtu_source_name(p.path_mtu_source));
+            else
+                w.null();
+            // The configured MTU: "auto" or fixed inner bytes (null: not wgx).
+            w.key("mtu");
+            if (p.mtu.value_or(0))
+                w.num(*p.mtu);
+            else if (p.mtu)
+                w.str("auto");
             else
                 w.null();
             w.close('}');

@@ -63,6 +63,8 @@ const char *path_mtu_source_name(std::uint32_t source)
         return "probe";
     case WGX_PATH_MTU_SOURCE_FRAGMENTING:
         return "fragmenting";
+    case WGX_PATH_MTU_SOURCE_FIXED:
+        return "fixed";
     default:
         return "unknown";
     }

@@ -108,6 +108,7 @@ struct Peer {
     std::optional<Endpoint> endpoint;
     std::optional<std::uint16_t> persistent_keepalive;  // seconds, 0 = off
     std::vector<AllowedIp> allowed_ips;
+    std::optional<std::uint32_t> mtu;  // wgx only: WGX_PEER_A_MTU, fixed inner bytes, 0 = auto
 
     // SET-only flags.
     bool remove = false;                // WGX_PEER_F_REMOVE_ME
@@ -142,7 +143,7 @@ enum class RxSpread : std::uint8_t {
 /** "off", "on" or "auto"; nullptr for a value without a name. */
 const char *rx_spread_name(RxSpread mode);
 
-/** "route", "icmp", "probe" or "fragmenting" (enum wgx_path_mtu_source); "unknown" for others. */
+/** "route", "icmp", "probe", "fragmenting" or "fixed" (enum wgx_path_mtu_source); "unknown" for others. */
 const char *path_mtu_source_name(std::uint32_t source);
 
 /** An offload toggle requested by `set IF offload NAME on|off`. */
@@ -168,6 +169,7 @@ struct Device {
     std::optional<std::uint32_t> key_grace;         // wgx only: seconds the previous private key stays valid
     std::optional<Key> previous_public_key;         // GET, wgx only: during a key change's grace period
     std::optional<std::uint32_t> fwmark;
+    std::optional<bool> mtu_auto;  // wgx only: WGX_DEVICE_A_MTU_AUTO (SET: true = follow the underlay again)
     bool replace_peers = false;  // SET only: WGX_DEVICE_F_REPLACE_PEERS
     std::vector<Peer> peers;
     std::optional<Counters> stats;  // GET, wgx only

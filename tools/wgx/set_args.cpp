@@ -30,7 +30,7 @@ const std::vector<SetKeyword> &set_keywords()
         {"key-grace", "<seconds>", false, false},
         {"fwmark", "<mark>", false, false},
         {"private-key", "<file path>", false, false},
-        {"mtu", "<bytes>", false, false},
+        {"mtu", "<bytes>|auto", false, false},
         {"offload", "{gso|gro|tx-checksum|rx-checksum} {on|off}", false, true},
         {"peer", "<base64 public key>", false, true},
         {"remove", "", true, false},
@@ -38,6 +38,7 @@ const std::vector<SetKeyword> &set_keywords()
         {"preshared-key", "<file path>", true, false},
         {"endpoint", "<host>:<port>", true, false},
         {"persistent-keepalive", "<interval seconds>|off", true, false},
+        {"mtu", "<bytes>|auto", true, false},
         {"allowed-ips", "[+|-]<ip1>/<cidr1>[,[+|-]<ip2>/<cidr2>]...", true, false},
     };
     return k;
@@ -81,10 +82,14 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
         const std::string value = have_value ? args[i + 1] : std::string();
         std::string expected, err;
 
+        // A name may be both (mtu): after `peer KEY` the peer's, before it the interface's.
         const auto &kw = set_keywords();
-        auto it = std::find_if(kw.begin(), kw.end(), [&](const SetKeyword &k) { return a == k.name; });
-        bool is_device_arg = it != kw.end() && !it->peer && a != "peer";
-        bool is_peer_arg = it != kw.end() && it->peer;
+        auto side = [&](bool of_peer) {
+            return std::any_of(kw.begin(), kw.end(),
+                               [&](const SetKeyword &k) { return a == k.name && k.peer == of_peer; });
+        };
+        bool is_device_arg = side(false) && a != "peer" && !(peer && side(true));
+        bool is_peer_arg = side(true) && !is_device_arg;
         if (is_device_arg && peer)
             return fail(quoted(a) + " is an interface setting and must come before the first `peer'");
         if (is_peer_arg && !peer)
@@ -146,10 +151,19 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
                 return fail("private-key: " + err);
             d.private_key = k;
             i += 2;
+        } else if (a == "mtu" && is_peer_arg) {
+            std::uint32_t m;
+            if (!parse_peer_mtu(value, m, expected))
+                return invalid("peer mtu", value, expected);
+            peer->mtu = m;
+            i += 2;
+        } else if (a == "mtu" && value == "auto") {
+            d.mtu_auto = true;
+            i += 2;
         } else if (a == "mtu") {
             std::uint32_t m;
             if (!parse_mtu(value, m, expected))
-                return invalid(a, value, expected);
+                return invalid(a, value, expected + " or auto");
             d.mtu = m;
             i += 2;
         } else if (a == "offload") {

@@ -35,6 +35,8 @@ void sync_config(Device &file, const Device &runtime)
                 fp.preshared_key = Key{};
             if (rp.persistent_keepalive.value_or(0) && !fp.persistent_keepalive)
                 fp.persistent_keepalive = 0;
+            if (rp.mtu.value_or(0) && !fp.mtu)
+                fp.mtu = 0;
         }
     }
     file.peers.insert(file.peers.begin(), removals.begin(), removals.end());

@@ -367,6 +367,8 @@ std::string format_show(const Device &dev, const ShowOptions &o)
             s += *p.session_keys & WGX_SESSION_F_PEER_PREVIOUS ? ", the peer's previous key\n"
                                                                : ", the peer's current key\n";
         }
+        if (p.mtu.value_or(0))
+            s += label("mtu") + std::to_string(*p.mtu) + " (fixed)\n";
         if (p.path_mtu)
             s += label("path mtu") + std::to_string(*p.path_mtu) + " (" + path_mtu_source_name(p.path_mtu_source) +
                  ")\n";

@@ -37,7 +37,8 @@ std::string format_showconf(const Device &dev)
     }
     if (dev.private_key && !key_is_zero(*dev.private_key))
         s += "PrivateKey = " + key_to_base64(*dev.private_key) + "\n";
-    if (dev.kind == Kind::Wgx && dev.mtu)
+    // An MTU that follows the underlay is no setting: setconf of the output keeps it following.
+    if (dev.kind == Kind::Wgx && dev.mtu && !dev.mtu_auto.value_or(false))
         s += "MTU = " + std::to_string(*dev.mtu) + "\n";
     s += "\n";
     for (std::size_t i = 0; i < dev.peers.size(); ++i) {
@@ -54,6 +55,8 @@ std::string format_showconf(const Device &dev)
             s += "Endpoint = " + format_endpoint(*p.endpoint) + "\n";
         if (p.persistent_keepalive.value_or(0))
             s += "PersistentKeepalive = " + std::to_string(*p.persistent_keepalive) + "\n";
+        if (dev.kind == Kind::Wgx && p.mtu.value_or(0))
+            s += "MTU = " + std::to_string(*p.mtu) + "\n";
         if (i + 1 < dev.peers.size())
             s += "\n";
     }

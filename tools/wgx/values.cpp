@@ -292,6 +292,21 @@ bool parse_mtu(std::string_view v, std::uint32_t &out, std::string &expected)
     return true;
 }
 
+bool parse_peer_mtu(std::string_view v, std::uint32_t &out, std::string &expected)
+{
+    expected = "expected auto or an MTU in bytes " + std::to_string(WGX_MIN_PEER_MTU) + "-" +
+               std::to_string(WGX_MAX_PEER_MTU);
+    if (v == "auto") {
+        out = 0;
+        return true;
+    }
+    std::uint64_t n;
+    if (!parse_uint(v, 10, WGX_MAX_PEER_MTU, n) || n < WGX_MIN_PEER_MTU)
+        return false;
+    out = static_cast<std::uint32_t>(n);
+    return true;
+}
+
 bool parse_allowed_ip(std::string_view v, AllowedIp &out, char &sign, bool &host_bits, std::string &expected)
 {
     expected = "expected ADDRESS[/PREFIX] with an IPv4 address and prefix 0-32 or an IPv6 "

@@ -86,6 +86,12 @@ bool parse_fwmark(std::string_view v, std::uint32_t &out, std::string &expected)
 bool parse_keepalive(std::string_view v, std::uint16_t &out, std::string &expected);
 /** MTU: decimal bytes 68-65535. */
 bool parse_mtu(std::string_view v, std::uint32_t &out, std::string &expected);
+
+/**
+ * A peer's MTU (`set ... peer KEY mtu`, `MTU =` in [Peer]): "auto" (out = 0)
+ * or decimal inner bytes WGX_MIN_PEER_MTU-WGX_MAX_PEER_MTU (576-65455).
+ */
+bool parse_peer_mtu(std::string_view v, std::uint32_t &out, std::string &expected);
 /**
  * One allowed-IP entry "ADDR[/CIDR]" with optional leading `+`/`-`
  * (@sign set to '+', '-' or 0).  @host_bits is set when the address has bits

@@ -73,8 +73,8 @@ NlMessage build_get_device_request(std::uint16_t family, const std::string &ifna
 bool has_genl_changes(const Device &dev)
 {
     return dev.private_key || dev.listen_port || dev.listen_ports || dev.rx_spread || dev.dscp_copy ||
-           dev.priority_dscp || dev.handshake_budget || dev.key_grace || dev.fwmark || dev.replace_peers ||
-           !dev.peers.empty();
+           dev.priority_dscp || dev.handshake_budget || dev.key_grace || dev.fwmark || dev.mtu_auto ||
+           dev.replace_peers || !dev.peers.empty();
 }
 
 namespace {
@@ -108,6 +108,8 @@ bool put_peer_head(NlMessage &m, const Peer &p, bool first_fragment)
         return false;
     if (p.new_public_key && !m.put(WGX_PEER_A_NEW_PUBLIC_KEY, p.new_public_key->data(), kKeyLen))
         return false;
+    if (p.mtu && !m.put_u32(WGX_PEER_A_MTU, *p.mtu))
+        return false;
     return true;
 }
 
@@ -131,7 +133,7 @@ std::vector<Peer> expand_rekeys(const std::vector<Peer> &peers)
         settings.new_public_key.reset();
         settings.update_only = true;
         if (settings.remove || settings.preshared_key || settings.endpoint || settings.persistent_keepalive ||
-            !settings.allowed_ips.empty() || settings.replace_allowed_ips)
+            settings.mtu || !settings.allowed_ips.empty() || settings.replace_allowed_ips)
             out.push_back(std::move(settings));
         Peer rekey;
         rekey.public_key = p.public_key;
@@ -193,6 +195,7 @@ Status build_set_device_messages(const Device &requested, std::uint16_t family, 
                 (!dev.handshake_budget || m.put_u32(WGX_DEVICE_A_HANDSHAKE_BUDGET, *dev.handshake_budget)) &&
                 (!dev.key_grace || m.put_u32(WGX_DEVICE_A_KEY_GRACE, *dev.key_grace)) &&
                 (!dev.fwmark || m.put_u32(WGX_DEVICE_A_FWMARK, *dev.fwmark)) &&
+                (!dev.mtu_auto || m.put_u8(WGX_DEVICE_A_MTU_AUTO, *dev.mtu_auto ? 1 : 0)) &&
                 (!flags || m.put_u32(WGX_DEVICE_A_FLAGS, flags));
             if (!ok)
                 return Status::error(EMSGSIZE, "message size too small for the device attributes");
@@ -356,6 +359,10 @@ Status parse_peer(const nlattr *nest, Peer &p, bool set_mode)
             if (!set_mode && mnl_attr_validate(a, MNL_TYPE_U32) == 0)
                 p.path_mtu_source = mnl_attr_get_u32(a);
             break;
+        case WGX_PEER_A_MTU:
+            if (mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+                p.mtu = mnl_attr_get_u32(a);
+            break;
         case WGX_PEER_A_FLAGS:
             if (mnl_attr_validate(a, MNL_TYPE_U32) == 0) {
                 std::uint32_t f = mnl_attr_get_u32(a);
@@ -501,6 +508,10 @@ Status parse_device(const nlmsghdr *nlh, Device &dev, bool set_mode)
         case WGX_DEVICE_A_FWMARK:
             if (mnl_attr_validate(a, MNL_TYPE_U32) == 0)
                 dev.fwmark = mnl_attr_get_u32(a);
+            break;
+        case WGX_DEVICE_A_MTU_AUTO:
+            if (mnl_attr_validate(a, MNL_TYPE_U8) == 0)
+                dev.mtu_auto = mnl_attr_get_u8(a) != 0;
             break;
         case WGX_DEVICE_A_PEERS:
             for_each_nested(a, [&](const nlattr *pa) {

@@ -46,7 +46,7 @@ struct Extension {
 };
 
 constexpr Extension kExtensions[] = {
-    {"set <interface> mtu <bytes>", ""},
+    {"set <interface> mtu <bytes>|auto", "auto (the default until an MTU is set) follows the underlay"},
     {"set <interface> offload {gso|gro|tx-checksum|rx-checksum} {on|off}", ""},
     {"set <interface> listen-ports <1-16>", "send a peer's flows from several UDP ports, for the receiver's RSS"},
     {"set <interface> rx-spread auto|on|off",
@@ -56,7 +56,9 @@ constexpr Extension kExtensions[] = {
     {"set <interface> handshake-budget <per second>|auto", "pace handshake initiations"},
     {"set <interface> key-grace <seconds>", "keep accepting the previous private key after a change"},
     {"set <interface> peer <key> public-key <new key>", "re-key a peer in place"},
+    {"set <interface> peer <key> mtu <bytes>|auto", "fix a peer's MTU (auto, the default, learns its path MTU)"},
     {"[Interface] MTU, ListenPorts, RxSpread, DSCP, PriorityDSCP, HandshakeBudget, KeyGrace", ""},
+    {"[Peer] MTU", ""},
     {"show <interface> dump-telemetry", "dump with one column per peer statistic"},
     {"show --json, show --prometheus, top, exporter, reresolve", ""},
 };

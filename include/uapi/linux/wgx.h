@@ -88,6 +88,8 @@
  *                               of the previous private key while its
  *                               grace period runs;
  *                               absent otherwise
+ *   WGX_DEVICE_A_MTU_AUTO       NLA_U8, 1 while the device MTU follows the
+ *                               underlay (GET, wgx extension; see SET)
  *   WGX_DEVICE_A_STATS          NLA_NESTED, WGX_DEVICE_STATS_A_* (GET,
  *                               read-only, wgx extension)
  *   WGX_DEVICE_A_PEERS          NLA_NESTED
@@ -135,6 +137,9 @@
  *                                           wgx_path_mtu_source (read-only,
  *                                           wgx extension): how it was
  *                                           learned; absent with PATH_MTU
+ *       WGX_PEER_A_MTU                      NLA_U32, bytes (wgx extension):
+ *                                           the peer's fixed inner MTU, 0 =
+ *                                           auto (learned; see SET)
  *     0: ...
  *
  * Splitting: when the peers do not fit one message, following messages
@@ -256,6 +261,16 @@
  *                               docs/rotation.md.  Nothing new on the
  *                               wire.  -ERANGE above WGX_MAX_KEY_GRACE
  *   WGX_DEVICE_A_FWMARK         NLA_U32, 0 = no mark
+ *   WGX_DEVICE_A_MTU_AUTO       NLA_U8, 0 or 1 (wgx extension): 1 makes the
+ *                               device MTU follow the underlay again (the
+ *                               smallest outer route MTU to the peers'
+ *                               endpoints, else the IPv4 default route's
+ *                               device MTU, less 80; docs/mtu.md), set
+ *                               after the peers of
+ *                               this message; 0 keeps the current MTU.
+ *                               Auto is on for a device created without
+ *                               IFLA_MTU and turned off by any MTU change
+ *                               (IFLA_MTU, SIOCSIFMTU)
  *   WGX_DEVICE_A_PEERS          NLA_NESTED
  *     0: NLA_NESTED, one peer:
  *       WGX_PEER_A_PUBLIC_KEY               NLA_EXACT_LEN(32), required
@@ -312,13 +327,23 @@
  *                                           another entry of the message names
  *                                           the new key, or a later entry
  *                                           names the old one
+ *       WGX_PEER_A_MTU                      NLA_U32 (wgx extension): 0 = auto
+ *                                           (the default: the path MTU is
+ *                                           learned, docs/mtu.md), or the
+ *                                           largest inner packet sent to the
+ *                                           peer, WGX_MIN_PEER_MTU..
+ *                                           WGX_MAX_PEER_MTU bytes (fixed:
+ *                                           ICMP and blackhole detection are
+ *                                           ignored for it; the device MTU
+ *                                           still bounds it).  -ERANGE
+ *                                           otherwise
  *     0: ...
  *
  * Order of application within one message (WireGuard's): fwmark, listen
  * port, REPLACE_PEERS, (wgx: KEY_GRACE,) private key, then each peer in
  * message order; within
  * a peer, REMOVE_ME, preshared key, endpoint, REPLACE_ALLOWEDIPS, allowed
- * IPs in order, persistent keepalive.  A peer whose public key equals the device's
+ * IPs in order, persistent keepalive, (wgx: MTU).  A peer whose public key equals the device's
  * own public key is silently skipped.  REMOVE_ME or UPDATE_ONLY on a peer
  * that does not exist is not an error and does nothing.
  *
@@ -376,6 +401,10 @@
 /* Highest WGX_DEVICE_A_KEY_GRACE, seconds (one day). */
 #define WGX_MAX_KEY_GRACE 86400
 
+/* WGX_PEER_A_MTU: the range of a fixed per-peer inner MTU (bytes); 0 = auto. */
+#define WGX_MIN_PEER_MTU 576
+#define WGX_MAX_PEER_MTU 65455
+
 /* WGX_PEER_A_SESSION_KEYS (GET only): the keys the peer's current session was made with. */
 enum wgx_session_flag {
 	/* Made with a private key of the device other than its current one
@@ -402,6 +431,8 @@ enum wgx_path_mtu_source {
 	WGX_PATH_MTU_SOURCE_FRAGMENTING, /* the lowered size went unanswered too: outer IPv4
 					  * leaves with DF clear (the underlay fragments)
 					  * until the full size is tried again */
+	WGX_PATH_MTU_SOURCE_FIXED,	/* the peer's MTU is fixed (WGX_PEER_A_MTU): nothing is
+					 * learned */
 };
 
 enum wgx_cmd {
@@ -465,6 +496,7 @@ enum wgx_device_attribute {
 	WGX_DEVICE_A_KEY_GRACE,		/* 15, u32, seconds, 0..WGX_MAX_KEY_GRACE */
 	WGX_DEVICE_A_PREVIOUS_PUBLIC_KEY, /* 16, 32 bytes, read-only, during a grace */
 	WGX_DEVICE_A_GET_FLAGS,		/* 17, u32, GET request only */
+	WGX_DEVICE_A_MTU_AUTO,		/* 18, u8, 1 = the MTU follows the underlay */
 	__WGX_DEVICE_A_LAST
 };
 #define WGX_DEVICE_A_MAX (__WGX_DEVICE_A_LAST - 1)
@@ -496,6 +528,7 @@ enum wgx_peer_attribute {
 	WGX_PEER_A_SESSION_KEYS,		/* 13, u32, GET only, WGX_SESSION_F_* */
 	WGX_PEER_A_PATH_MTU,			/* 14, u32 bytes, GET only */
 	WGX_PEER_A_PATH_MTU_SOURCE,		/* 15, u32, GET only, enum wgx_path_mtu_source */
+	WGX_PEER_A_MTU,				/* 16, u32 inner bytes, 0 = auto */
 	__WGX_PEER_A_LAST
 };
 #define WGX_PEER_A_MAX (__WGX_PEER_A_LAST - 1)

@@ -101,6 +101,8 @@ TEST(ToolCompletion, OffersEveryWordTheToolAccepts)
     expect_offered({"wgx", "set", "wgx0", "offload", "gso", ""}, {"on", "off"});
     expect_offered({"wgx", "set", "wgx0", "rx-spread", ""}, {"auto", "on", "off"});
     expect_offered({"wgx", "set", "wgx0", "dscp", ""}, {"copy", "clear"});
+    expect_offered({"wgx", "set", "wgx0", "mtu", ""}, {"auto"});
+    expect_offered({"wgx", "set", "wgx0", "peer", test::kPub2, "mtu", ""}, {"auto"});
 
     expect_offered({"wgx", "top", ""}, top_options());
     expect_offered({"wgx", "top", "--once", ""}, top_options());

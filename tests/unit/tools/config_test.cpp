@@ -157,6 +157,8 @@ TEST(ToolConfig, OddRealWorldFile)
     EXPECT_EQ(format_showconf(r.device), read_golden("odd.showconf"));
     EXPECT_EQ(r.device.mtu, 1380u);
     EXPECT_EQ(r.device.peers[0].persistent_keepalive, 0);  // "off"
+    EXPECT_EQ(r.device.peers[0].mtu, 0u);                  // "auto"
+    EXPECT_EQ(r.device.peers[1].mtu, 1300u);
 
     // For an in-tree WireGuard interface MTU is not printed (wg would refuse it).
     r.device.kind = Kind::WireGuard;
@@ -164,7 +166,26 @@ TEST(ToolConfig, OddRealWorldFile)
     EXPECT_EQ(wg.find("MTU"), std::string::npos);
     std::string expect = read_golden("odd.showconf");
     expect.erase(expect.find("MTU = 1380\n"), strlen("MTU = 1380\n"));
+    expect.erase(expect.find("MTU = 1300\n"), strlen("MTU = 1300\n"));
     EXPECT_EQ(wg, expect);
+}
+
+// A device MTU that follows the underlay is not printed (setconf of the
+// output keeps it following); `MTU = auto` asks for it.
+TEST(ToolConfig, MtuAutoIsNoSetting)
+{
+    ParseResult r = parse_config(read_golden("odd.conf"), "odd.conf", test_options());
+    ASSERT_TRUE(r.ok()) << r.errors[0];
+    r.device.kind = Kind::Wgx;
+    r.device.mtu_auto = true;
+    std::string expect = read_golden("odd.showconf");
+    expect.erase(expect.find("MTU = 1380\n"), strlen("MTU = 1380\n"));
+    EXPECT_EQ(format_showconf(r.device), expect);  // the peer's MTU = 1300 stays
+
+    r = parse_config("[Interface]\nMTU = auto\n", "auto.conf", test_options());
+    ASSERT_TRUE(r.ok()) << r.errors[0];
+    EXPECT_EQ(r.device.mtu_auto, true);
+    EXPECT_FALSE(r.device.mtu.has_value());
 }
 
 TEST(ToolConfig, EveryMalformedClassReportedWithFileLine)

@@ -24,6 +24,7 @@ Device sample_device()
     d.rx_spread = RxSpread::Auto;
     d.fwmark = 0x1234;
     d.mtu = 1420;
+    d.mtu_auto = true;
     d.stats = Counters{{1, 10}, {3, 2}, {99, 5}};
 
     Peer a;
@@ -37,6 +38,7 @@ Device sample_device()
     a.persistent_keepalive = 25;
     a.protocol_version = 1;
     a.stats = Counters{{1, 100}, {2, 200}, {4, 3}};
+    a.mtu = 0;  // auto
 
     Peer b;
     b.public_key = key(test::kPub3);
@@ -296,6 +298,7 @@ TEST(ToolFormat, SingleFields)
 TEST(ToolFormat, ShowconfFromModel)
 {
     Device d = sample_device();
+    d.mtu_auto = false;  // set by the user: printed
     const std::string expect =
         std::string("[Interface]\nListenPort = 51820\nFwMark = 0x1234\n") + "PrivateKey = " + test::kPriv1 +
         "\nMTU = 1420\n\n" + "[Peer]\nPublicKey = " + test::kPub2 + "\nPresharedKey = " + test::kPsk +
@@ -306,6 +309,9 @@ TEST(ToolFormat, ShowconfFromModel)
     d.kind = Kind::WireGuard;  // MTU is a wgx key: not printed for wireguard
     std::string wg = expect;
     wg.erase(wg.find("MTU = 1420\n"), 11);
+    EXPECT_EQ(format_showconf(d), wg);
+    d.kind = Kind::Wgx;
+    d.mtu_auto = true;  // follows the underlay: no setting to print
     EXPECT_EQ(format_showconf(d), wg);
 
     Device empty;
@@ -343,6 +349,23 @@ TEST(ToolFormat, PathMtuInShowAndJson)
     EXPECT_STREQ(path_mtu_source_name(WGX_PATH_MTU_SOURCE_ROUTE), "route");
     EXPECT_STREQ(path_mtu_source_name(WGX_PATH_MTU_SOURCE_FRAGMENTING), "fragmenting");
     EXPECT_STREQ(path_mtu_source_name(99), "unknown");
+}
+
+// A fixed per-peer MTU: its own line and the path MTU's source in show, a
+// number in JSON; auto prints no line and "auto".
+TEST(ToolFormat, FixedPeerMtuInShowAndJson)
+{
+    Device d = sample_device();
+    d.peers[1].mtu = 1300;
+    d.peers[1].path_mtu = 1360;
+    d.peers[1].path_mtu_source = WGX_PATH_MTU_SOURCE_FIXED;
+    const std::string shown = format_show(d, ShowOptions{});
+    EXPECT_NE(shown.find("  mtu: 1300 (fixed)\n  path mtu: 1360 (fixed)\n"), std::string::npos) << shown;
+    EXPECT_EQ(shown.find("mtu: ", shown.find("1360 (fixed)")), std::string::npos) << shown;
+    EXPECT_EQ(shown.find("  mtu: "), shown.find("  mtu: 1300")) << shown;  // auto (peer 0): no line
+    const std::string json = format_json({d}, true);
+    EXPECT_NE(json.find("\"path_mtu_source\": \"fixed\",\n          \"mtu\": 1300\n"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"path_mtu_source\": null,\n          \"mtu\": \"auto\"\n"), std::string::npos) << json;
 }
 
 TEST(ToolFormat, JsonEscapesAndBigNumbers)

@@ -66,6 +66,7 @@ Device full_wgx_device()
     d.key_grace = 120;
     d.fwmark = 0x1234;
     d.mtu = 1420;
+    d.mtu_auto = false;
     d.stats = Counters{};
     for (const StatInfo &s : device_stats())
         d.stats->push_back({s.attr, s.attr * 10ULL});
@@ -82,6 +83,9 @@ Device full_wgx_device()
     a.persistent_keepalive = 65535;
     a.protocol_version = 1;
     a.session_keys = WGX_SESSION_F_LOCAL_PREVIOUS;
+    a.mtu = 1300;
+    a.path_mtu = 1380;
+    a.path_mtu_source = WGX_PATH_MTU_SOURCE_FIXED;
     a.stats = Counters{};
     for (const StatInfo &s : peer_stats())
         a.stats->push_back({s.attr, s.attr * 1000ULL});
@@ -91,6 +95,7 @@ Device full_wgx_device()
     b.public_key = key(test::kPub3);
     b.endpoint = test::endpoint("192.0.2.1", 1);
     b.session_keys = WGX_SESSION_F_PEER_PREVIOUS;
+    b.mtu = 0;  // auto
     b.stats = Counters{};
 
     d.peers = {a, b};
@@ -158,6 +163,9 @@ TEST(ToolJsonSchema, InvalidDocumentsFail)
          "interfaces/0/peers/0/persistent_keepalive"},
         {"\"has_preshared_key\": true", "\"has_preshared_key\": 1", "interfaces/0/peers/0/has_preshared_key"},
         {"\"local\": \"previous\"", "\"local\": \"old\"", "interfaces/0/peers/0/session_keys"},
+        {"\"mtu\": \"auto\"", "\"mtu\": \"automatic\"", "interfaces/0/peers/1/mtu"},
+        {"\"mtu_auto\": false", "\"mtu_auto\": 0", "interfaces/0/mtu_auto"},
+        {"\"mtu\": 1300", "\"mtu\": -1300", "interfaces/0/peers/0/mtu"},
     };
     for (const Case &k : cases) {
         std::string bad = good;

@@ -148,7 +148,7 @@ TEST(ToolSetArgs, ErrorsNameArgumentAndExpectation)
         {{"fwmark", "0xgg"},
          "invalid fwmark `0xgg': expected \"off\" or a number 0-0xffffffff (decimal or "
          "0x-prefixed hexadecimal)"},
-        {{"mtu", "20"}, "invalid mtu `20': expected an MTU in bytes 68-65535"},
+        {{"mtu", "20"}, "invalid mtu `20': expected an MTU in bytes 68-65535 or auto"},
         {{"offload", "tso", "on"}, "invalid offload `tso': expected gso, gro, tx-checksum or rx-checksum"},
         {{"offload", "gso", "yes"}, "invalid offload gso setting `yes': expected on or off"},
         {{"offload", "gso"}, "`offload gso' needs a value: expected on or off"},
@@ -158,7 +158,7 @@ TEST(ToolSetArgs, ErrorsNameArgumentAndExpectation)
         {{"endpoint", "1.2.3.4:5"}, "`endpoint' is a peer setting: expected `peer <base64 public key>' before it"},
         {{"peer", pk, "listen-port", "1"},
          "`listen-port' is an interface setting and must come before the first `peer'"},
-        {{"peer", pk, "mtu", "1400"}, "`mtu' is an interface setting and must come before the first `peer'"},
+        {{"peer", pk, "fwmark", "1"}, "`fwmark' is an interface setting and must come before the first `peer'"},
         {{"peer", pk, "endpoint", "1.2.3.4"},
          "invalid endpoint `1.2.3.4': expected HOST:PORT, IPV4:PORT or [IPV6]:PORT"},
         {{"peer", pk, "endpoint", "1.2.3.4:99999"},
@@ -199,7 +199,7 @@ TEST(ToolSetArgs, ErrorsNameArgumentAndExpectation)
          "`listen-ports' is an interface setting and must come before the first `peer'"},
         {{"peer", pk, "bogus"},
          "invalid argument `bogus': expected a peer setting (remove, public-key, preshared-key, endpoint, "
-         "persistent-keepalive, allowed-ips) or `peer'"},
+         "persistent-keepalive, mtu, allowed-ips) or `peer'"},
         {{"private-key", "/nonexistent/key"},
          "private-key: unable to open key file `/nonexistent/key': No such file or directory"},
     };
@@ -272,9 +272,11 @@ TEST(ToolSetArgs, EveryKeywordOfTheListIsParsed)
         {"persistent-keepalive", {"off"}},
         {"allowed-ips", {"10.0.0.0/8"}},
     };
-    std::set<std::string> seen;
+    std::set<std::pair<std::string, bool>> seen;  // a name may be both (mtu)
+    std::set<std::string> names;
     for (const SetKeyword &k : set_keywords()) {
-        EXPECT_TRUE(seen.insert(k.name).second) << "listed twice: " << k.name;
+        EXPECT_TRUE(seen.insert({k.name, k.peer}).second) << "listed twice: " << k.name;
+        names.insert(k.name);
         auto v = values.find(k.name);
         ASSERT_NE(v, values.end()) << "no sample value for keyword " << k.name;
         std::vector<std::string> args;
@@ -286,7 +288,37 @@ TEST(ToolSetArgs, EveryKeywordOfTheListIsParsed)
         EXPECT_TRUE(r.ok()) << k.name << ": " << (r.errors.empty() ? "" : r.errors[0]);
         EXPECT_EQ(std::string(k.value).empty(), v->second.empty()) << k.name;
     }
-    EXPECT_EQ(seen.size(), values.size());
+    EXPECT_EQ(names.size(), values.size());
+}
+
+// `mtu` is the interface's before the first `peer', the peer's after it.
+TEST(ToolSetArgs, PeerMtuFixedOrAuto)
+{
+    ParseResult r = parse({"mtu", "1420", "peer", test::kPub2, "mtu", "1300", "peer", test::kPub3, "mtu", "auto"});
+    ASSERT_TRUE(r.ok()) << r.errors[0];
+    EXPECT_EQ(r.device.mtu, 1420u);
+    ASSERT_EQ(r.device.peers.size(), 2u);
+    EXPECT_EQ(r.device.peers[0].mtu, 1300u);
+    EXPECT_EQ(r.device.peers[1].mtu, 0u);  // auto
+
+    r = parse({"peer", test::kPub2, "endpoint", "192.0.2.1:1"});
+    ASSERT_TRUE(r.ok());
+    EXPECT_FALSE(r.device.peers[0].mtu.has_value());  // unchanged
+
+    for (const char *bad : {"575", "65456", "0", "1300b", "", "Auto"}) {
+        r = parse({"peer", test::kPub2, "mtu", bad});
+        ASSERT_EQ(r.errors.size(), 1u) << bad;
+        EXPECT_EQ(r.errors[0], std::string("invalid peer mtu `") + bad +
+                                   "': expected auto or an MTU in bytes 576-65455");
+    }
+    // The interface's: auto follows the underlay again (WGX_DEVICE_A_MTU_AUTO).
+    r = parse({"mtu", "auto"});
+    ASSERT_TRUE(r.ok()) << r.errors[0];
+    EXPECT_EQ(r.device.mtu_auto, true);
+    EXPECT_FALSE(r.device.mtu.has_value());
+    r = parse({"mtu", "67"});
+    ASSERT_EQ(r.errors.size(), 1u);
+    EXPECT_EQ(r.errors[0], "invalid mtu `67': expected an MTU in bytes 68-65535 or auto");
 }
 
 }  // namespace
