@@ -96,6 +96,7 @@ static int wgx_open(struct net_device *dev)
 	ret = wgx_socket_init(wgx, wgx->incoming_port, wgx->listen_ports);
 	if (ret < 0)
 		goto out;
+	wgx_handshake_open(wgx);
 	wgx_device_quiet_addrconf(dev);
 	/* Slots reserved before the device went down say nothing about now. */
 	wgx_handshake_budget_reset(wgx);
@@ -118,6 +119,8 @@ static int wgx_stop(struct net_device *dev)
 	netif_tx_disable(dev);
 	/* Let the workers finish what was queued and credit its bytes; reset BQL. */
 	wgx_queueing_down(wgx);
+	/* Received handshake messages still queued would make sessions after the wipe. */
+	wgx_handshake_close(wgx);
 	mutex_lock(&wgx->device_update_lock);
 	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
 		wgx_timers_peer_stop(peer);
@@ -503,6 +506,8 @@ static void wgx_setup(struct net_device *dev)
 	wgx->listen_ports = 1;
 	wgx->priority_dscp = WGX_PRIORITY_DSCP_DEFAULT;
 	wgx->rx_spread = WGX_RX_SPREAD_AUTO;
+	/* Down: no handshake work until the up (wgx_handshake_open()). */
+	wgx->handshake_closed = true;
 }
 
 static int wgx_newlink(struct net *src_net, struct net_device *dev, struct nlattr *tb[],
@@ -693,6 +698,13 @@ static int wgx_device_pm_notification(struct notifier_block *nb, unsigned long a
 	if (action == PM_POST_SUSPEND || action == PM_POST_HIBERNATION) {
 		wgx_ephemeral_resume();
 		wgx_prepare_resume();
+		/* The devices that are up take handshake messages again. */
+		rtnl_lock();
+		list_for_each_entry(wgx, &wgx_device_list, device_list) {
+			if (netif_running(wgx->dev))
+				wgx_handshake_open(wgx);
+		}
+		rtnl_unlock();
 		return NOTIFY_DONE;
 	}
 	if (IS_ENABLED(CONFIG_PM_AUTOSLEEP) ||
@@ -704,6 +716,8 @@ static int wgx_device_pm_notification(struct notifier_block *nb, unsigned long a
 
 	rtnl_lock();
 	list_for_each_entry(wgx, &wgx_device_list, device_list) {
+		/* No handshake message queued now may make a session after the wipe. */
+		wgx_handshake_close(wgx);
 		mutex_lock(&wgx->device_update_lock);
 		list_for_each_entry(peer, &wgx->peer_list, peer_list) {
 			wgx_peer_clear_keypairs(peer);

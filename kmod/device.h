@@ -174,6 +174,12 @@ struct wgx_device {
 	atomic64_t handshake_budget_tat;
 	struct ptr_ring handshake_ring;
 	atomic_t handshake_ring_len;
+	/*
+	 * Set and cleared under the ring's producer_lock (RTNL held), read
+	 * under it by the producer and locklessly by the workers
+	 * (wgx_handshake_close()).
+	 */
+	bool handshake_closed;
 	/* nr_cpu_ids ring work items, item N on wgx-hs thread N. */
 	struct wgx_handshake_worker *handshake_workers;
 	unsigned long last_under_load;

@@ -582,6 +582,15 @@ static void wgx_handshake_worker(struct kthread_work *work)
 		if (!skb)
 			return;
 		atomic_dec(&wgx->handshake_ring_len);
+		/*
+		 * Closed: a run that started after wgx_handshake_close()
+		 * cancelled the work (queued by a message produced just
+		 * before the close) drops what it takes, as the close does.
+		 */
+		if (unlikely(READ_ONCE(wgx->handshake_closed))) {
+			kfree_skb(skb);
+			continue;
+		}
 		wgx_handshake_process(wgx, skb);
 		cond_resched();
 	}
@@ -600,9 +609,12 @@ static void wgx_handshake_worker(struct kthread_work *work)
 bool wgx_handshake_enqueue(struct wgx_device *wgx, struct sk_buff *skb)
 {
 	unsigned int slot;
-	int len;
+	int len, ret;
 
-	if (unlikely(ptr_ring_produce_bh(&wgx->handshake_ring, skb)))
+	spin_lock_bh(&wgx->handshake_ring.producer_lock);
+	ret = wgx->handshake_closed ? -ESHUTDOWN : __ptr_ring_produce(&wgx->handshake_ring, skb);
+	spin_unlock_bh(&wgx->handshake_ring.producer_lock);
+	if (unlikely(ret))
 		return false;
 	len = atomic_inc_return(&wgx->handshake_ring_len);
 	if (len > WGX_HANDSHAKE_RING_SIZE / 8) {
@@ -675,6 +687,37 @@ err:
 static void wgx_handshake_drop_skb(void *ptr)
 {
 	kfree_skb(ptr);
+}
+
+void wgx_handshake_close(struct wgx_device *wgx)
+{
+	struct sk_buff *skb;
+	unsigned int slot;
+
+	ASSERT_RTNL();
+	/* Under the producer lock: no message gets in after this. */
+	spin_lock_bh(&wgx->handshake_ring.producer_lock);
+	WRITE_ONCE(wgx->handshake_closed, true);
+	spin_unlock_bh(&wgx->handshake_ring.producer_lock);
+	/*
+	 * A ring work running now may be processing a message taken before
+	 * the close: wait for it.  One queued later (by a message produced
+	 * before the close) sees the flag and drops what it takes.
+	 */
+	for (slot = 0; slot < nr_cpu_ids; slot++)
+		kthread_cancel_work_sync(&wgx->handshake_workers[slot].work);
+	while ((skb = ptr_ring_consume_bh(&wgx->handshake_ring))) {
+		atomic_dec(&wgx->handshake_ring_len);
+		kfree_skb(skb);
+	}
+}
+
+void wgx_handshake_open(struct wgx_device *wgx)
+{
+	ASSERT_RTNL();
+	spin_lock_bh(&wgx->handshake_ring.producer_lock);
+	WRITE_ONCE(wgx->handshake_closed, false);
+	spin_unlock_bh(&wgx->handshake_ring.producer_lock);
 }
 
 void wgx_handshake_uninit(struct wgx_device *wgx)
