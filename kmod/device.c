@@ -402,6 +402,7 @@ int wgx_device_set_listen_port(struct wgx_device *wgx, u16 port, unsigned int np
 	wgx->listen_ports = nports;
 	/* Replies may now leave from other ports: pick the sources anew. */
 	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
+		wgx_socket_peer_set_ports(peer, nports);
 		wgx_socket_clear_peer_endpoint_src(peer);
 		/*
 		 * A peer may be sending to a port we just closed (the one we
@@ -464,6 +465,8 @@ static void wgx_destruct(struct net_device *dev)
 	rcu_barrier();
 	wgx_ratelimiter_destroy(wgx->ratelimiter);
 	wgx_allowedips_destroy(wgx->allowedips);
+	/* Empty: every peer's went with it. */
+	xa_destroy(&wgx->port_caches);
 	wgx_cookie_checker_destroy(wgx->cookie_checker);
 	wgx_noise_identity_destroy(wgx->identity);
 	wgx_cookie_checker_destroy(wgx->prev_cookie_checker);
@@ -523,6 +526,7 @@ static int wgx_newlink(struct net *src_net, struct net_device *dev, struct nlatt
 	spin_lock_init(&wgx->cookie_lock);
 	spin_lock_init(&wgx->ratelimiter_lock);
 	INIT_LIST_HEAD(&wgx->peer_list);
+	xa_init(&wgx->port_caches);
 	INIT_DELAYED_WORK(&wgx->ratelimiter_gc, wgx_ratelimiter_gc_worker);
 	INIT_DELAYED_WORK(&wgx->grace_work, wgx_device_grace_end_worker);
 

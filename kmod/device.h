@@ -23,6 +23,7 @@
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/ptr_ring.h>
+#include <linux/xarray.h>
 #include <linux/rwsem.h>
 #include <linux/siphash.h>
 #include <linux/kthread.h>
@@ -164,6 +165,8 @@ struct wgx_device {
 	unsigned int num_peers;
 	u64 peer_ids;
 	struct wgx_pubkey_hashtable *peer_hashtable;
+	/* Route caches of the listen ports beyond the first, by peer id (socket.c). */
+	struct xarray port_caches;
 	struct wgx_index_hashtable *index_hashtable;
 
 	struct gro_cells gro_cells;

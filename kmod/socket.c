@@ -46,6 +46,111 @@ static void wgx_endpoint_clear_src4(struct wgx_endpoint *endpoint, struct dst_ca
 		dst_cache_reset(cache);
 }
 
+/*
+ * The route caches of listen ports 1 .. @n of one peer while the device has
+ * more than one port (port 0's is the peer's endpoint_cache): each port's
+ * datagrams carry its own source port, which policy routing (ip rule
+ * sport), L4 multipath hashing and xfrm policies may route differently.
+ * In the device's port_caches, by the peer's id, so that a peer of a
+ * one-port device carries nothing for them.  Replaced and removed under
+ * device_update_lock, freed after an RCU grace period; senders read them
+ * under rcu_read_lock_bh() with the peer's endpoint_lock held for reading.
+ */
+struct wgx_socket_port_caches {
+	struct rcu_head rcu;
+	unsigned int n;
+	struct dst_cache cache[];
+};
+
+static void wgx_socket_port_caches_free_rcu(struct rcu_head *rcu)
+{
+	struct wgx_socket_port_caches *pc = container_of(rcu, struct wgx_socket_port_caches, rcu);
+	unsigned int i;
+
+	for (i = 0; i < pc->n; i++)
+		dst_cache_destroy(&pc->cache[i]);
+	kfree(pc);
+}
+
+static struct wgx_socket_port_caches *wgx_socket_port_caches_alloc(unsigned int n)
+{
+	struct wgx_socket_port_caches *pc;
+	unsigned int i;
+
+	pc = kzalloc(struct_size(pc, cache, n), GFP_KERNEL_ACCOUNT);
+	if (!pc)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (dst_cache_init(&pc->cache[i], GFP_KERNEL_ACCOUNT)) {
+			while (i--)
+				dst_cache_destroy(&pc->cache[i]);
+			kfree(pc);
+			return NULL;
+		}
+	}
+	pc->n = n;
+	return pc;
+}
+
+void wgx_socket_peer_set_ports(struct wgx_peer *peer, unsigned int nports)
+{
+	struct wgx_device *wgx = peer->wgx;
+	struct wgx_socket_port_caches *pc = NULL, *old;
+	unsigned long id = peer->internal_id;
+
+	lockdep_assert_held(&wgx->device_update_lock);
+	old = xa_load(&wgx->port_caches, id);
+	if (nports > 1 && old && old->n == nports - 1)
+		return;
+	if (nports > 1)
+		pc = wgx_socket_port_caches_alloc(nports - 1);
+	if (pc) {
+		old = xa_store(&wgx->port_caches, id, pc, GFP_KERNEL_ACCOUNT);
+		if (xa_is_err(old)) {
+			wgx_socket_port_caches_free_rcu(&pc->rcu);
+			pc = NULL;
+		}
+	}
+	/* Without caches (none wanted, or no memory) the ports' routes are looked up each time. */
+	if (!pc)
+		old = xa_erase(&wgx->port_caches, id);
+	if (old && !xa_is_err(old))
+		call_rcu(&old->rcu, wgx_socket_port_caches_free_rcu);
+}
+
+/*
+ * The route cache of listen port @index for @peer, or NULL (no cache: a
+ * lookup each time).  rcu_read_lock_bh() held.
+ */
+static struct dst_cache *wgx_socket_peer_cache(struct wgx_peer *peer, unsigned int index)
+{
+	struct wgx_socket_port_caches *pc;
+
+	if (likely(!index))
+		return &peer->endpoint_cache;
+	pc = xa_load(&peer->wgx->port_caches, peer->internal_id);
+	return pc && index <= pc->n ? &pc->cache[index - 1] : NULL;
+}
+
+/* Every route cache of @peer goes stale (@now: release the routes at once). */
+static void wgx_socket_peer_caches_reset(struct wgx_peer *peer, bool now)
+{
+	struct wgx_socket_port_caches *pc;
+	unsigned int i;
+
+	rcu_read_lock_bh();
+	pc = xa_load(&peer->wgx->port_caches, peer->internal_id);
+	for (i = 0; i <= (pc ? pc->n : 0); i++) {
+		struct dst_cache *cache = i ? &pc->cache[i - 1] : &peer->endpoint_cache;
+
+		if (now)
+			dst_cache_reset_now(cache);
+		else
+			dst_cache_reset(cache);
+	}
+	rcu_read_unlock_bh();
+}
+
 /* Refresh a remembered port's timestamp at most this often (jiffies). */
 #define WGX_PORT_TOUCH	(HZ / 4)
 /* A remembered port silent for this long no longer counts (jiffies). */
@@ -259,17 +364,20 @@ int wgx_socket_send_skb_to_peer(struct wgx_peer *peer, struct sk_buff *skb, u8 d
 {
 	bool df = wgx_pmtu_df(&peer->pmtu) && !WGX_SKB_CB(skb)->frag;
 	size_t skb_len = skb->len;
+	struct dst_cache *cache;
 	int ret = -EAFNOSUPPORT;
 	u32 route_mtu = 0, ip_len = 0;
 
 	read_lock_bh(&peer->endpoint_lock);
+	rcu_read_lock_bh();
+	cache = wgx_socket_peer_cache(peer, index);
 	if (peer->endpoint.addr.sa_family == AF_INET) {
-		ret = wgx_send4(peer->wgx, skb, &peer->endpoint, ds, &peer->endpoint_cache, index,
-				direct, df, &route_mtu);
+		ret = wgx_send4(peer->wgx, skb, &peer->endpoint, ds, cache, index, direct, df,
+				&route_mtu);
 		ip_len = sizeof(struct iphdr);
 	} else if (peer->endpoint.addr.sa_family == AF_INET6) {
-		ret = wgx_send6(peer->wgx, skb, &peer->endpoint, ds, &peer->endpoint_cache, index,
-				direct, df, &route_mtu);
+		ret = wgx_send6(peer->wgx, skb, &peer->endpoint, ds, cache, index, direct, df,
+				&route_mtu);
 		ip_len = sizeof(struct ipv6hdr);
 	} else {
 		kfree_skb(skb);
@@ -280,6 +388,7 @@ int wgx_socket_send_skb_to_peer(struct wgx_peer *peer, struct sk_buff *skb, u8 d
 					   route_mtu, df, jiffies)))
 			wgx_peer_stats_inc(peer, WGX_PEER_STAT_PMTU_BLACKHOLES);
 	}
+	rcu_read_unlock_bh();
 	read_unlock_bh(&peer->endpoint_lock);
 	return ret == -EAFNOSUPPORT ? -EHOSTUNREACH : ret;
 }
@@ -428,7 +537,7 @@ static void wgx_endpoint_store(struct wgx_peer *peer, const struct wgx_endpoint 
 		peer->endpoint.addr6 = endpoint->addr6;
 		peer->endpoint.src6 = endpoint->src6;
 	}
-	dst_cache_reset(&peer->endpoint_cache);
+	wgx_socket_peer_caches_reset(peer, false);
 }
 
 /* Forget every remembered port but @port, the endpoint's (endpoint_lock held for writing). */
@@ -551,7 +660,7 @@ void wgx_socket_clear_peer_endpoint_src(struct wgx_peer *peer)
 {
 	write_lock_bh(&peer->endpoint_lock);
 	memset(&peer->endpoint.src6, 0, sizeof(peer->endpoint.src6));
-	dst_cache_reset_now(&peer->endpoint_cache);
+	wgx_socket_peer_caches_reset(peer, true);
 	write_unlock_bh(&peer->endpoint_lock);
 }
 

@@ -118,6 +118,17 @@ unsigned int wgx_socket_flow_port(struct wgx_device *wgx, u32 hash);
 int wgx_socket_send_skb_to_peer(struct wgx_peer *peer, struct sk_buff *skb, u8 ds,
 				unsigned int index, bool direct);
 
+/**
+ * wgx_socket_peer_set_ports - give @peer a route cache for each listen port
+ * beyond the first of @nports (the device's listen ports; port 0 uses the
+ * peer's endpoint_cache), or none with @nports <= 1: each port's route is
+ * looked up with its own source port and cached for it alone.  Without
+ * memory the ports beyond the first look their route up for every packet.
+ * Process context; device_update_lock held.  @nports 0 frees them (the
+ * peer's removal).
+ */
+void wgx_socket_peer_set_ports(struct wgx_peer *peer, unsigned int nports);
+
 /** wgx_socket_send_buffer_to_peer - copy @len bytes at @buffer into a new skb and send it. */
 int wgx_socket_send_buffer_to_peer(struct wgx_peer *peer, const void *buffer, size_t len, u8 ds);
 
