@@ -25,6 +25,7 @@
 #include <net/rtnetlink.h>
 
 #include "device.h"
+#include "endpoint.h"
 #include "ephemeral.h"
 #include "handshake.h"
 #include "peer.h"
@@ -403,7 +404,7 @@ int wgx_device_set_listen_port(struct wgx_device *wgx, u16 port, unsigned int np
 	/* Replies may now leave from other ports: pick the sources anew. */
 	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
 		wgx_socket_peer_set_ports(peer, nports);
-		wgx_socket_clear_peer_endpoint_src(peer);
+		wgx_endpoint_clear_src(peer);
 		/*
 		 * A peer may be sending to a port we just closed (the one we
 		 * last sent from), and we would never hear it again unless we

@@ -24,6 +24,7 @@
 #include <linux/udp.h>
 
 #include "device.h"
+#include "endpoint.h"
 #include "handshake.h"
 #include "hsworker.h"
 #include "prepare.h"
@@ -71,7 +72,7 @@ static bool wgx_handshake_session_derived(struct wgx_peer *peer, struct sk_buff 
 	}
 	wgx_peer_stats_inc(peer, stat);
 	wgx_peer_count_rx(peer, skb->len);
-	wgx_socket_set_peer_endpoint_from_skb(peer, skb, true);
+	wgx_endpoint_set_from_skb(peer, skb, true);
 	wgx_timers_any_authenticated_packet_received(peer);
 	wgx_timers_any_authenticated_packet_traversal(peer);
 	wgx_timers_session_derived(peer);
