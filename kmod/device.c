@@ -534,7 +534,7 @@ static int wgx_newlink(struct net *src_net, struct net_device *dev, struct nlatt
 	dev->tstats = netdev_alloc_pcpu_stats(struct pcpu_sw_netstats);
 	if (!dev->tstats)
 		goto err;
-	wgx->stats = alloc_percpu(struct wgx_device_stats);
+	wgx->stats = alloc_percpu_gfp(struct wgx_device_stats, GFP_KERNEL_ACCOUNT);
 	if (!wgx->stats)
 		goto err_tstats;
 	wgx->identity = wgx_noise_identity_create(true);

@@ -658,11 +658,12 @@ int wgx_handshake_init(struct wgx_device *wgx)
 					    wgx->dev->name);
 	if (!wgx->handshake_wq)
 		goto err;
-	ret = ptr_ring_init(&wgx->handshake_ring, WGX_HANDSHAKE_RING_SIZE, GFP_KERNEL);
+	ret = ptr_ring_init(&wgx->handshake_ring, WGX_HANDSHAKE_RING_SIZE, GFP_KERNEL_ACCOUNT);
 	if (ret)
 		goto err_hs_wq;
 	atomic_set(&wgx->handshake_ring_len, 0);
-	wgx->handshake_workers = kcalloc(nr_cpu_ids, sizeof(*wgx->handshake_workers), GFP_KERNEL);
+	wgx->handshake_workers = kcalloc(nr_cpu_ids, sizeof(*wgx->handshake_workers),
+					GFP_KERNEL_ACCOUNT);
 	if (!wgx->handshake_workers) {
 		ret = -ENOMEM;
 		goto err_ring;
