@@ -25,6 +25,7 @@
 #include <net/rtnetlink.h>
 
 #include "device.h"
+#include "endpoint.h"
 #include "ephemeral.h"
 #include "handshake.h"
 #include "devmtu.h"
@@ -96,6 +97,7 @@ static int wgx_open(struct net_device *dev)
 	ret = wgx_socket_init(wgx, wgx->incoming_port, wgx->listen_ports);
 	if (ret < 0)
 		goto out;
+	wgx_handshake_open(wgx);
 	wgx_device_quiet_addrconf(dev);
 	/* Slots reserved before the device went down say nothing about now. */
 	wgx_handshake_budget_reset(wgx);
@@ -118,6 +120,8 @@ static int wgx_stop(struct net_device *dev)
 	netif_tx_disable(dev);
 	/* Let the workers finish what was queued and credit its bytes; reset BQL. */
 	wgx_queueing_down(wgx);
+	/* Received handshake messages still queued would make sessions after the wipe. */
+	wgx_handshake_close(wgx);
 	mutex_lock(&wgx->device_update_lock);
 	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
 		wgx_timers_peer_stop(peer);
@@ -400,7 +404,8 @@ int wgx_device_set_listen_port(struct wgx_device *wgx, u16 port, unsigned int np
 	wgx->listen_ports = nports;
 	/* Replies may now leave from other ports: pick the sources anew. */
 	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
-		wgx_socket_clear_peer_endpoint_src(peer);
+		wgx_socket_peer_set_ports(peer, nports);
+		wgx_endpoint_clear_src(peer);
 		/*
 		 * A peer may be sending to a port we just closed (the one we
 		 * last sent from), and we would never hear it again unless we
@@ -462,6 +467,8 @@ static void wgx_destruct(struct net_device *dev)
 	rcu_barrier();
 	wgx_ratelimiter_destroy(wgx->ratelimiter);
 	wgx_allowedips_destroy(wgx->allowedips);
+	/* Empty: every peer's went with it. */
+	xa_destroy(&wgx->port_caches);
 	wgx_cookie_checker_destroy(wgx->cookie_checker);
 	wgx_noise_identity_destroy(wgx->identity);
 	wgx_cookie_checker_destroy(wgx->prev_cookie_checker);
@@ -504,6 +511,8 @@ static void wgx_setup(struct net_device *dev)
 	wgx->listen_ports = 1;
 	wgx->priority_dscp = WGX_PRIORITY_DSCP_DEFAULT;
 	wgx->rx_spread = WGX_RX_SPREAD_AUTO;
+	/* Down: no handshake work until the up (wgx_handshake_open()). */
+	wgx->handshake_closed = true;
 }
 
 static int wgx_newlink(struct net *src_net, struct net_device *dev, struct nlattr *tb[],
@@ -519,13 +528,14 @@ static int wgx_newlink(struct net *src_net, struct net_device *dev, struct nlatt
 	spin_lock_init(&wgx->cookie_lock);
 	spin_lock_init(&wgx->ratelimiter_lock);
 	INIT_LIST_HEAD(&wgx->peer_list);
+	xa_init(&wgx->port_caches);
 	INIT_DELAYED_WORK(&wgx->ratelimiter_gc, wgx_ratelimiter_gc_worker);
 	INIT_DELAYED_WORK(&wgx->grace_work, wgx_device_grace_end_worker);
 
 	dev->tstats = netdev_alloc_pcpu_stats(struct pcpu_sw_netstats);
 	if (!dev->tstats)
 		goto err;
-	wgx->stats = alloc_percpu(struct wgx_device_stats);
+	wgx->stats = alloc_percpu_gfp(struct wgx_device_stats, GFP_KERNEL_ACCOUNT);
 	if (!wgx->stats)
 		goto err_tstats;
 	wgx->identity = wgx_noise_identity_create(true);
@@ -698,6 +708,13 @@ static int wgx_device_pm_notification(struct notifier_block *nb, unsigned long a
 	if (action == PM_POST_SUSPEND || action == PM_POST_HIBERNATION) {
 		wgx_ephemeral_resume();
 		wgx_prepare_resume();
+		/* The devices that are up take handshake messages again. */
+		rtnl_lock();
+		list_for_each_entry(wgx, &wgx_device_list, device_list) {
+			if (netif_running(wgx->dev))
+				wgx_handshake_open(wgx);
+		}
+		rtnl_unlock();
 		return NOTIFY_DONE;
 	}
 	if (IS_ENABLED(CONFIG_PM_AUTOSLEEP) ||
@@ -709,6 +726,8 @@ static int wgx_device_pm_notification(struct notifier_block *nb, unsigned long a
 
 	rtnl_lock();
 	list_for_each_entry(wgx, &wgx_device_list, device_list) {
+		/* No handshake message queued now may make a session after the wipe. */
+		wgx_handshake_close(wgx);
 		mutex_lock(&wgx->device_update_lock);
 		list_for_each_entry(peer, &wgx->peer_list, peer_list) {
 			wgx_peer_clear_keypairs(peer);

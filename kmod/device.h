@@ -23,6 +23,7 @@
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/ptr_ring.h>
+#include <linux/xarray.h>
 #include <linux/rwsem.h>
 #include <linux/siphash.h>
 #include <linux/kthread.h>
@@ -168,6 +169,8 @@ struct wgx_device {
 	unsigned int num_peers;
 	u64 peer_ids;
 	struct wgx_pubkey_hashtable *peer_hashtable;
+	/* Route caches of the listen ports beyond the first, by peer id (socket.c). */
+	struct xarray port_caches;
 	struct wgx_index_hashtable *index_hashtable;
 
 	struct gro_cells gro_cells;
@@ -178,6 +181,12 @@ struct wgx_device {
 	atomic64_t handshake_budget_tat;
 	struct ptr_ring handshake_ring;
 	atomic_t handshake_ring_len;
+	/*
+	 * Set and cleared under the ring's producer_lock (RTNL held), read
+	 * under it by the producer and locklessly by the workers
+	 * (wgx_handshake_close()).
+	 */
+	bool handshake_closed;
 	/* nr_cpu_ids ring work items, item N on wgx-hs thread N. */
 	struct wgx_handshake_worker *handshake_workers;
 	unsigned long last_under_load;

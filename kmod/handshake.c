@@ -24,6 +24,7 @@
 #include <linux/udp.h>
 
 #include "device.h"
+#include "endpoint.h"
 #include "handshake.h"
 #include "hsworker.h"
 #include "prepare.h"
@@ -71,7 +72,7 @@ static bool wgx_handshake_session_derived(struct wgx_peer *peer, struct sk_buff 
 	}
 	wgx_peer_stats_inc(peer, stat);
 	wgx_peer_count_rx(peer, skb->len);
-	wgx_socket_set_peer_endpoint_from_skb(peer, skb, true);
+	wgx_endpoint_set_from_skb(peer, skb, true);
 	wgx_timers_any_authenticated_packet_received(peer);
 	wgx_timers_any_authenticated_packet_traversal(peer);
 	wgx_timers_session_derived(peer);
@@ -595,6 +596,15 @@ static void wgx_handshake_worker(struct kthread_work *work)
 		if (!skb)
 			return;
 		atomic_dec(&wgx->handshake_ring_len);
+		/*
+		 * Closed: a run that started after wgx_handshake_close()
+		 * cancelled the work (queued by a message produced just
+		 * before the close) drops what it takes, as the close does.
+		 */
+		if (unlikely(READ_ONCE(wgx->handshake_closed))) {
+			kfree_skb(skb);
+			continue;
+		}
 		wgx_handshake_process(wgx, skb);
 		cond_resched();
 	}
@@ -613,9 +623,12 @@ static void wgx_handshake_worker(struct kthread_work *work)
 bool wgx_handshake_enqueue(struct wgx_device *wgx, struct sk_buff *skb)
 {
 	unsigned int slot;
-	int len;
+	int len, ret;
 
-	if (unlikely(ptr_ring_produce_bh(&wgx->handshake_ring, skb)))
+	spin_lock_bh(&wgx->handshake_ring.producer_lock);
+	ret = wgx->handshake_closed ? -ESHUTDOWN : __ptr_ring_produce(&wgx->handshake_ring, skb);
+	spin_unlock_bh(&wgx->handshake_ring.producer_lock);
+	if (unlikely(ret))
 		return false;
 	len = atomic_inc_return(&wgx->handshake_ring_len);
 	if (len > WGX_HANDSHAKE_RING_SIZE / 8) {
@@ -658,11 +671,12 @@ int wgx_handshake_init(struct wgx_device *wgx)
 					    wgx->dev->name);
 	if (!wgx->handshake_wq)
 		goto err;
-	ret = ptr_ring_init(&wgx->handshake_ring, WGX_HANDSHAKE_RING_SIZE, GFP_KERNEL);
+	ret = ptr_ring_init(&wgx->handshake_ring, WGX_HANDSHAKE_RING_SIZE, GFP_KERNEL_ACCOUNT);
 	if (ret)
 		goto err_hs_wq;
 	atomic_set(&wgx->handshake_ring_len, 0);
-	wgx->handshake_workers = kcalloc(nr_cpu_ids, sizeof(*wgx->handshake_workers), GFP_KERNEL);
+	wgx->handshake_workers = kcalloc(nr_cpu_ids, sizeof(*wgx->handshake_workers),
+					GFP_KERNEL_ACCOUNT);
 	if (!wgx->handshake_workers) {
 		ret = -ENOMEM;
 		goto err_ring;
@@ -688,6 +702,37 @@ err:
 static void wgx_handshake_drop_skb(void *ptr)
 {
 	kfree_skb(ptr);
+}
+
+void wgx_handshake_close(struct wgx_device *wgx)
+{
+	struct sk_buff *skb;
+	unsigned int slot;
+
+	ASSERT_RTNL();
+	/* Under the producer lock: no message gets in after this. */
+	spin_lock_bh(&wgx->handshake_ring.producer_lock);
+	WRITE_ONCE(wgx->handshake_closed, true);
+	spin_unlock_bh(&wgx->handshake_ring.producer_lock);
+	/*
+	 * A ring work running now may be processing a message taken before
+	 * the close: wait for it.  One queued later (by a message produced
+	 * before the close) sees the flag and drops what it takes.
+	 */
+	for (slot = 0; slot < nr_cpu_ids; slot++)
+		kthread_cancel_work_sync(&wgx->handshake_workers[slot].work);
+	while ((skb = ptr_ring_consume_bh(&wgx->handshake_ring))) {
+		atomic_dec(&wgx->handshake_ring_len);
+		kfree_skb(skb);
+	}
+}
+
+void wgx_handshake_open(struct wgx_device *wgx)
+{
+	ASSERT_RTNL();
+	spin_lock_bh(&wgx->handshake_ring.producer_lock);
+	WRITE_ONCE(wgx->handshake_closed, false);
+	spin_unlock_bh(&wgx->handshake_ring.producer_lock);
 }
 
 void wgx_handshake_uninit(struct wgx_device *wgx)

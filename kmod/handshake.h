@@ -32,10 +32,27 @@ int wgx_handshake_init(struct wgx_device *wgx);
 void wgx_handshake_uninit(struct wgx_device *wgx);
 
 /**
+ * wgx_handshake_close - the device takes no more handshake work until
+ * wgx_handshake_open(): the ring refuses new messages and the messages
+ * queued are dropped unprocessed.  Returns once no ring work of the device runs any more, so a
+ * wipe of the peers' sessions and handshakes after it is final: called
+ * before that wipe by the down (ndo_stop) and before a suspend or
+ * hibernation (PM notifier).  Process context, may sleep; not on a wgx-hs
+ * thread.  RTNL held (it orders close and open).
+ */
+void wgx_handshake_close(struct wgx_device *wgx);
+
+/**
+ * wgx_handshake_open - the device takes handshake work again (the up, the
+ * resume of a device that is up).  Any context; RTNL held.
+ */
+void wgx_handshake_open(struct wgx_device *wgx);
+
+/**
  * wgx_handshake_enqueue - queue a received handshake message (skb->data at
  * the message, linear, outer headers still in the skb) for a ring worker.
- * Returns false when the ring is full: the caller still owns @skb.
- * Softirq context (encap_rcv).
+ * Returns false when the ring is full or closed (wgx_handshake_close()):
+ * the caller still owns @skb.  Softirq context (encap_rcv).
  */
 bool wgx_handshake_enqueue(struct wgx_device *wgx, struct sk_buff *skb);
 

@@ -5,6 +5,7 @@
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/freezer.h>
 #include <linux/cpumask.h>
 #include <linux/minmax.h>
 #include <linux/kthread.h>
@@ -24,6 +25,66 @@ static int wgx_handshake_nice = 10;
 static struct kthread_worker **wgx_hsworkers;
 static unsigned int wgx_hsworker_n;
 static enum cpuhp_state wgx_hsworker_state;
+
+#ifdef WGX_DEBUG
+/*
+ * handshake_hold, TESTS ONLY: while 1, every thread made so far runs a work
+ * item that waits (freezable) for 0, so work queued on the threads meanwhile
+ * stays pending: a test can bring a device down or suspend the machine with
+ * received handshake messages still waiting to be processed.  Writing 0
+ * lets the threads go and returns once the work queued on them until then
+ * has run.  Refused at load (there are no threads yet).
+ */
+static bool wgx_hsworker_hold;
+static DECLARE_WAIT_QUEUE_HEAD(wgx_hsworker_hold_wq);
+static DEFINE_MUTEX(wgx_hsworker_hold_lock);
+/* nr_cpu_ids entries: entry N only ever goes to thread N. */
+static struct kthread_work *wgx_hsworker_hold_works;
+
+static void wgx_hsworker_hold_fn(struct kthread_work *work)
+{
+	wait_event_freezable(wgx_hsworker_hold_wq, !READ_ONCE(wgx_hsworker_hold));
+}
+
+static void wgx_hsworker_release(void)
+{
+	WRITE_ONCE(wgx_hsworker_hold, false);
+	wake_up_all(&wgx_hsworker_hold_wq);
+}
+
+static int wgx_hsworker_hold_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int i, n;
+	bool hold;
+	int ret = kstrtobool(val, &hold);
+
+	if (ret)
+		return ret;
+	n = wgx_hsworker_count();
+	if (!n || !wgx_hsworker_hold_works)
+		return -EPERM;
+	mutex_lock(&wgx_hsworker_hold_lock);
+	if (hold && !wgx_hsworker_hold) {
+		WRITE_ONCE(wgx_hsworker_hold, true);
+		for (i = 0; i < n; i++)
+			kthread_queue_work(wgx_hsworkers[i], &wgx_hsworker_hold_works[i]);
+	} else if (!hold && wgx_hsworker_hold) {
+		wgx_hsworker_release();
+		wgx_hsworker_flush_all();
+	}
+	mutex_unlock(&wgx_hsworker_hold_lock);
+	return 0;
+}
+
+static const struct kernel_param_ops wgx_hsworker_hold_ops = {
+	.set = wgx_hsworker_hold_set,
+	.get = param_get_bool,
+};
+
+module_param_cb(handshake_hold, &wgx_hsworker_hold_ops, &wgx_hsworker_hold, 0644);
+MODULE_PARM_DESC(handshake_hold,
+		 "TESTS ONLY: 1 holds queued handshake work on the wgx-hs threads until 0 is written");
+#endif
 
 static int wgx_hsworker_add(void)
 {
@@ -57,12 +118,23 @@ static int wgx_hsworker_online(unsigned int cpu)
 
 int wgx_hsworker_init(void)
 {
+	unsigned int i __maybe_unused;
 	int ret;
 
 	wgx_hsworker_n = 0;
 	wgx_hsworkers = kcalloc(nr_cpu_ids, sizeof(*wgx_hsworkers), GFP_KERNEL);
 	if (!wgx_hsworkers)
 		return -ENOMEM;
+#ifdef WGX_DEBUG
+	wgx_hsworker_hold_works = kcalloc(nr_cpu_ids, sizeof(*wgx_hsworker_hold_works),
+					  GFP_KERNEL);
+	if (!wgx_hsworker_hold_works) {
+		kfree(wgx_hsworkers);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nr_cpu_ids; i++)
+		kthread_init_work(&wgx_hsworker_hold_works[i], wgx_hsworker_hold_fn);
+#endif
 	/* Runs the callback for every online CPU before it returns. */
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "wgx/hsworker:online", wgx_hsworker_online,
 				NULL);
@@ -75,6 +147,10 @@ int wgx_hsworker_init(void)
 	cpuhp_remove_state(wgx_hsworker_state);
 err_free:
 	kfree(wgx_hsworkers);
+#ifdef WGX_DEBUG
+	kfree(wgx_hsworker_hold_works);
+	wgx_hsworker_hold_works = NULL;
+#endif
 	return ret;
 }
 
@@ -83,9 +159,18 @@ void wgx_hsworker_exit(void)
 	unsigned int i;
 
 	cpuhp_remove_state(wgx_hsworker_state);
+#ifdef WGX_DEBUG
+	mutex_lock(&wgx_hsworker_hold_lock);
+	wgx_hsworker_release();
+	mutex_unlock(&wgx_hsworker_hold_lock);
+#endif
 	for (i = 0; i < wgx_hsworker_n; i++)
 		kthread_destroy_worker(wgx_hsworkers[i]);
 	kfree(wgx_hsworkers);
+#ifdef WGX_DEBUG
+	kfree(wgx_hsworker_hold_works);
+	wgx_hsworker_hold_works = NULL;
+#endif
 }
 
 int wgx_hsworker_nice(void)

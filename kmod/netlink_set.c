@@ -37,6 +37,7 @@
 
 #include "devmtu.h"
 #include "device.h"
+#include "endpoint.h"
 #include "handshake.h"
 #include "netlink_internal.h"
 #include "netlink_set.h"
@@ -353,7 +354,7 @@ static int wgx_nl_apply_peer(struct wgx_nl_set *req, struct wgx_nl_peer *p)
 			memcpy(&ep.addr4, nla_data(p->endpoint), sizeof(ep.addr4));
 		else
 			memcpy(&ep.addr6, nla_data(p->endpoint), sizeof(ep.addr6));
-		wgx_socket_set_peer_endpoint(peer, &ep);
+		wgx_endpoint_set(peer, &ep);
 	}
 
 	if ((p->flags & WGX_PEER_F_REPLACE_ALLOWEDIPS) && !is_new)
@@ -482,7 +483,7 @@ static int wgx_nl_set_apply(struct wgx_nl_set *req)
 		WRITE_ONCE(wgx->fwmark, req->fwmark);
 		/* Routes may differ under the new mark: forget cached sources. */
 		list_for_each_entry(peer, &wgx->peer_list, peer_list)
-			wgx_socket_clear_peer_endpoint_src(peer);
+			wgx_endpoint_clear_src(peer);
 	}
 
 	for (i = 0; i < req->nr_peers; ++i) {

@@ -21,7 +21,7 @@ static struct hlist_head *wgx_pubkey_bucket(struct wgx_pubkey_hashtable *table,
 
 struct wgx_pubkey_hashtable *wgx_pubkey_hashtable_alloc(void)
 {
-	struct wgx_pubkey_hashtable *table = kvmalloc(sizeof(*table), GFP_KERNEL);
+	struct wgx_pubkey_hashtable *table = kvmalloc(sizeof(*table), GFP_KERNEL_ACCOUNT);
 
 	if (!table)
 		return NULL;
@@ -102,7 +102,7 @@ static struct hlist_head *wgx_index_bucket(struct wgx_index_hashtable *table, __
 
 struct wgx_index_hashtable *wgx_index_hashtable_alloc(void)
 {
-	struct wgx_index_hashtable *table = kvmalloc(sizeof(*table), GFP_KERNEL);
+	struct wgx_index_hashtable *table = kvmalloc(sizeof(*table), GFP_KERNEL_ACCOUNT);
 
 	if (!table)
 		return NULL;

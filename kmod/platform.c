@@ -145,8 +145,12 @@ int wgx_platform_memneq(const void *a, const void *b, wgx_size len)
 
 void *wgx_platform_zalloc(wgx_size size, bool may_sleep)
 {
-	/* Large tables (ratelimiter) may come from vmalloc when sleeping is allowed. */
-	return may_sleep ? kvzalloc(size, GFP_KERNEL) : kzalloc(size, GFP_ATOMIC);
+	/*
+	 * Large tables (ratelimiter) may come from vmalloc when sleeping is
+	 * allowed; those allocations are made for whoever configures (device
+	 * creation, netlink) and charged to its memory cgroup.
+	 */
+	return may_sleep ? kvzalloc(size, GFP_KERNEL_ACCOUNT) : kzalloc(size, GFP_ATOMIC);
 }
 
 void wgx_platform_free(void *p)

@@ -315,16 +315,16 @@ int wgx_queueing_init(struct wgx_device *wgx)
 				     wgx->dev->name);
 	if (!wgx->tx_wq)
 		goto err;
-	wgx->txqs = kcalloc(nq, sizeof(*wgx->txqs), GFP_KERNEL);
+	wgx->txqs = kcalloc(nq, sizeof(*wgx->txqs), GFP_KERNEL_ACCOUNT);
 	if (!wgx->txqs)
 		goto err_tx_wq;
 	for (i = 0; i < nq; ++i) {
 		struct wgx_txq *txq = &wgx->txqs[i];
 
-		ret = ptr_ring_init(&txq->ring, WGX_TXQ_RING_SIZE, GFP_KERNEL);
+		ret = ptr_ring_init(&txq->ring, WGX_TXQ_RING_SIZE, GFP_KERNEL_ACCOUNT);
 		if (ret)
 			goto err_rings;
-		ret = ptr_ring_init(&txq->lane, WGX_TXQ_LANE_SIZE, GFP_KERNEL);
+		ret = ptr_ring_init(&txq->lane, WGX_TXQ_LANE_SIZE, GFP_KERNEL_ACCOUNT);
 		if (ret) {
 			ptr_ring_cleanup(&txq->ring, NULL);
 			goto err_rings;

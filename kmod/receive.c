@@ -21,6 +21,7 @@
 #include <crypto/chacha20poly1305.h>
 
 #include "device.h"
+#include "endpoint.h"
 #include "handshake.h"
 #include "peer.h"
 #include "queueing.h"
@@ -312,7 +313,7 @@ void wgx_receive_finish(struct sk_buff *skb, struct napi_struct *napi)
 	}
 
 	/* Authenticated: the peer is where this came from (roaming). */
-	wgx_socket_set_peer_endpoint_from_skb(peer, skb, skb->len == 0);
+	wgx_endpoint_set_from_skb(peer, skb, skb->len == 0);
 	wgx_peer_count_rx(peer, cb->message_len);
 	wgx_pmtu_received(&peer->pmtu);
 	if (unlikely(wgx_peer_keypair_received_with(peer, keypair))) {

@@ -329,13 +329,13 @@ int wgx_rxspread_init(struct wgx_device *wgx)
 				     wgx->dev->name);
 	if (!wgx->rx_wq)
 		return -ENOMEM;
-	wgx->rx_workers = alloc_percpu(struct wgx_rx_worker);
+	wgx->rx_workers = alloc_percpu_gfp(struct wgx_rx_worker, GFP_KERNEL_ACCOUNT);
 	if (!wgx->rx_workers)
 		goto err_wq;
 	for_each_possible_cpu(cpu) {
 		struct wgx_rx_worker *worker = per_cpu_ptr(wgx->rx_workers, cpu);
 
-		ret = ptr_ring_init(&worker->ring, WGX_RXSPREAD_RING_SIZE, GFP_KERNEL);
+		ret = ptr_ring_init(&worker->ring, WGX_RXSPREAD_RING_SIZE, GFP_KERNEL_ACCOUNT);
 		if (ret)
 			goto err_rings;
 		INIT_WORK(&worker->work, wgx_rxspread_worker);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * socket.c - UDP sockets through the kernel's udp_tunnel helpers, routing
- * with a per-peer dst_cache, endpoint stickiness and roaming.
+ * socket.c - UDP sockets through the kernel's udp_tunnel helpers and
+ * routing with a per-peer dst_cache (per listen port with several); the
+ * peer's endpoint, its stickiness and roaming are endpoint.c's.
  *
  * Locking: the sockets are RCU pointers in struct wgx_device, replaced under
  * device_update_lock; senders read them under rcu_read_lock_bh().  A peer's
@@ -31,6 +32,7 @@
 #include <net/udp_tunnel.h>
 
 #include "device.h"
+#include "endpoint.h"
 #include "send.h"
 #include "peer.h"
 #include "pmtu.h"
@@ -46,10 +48,109 @@ static void wgx_endpoint_clear_src4(struct wgx_endpoint *endpoint, struct dst_ca
 		dst_cache_reset(cache);
 }
 
-/* Refresh a remembered port's timestamp at most this often (jiffies). */
-#define WGX_PORT_TOUCH	(HZ / 4)
-/* A remembered port silent for this long no longer counts (jiffies). */
-#define WGX_PORT_STALE	(2 * HZ)
+/*
+ * The route caches of listen ports 1 .. @n of one peer while the device has
+ * more than one port (port 0's is the peer's endpoint_cache): each port's
+ * datagrams carry its own source port, which policy routing (ip rule
+ * sport), L4 multipath hashing and xfrm policies may route differently.
+ * In the device's port_caches, by the peer's id, so that a peer of a
+ * one-port device carries nothing for them.  Replaced and removed under
+ * device_update_lock, freed after an RCU grace period; senders read them
+ * under rcu_read_lock_bh() with the peer's endpoint_lock held for reading.
+ */
+struct wgx_socket_port_caches {
+	struct rcu_head rcu;
+	unsigned int n;
+	struct dst_cache cache[];
+};
+
+static void wgx_socket_port_caches_free_rcu(struct rcu_head *rcu)
+{
+	struct wgx_socket_port_caches *pc = container_of(rcu, struct wgx_socket_port_caches, rcu);
+	unsigned int i;
+
+	for (i = 0; i < pc->n; i++)
+		dst_cache_destroy(&pc->cache[i]);
+	kfree(pc);
+}
+
+static struct wgx_socket_port_caches *wgx_socket_port_caches_alloc(unsigned int n)
+{
+	struct wgx_socket_port_caches *pc;
+	unsigned int i;
+
+	pc = kzalloc(struct_size(pc, cache, n), GFP_KERNEL_ACCOUNT);
+	if (!pc)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (dst_cache_init(&pc->cache[i], GFP_KERNEL_ACCOUNT)) {
+			while (i--)
+				dst_cache_destroy(&pc->cache[i]);
+			kfree(pc);
+			return NULL;
+		}
+	}
+	pc->n = n;
+	return pc;
+}
+
+void wgx_socket_peer_set_ports(struct wgx_peer *peer, unsigned int nports)
+{
+	struct wgx_device *wgx = peer->wgx;
+	struct wgx_socket_port_caches *pc = NULL, *old;
+	unsigned long id = peer->internal_id;
+
+	lockdep_assert_held(&wgx->device_update_lock);
+	old = xa_load(&wgx->port_caches, id);
+	if (nports > 1 && old && old->n == nports - 1)
+		return;
+	if (nports > 1)
+		pc = wgx_socket_port_caches_alloc(nports - 1);
+	if (pc) {
+		old = xa_store(&wgx->port_caches, id, pc, GFP_KERNEL_ACCOUNT);
+		if (xa_is_err(old)) {
+			wgx_socket_port_caches_free_rcu(&pc->rcu);
+			pc = NULL;
+		}
+	}
+	/* Without caches (none wanted, or no memory) the ports' routes are looked up each time. */
+	if (!pc)
+		old = xa_erase(&wgx->port_caches, id);
+	if (old && !xa_is_err(old))
+		call_rcu(&old->rcu, wgx_socket_port_caches_free_rcu);
+}
+
+/*
+ * The route cache of listen port @index for @peer, or NULL (no cache: a
+ * lookup each time).  rcu_read_lock_bh() held.
+ */
+static struct dst_cache *wgx_socket_peer_cache(struct wgx_peer *peer, unsigned int index)
+{
+	struct wgx_socket_port_caches *pc;
+
+	if (likely(!index))
+		return &peer->endpoint_cache;
+	pc = xa_load(&peer->wgx->port_caches, peer->internal_id);
+	return pc && index <= pc->n ? &pc->cache[index - 1] : NULL;
+}
+
+void wgx_socket_peer_caches_reset(struct wgx_peer *peer, bool now)
+{
+	struct wgx_socket_port_caches *pc;
+	unsigned int i;
+
+	rcu_read_lock_bh();
+	pc = xa_load(&peer->wgx->port_caches, peer->internal_id);
+	for (i = 0; i <= (pc ? pc->n : 0); i++) {
+		struct dst_cache *cache = i ? &pc->cache[i - 1] : &peer->endpoint_cache;
+
+		if (now)
+			dst_cache_reset_now(cache);
+		else
+			dst_cache_reset(cache);
+	}
+	rcu_read_unlock_bh();
+}
 
 u32 wgx_socket_flow_hash(struct wgx_device *wgx, const struct sk_buff *skb)
 {
@@ -262,17 +363,20 @@ int wgx_socket_send_skb_to_peer(struct wgx_peer *peer, struct sk_buff *skb, u8 d
 	/* A batch (txbatch.h): its datagrams are what the path sees. */
 	u32 seg_len = skb_is_gso(skb) ? skb_shinfo(skb)->gso_size : skb->len;
 	unsigned int segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
+	struct dst_cache *cache;
 	int ret = -EAFNOSUPPORT;
 	u32 route_mtu = 0, ip_len = 0;
 
 	read_lock_bh(&peer->endpoint_lock);
+	rcu_read_lock_bh();
+	cache = wgx_socket_peer_cache(peer, index);
 	if (peer->endpoint.addr.sa_family == AF_INET) {
-		ret = wgx_send4(peer->wgx, skb, &peer->endpoint, ds, &peer->endpoint_cache, index,
-				direct, df, &route_mtu);
+		ret = wgx_send4(peer->wgx, skb, &peer->endpoint, ds, cache, index, direct, df,
+				&route_mtu);
 		ip_len = sizeof(struct iphdr);
 	} else if (peer->endpoint.addr.sa_family == AF_INET6) {
-		ret = wgx_send6(peer->wgx, skb, &peer->endpoint, ds, &peer->endpoint_cache, index,
-				direct, df, &route_mtu);
+		ret = wgx_send6(peer->wgx, skb, &peer->endpoint, ds, cache, index, direct, df,
+				&route_mtu);
 		ip_len = sizeof(struct ipv6hdr);
 	} else {
 		kfree_skb(skb);
@@ -286,6 +390,7 @@ int wgx_socket_send_skb_to_peer(struct wgx_peer *peer, struct sk_buff *skb, u8 d
 					   route_mtu, df, jiffies)))
 			wgx_peer_stats_inc(peer, WGX_PEER_STAT_PMTU_BLACKHOLES);
 	}
+	rcu_read_unlock_bh();
 	read_unlock_bh(&peer->endpoint_lock);
 	return ret == -EAFNOSUPPORT ? -EHOSTUNREACH : ret;
 }
@@ -321,7 +426,7 @@ int wgx_socket_send_buffer_as_reply_to_skb(struct wgx_device *wgx, struct sk_buf
 	u16 dport, first;
 	int ret;
 
-	ret = wgx_socket_endpoint_from_skb(&endpoint, in_skb);
+	ret = wgx_endpoint_from_skb(&endpoint, in_skb);
 	if (unlikely(ret < 0))
 		return ret;
 	skb = wgx_socket_alloc_skb(buffer, len);
@@ -348,217 +453,6 @@ int wgx_socket_send_buffer_as_reply_to_skb(struct wgx_device *wgx, struct sk_buf
 		return wgx_send6(wgx, skb, &endpoint, 0, NULL, index, false, true, &route_mtu);
 	kfree_skb(skb);
 	return -EAFNOSUPPORT;
-}
-
-int wgx_socket_endpoint_from_skb(struct wgx_endpoint *endpoint, const struct sk_buff *skb)
-{
-	memset(endpoint, 0, sizeof(*endpoint));
-	if (skb->protocol == htons(ETH_P_IP)) {
-		endpoint->addr4.sin_family = AF_INET;
-		endpoint->addr4.sin_port = udp_hdr(skb)->source;
-		endpoint->addr4.sin_addr.s_addr = ip_hdr(skb)->saddr;
-		endpoint->src4.s_addr = ip_hdr(skb)->daddr;
-		endpoint->src_if4 = skb->skb_iif;
-	} else if (IS_ENABLED(CONFIG_IPV6) && skb->protocol == htons(ETH_P_IPV6)) {
-		endpoint->addr6.sin6_family = AF_INET6;
-		endpoint->addr6.sin6_port = udp_hdr(skb)->source;
-		endpoint->addr6.sin6_addr = ipv6_hdr(skb)->saddr;
-		endpoint->addr6.sin6_scope_id = ipv6_iface_scope_id(&ipv6_hdr(skb)->saddr,
-								    skb->skb_iif);
-		endpoint->src6 = ipv6_hdr(skb)->daddr;
-	} else {
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* Same address, family and our source address; ports not compared. */
-static bool wgx_endpoint_same_host(const struct wgx_endpoint *a, const struct wgx_endpoint *b)
-{
-	if (a->addr.sa_family != b->addr.sa_family)
-		return false;
-	if (a->addr.sa_family == AF_INET)
-		return a->addr4.sin_addr.s_addr == b->addr4.sin_addr.s_addr &&
-		       a->src4.s_addr == b->src4.s_addr && a->src_if4 == b->src_if4;
-	if (a->addr.sa_family == AF_INET6)
-		return ipv6_addr_equal(&a->addr6.sin6_addr, &b->addr6.sin6_addr) &&
-		       a->addr6.sin6_scope_id == b->addr6.sin6_scope_id &&
-		       ipv6_addr_equal(&a->src6, &b->src6);
-	return true;
-}
-
-/*
- * Same remote address (family, address, IPv6 scope): the same path for the
- * RTT figures (telemetry.h).  Our source address is not compared: an endpoint
- * set over netlink has none, and the next packet fills it in.
- */
-static bool wgx_endpoint_same_remote(const struct wgx_endpoint *a, const struct wgx_endpoint *b)
-{
-	if (a->addr.sa_family != b->addr.sa_family)
-		return false;
-	if (a->addr.sa_family == AF_INET)
-		return a->addr4.sin_addr.s_addr == b->addr4.sin_addr.s_addr;
-	if (a->addr.sa_family == AF_INET6)
-		return ipv6_addr_equal(&a->addr6.sin6_addr, &b->addr6.sin6_addr) &&
-		       a->addr6.sin6_scope_id == b->addr6.sin6_scope_id;
-	return true;
-}
-
-/* The source port of an endpoint (network order); 0 for none. */
-static __be16 wgx_endpoint_port(const struct wgx_endpoint *e)
-{
-	return e->addr.sa_family == AF_INET ? e->addr4.sin_port :
-	       e->addr.sa_family == AF_INET6 ? e->addr6.sin6_port : 0;
-}
-
-static bool wgx_port_fresh(const struct wgx_endpoint_ports *ports, unsigned int i, unsigned long now)
-{
-	return time_before(now, READ_ONCE(ports->seen[i]) + WGX_PORT_STALE);
-}
-
-/* Note a packet from remembered port @i: a write at most every WGX_PORT_TOUCH. */
-static void wgx_port_touch(struct wgx_endpoint_ports *ports, unsigned int i, unsigned long now)
-{
-	if (unlikely(time_after_eq(now, READ_ONCE(ports->seen[i]) + WGX_PORT_TOUCH)))
-		WRITE_ONCE(ports->seen[i], now);
-}
-
-/* Copy @endpoint into the peer (endpoint_lock held for writing). */
-static void wgx_endpoint_store(struct wgx_peer *peer, const struct wgx_endpoint *endpoint)
-{
-	if (endpoint->addr.sa_family == AF_INET) {
-		peer->endpoint.addr4 = endpoint->addr4;
-		peer->endpoint.src4 = endpoint->src4;
-		peer->endpoint.src_if4 = endpoint->src_if4;
-	} else {
-		peer->endpoint.addr6 = endpoint->addr6;
-		peer->endpoint.src6 = endpoint->src6;
-	}
-	dst_cache_reset(&peer->endpoint_cache);
-}
-
-/* Forget every remembered port but @port, the endpoint's (endpoint_lock held for writing). */
-static void wgx_endpoint_ports_reset(struct wgx_endpoint_ports *ports, __be16 port, unsigned long now)
-{
-	unsigned int i;
-
-	for (i = 1; i < WGX_ENDPOINT_PORTS; ++i)
-		WRITE_ONCE(ports->port[i], 0);
-	WRITE_ONCE(ports->port[0], port);
-	WRITE_ONCE(ports->seen[0], now);
-}
-
-/*
- * Port-only roaming (endpoint_lock held for writing): the endpoint moves to
- * @port of the same host; its old port is remembered in slot @slot (where
- * @port was, or the stalest slot), so packets from it cost no further write.
- */
-static void wgx_endpoint_ports_move(struct wgx_endpoint_ports *ports, __be16 port, unsigned long now)
-{
-	unsigned int i, slot = 1;
-
-	for (i = 1; i < WGX_ENDPOINT_PORTS; ++i) {
-		if (ports->port[i] == port || !ports->port[i]) {
-			slot = i;
-			break;
-		}
-		if (time_before(ports->seen[i], ports->seen[slot]))
-			slot = i;
-	}
-	WRITE_ONCE(ports->port[slot], ports->port[0]);
-	WRITE_ONCE(ports->seen[slot], ports->seen[0]);
-	WRITE_ONCE(ports->port[0], port);
-	WRITE_ONCE(ports->seen[0], now);
-}
-
-void wgx_socket_set_peer_endpoint(struct wgx_peer *peer, const struct wgx_endpoint *endpoint)
-{
-	if (endpoint->addr.sa_family != AF_INET && endpoint->addr.sa_family != AF_INET6)
-		return;
-	write_lock_bh(&peer->endpoint_lock);
-	if (!wgx_endpoint_same_remote(endpoint, &peer->endpoint)) {
-		wgx_telemetry_endpoint_moved(&peer->telemetry);
-		wgx_pmtu_reset(&peer->pmtu);
-	}
-	wgx_endpoint_store(peer, endpoint);
-	wgx_endpoint_ports_reset(&peer->endpoint_ports, wgx_endpoint_port(endpoint), jiffies);
-	write_unlock_bh(&peer->endpoint_lock);
-}
-
-/* What a received packet means for the endpoint. */
-enum wgx_roam {
-	WGX_ROAM_NONE,		/* a known port of the endpoint's host */
-	WGX_ROAM_PORT,		/* same host, a new (or the only live) port */
-	WGX_ROAM_HOST,		/* another address, family or local address */
-};
-
-static enum wgx_roam wgx_endpoint_classify(struct wgx_peer *peer, const struct wgx_endpoint *endpoint,
-					   unsigned long now, bool touch, bool first_port)
-{
-	struct wgx_endpoint_ports *ports = &peer->endpoint_ports;
-	__be16 port = wgx_endpoint_port(endpoint);
-	unsigned int i;
-
-	if (!wgx_endpoint_same_host(endpoint, &peer->endpoint))
-		return WGX_ROAM_HOST;
-	if (likely(READ_ONCE(ports->port[0]) == port && port == wgx_endpoint_port(&peer->endpoint))) {
-		if (touch)
-			wgx_port_touch(ports, 0, now);
-		return WGX_ROAM_NONE;
-	}
-	/* The sender's first port: where it surely listens. */
-	if (first_port)
-		return WGX_ROAM_PORT;
-	/* Another port of the same host: known and live, and the endpoint's own port live too? */
-	for (i = 1; i < WGX_ENDPOINT_PORTS; ++i) {
-		if (READ_ONCE(ports->port[i]) != port)
-			continue;
-		if (!wgx_port_fresh(ports, i, now) || !wgx_port_fresh(ports, 0, now))
-			break;
-		if (touch)
-			wgx_port_touch(ports, i, now);
-		return WGX_ROAM_NONE;
-	}
-	return WGX_ROAM_PORT;
-}
-
-void wgx_socket_set_peer_endpoint_from_skb(struct wgx_peer *peer, const struct sk_buff *skb,
-					   bool first_port)
-{
-	struct wgx_endpoint endpoint;
-	unsigned long now = jiffies;
-	enum wgx_roam roam;
-
-	if (unlikely(wgx_socket_endpoint_from_skb(&endpoint, skb)))
-		return;
-	/* Lockless first: roaming is rare, every packet asks. */
-	if (likely(data_race(wgx_endpoint_classify(peer, &endpoint, now, true, first_port)) ==
-		   WGX_ROAM_NONE))
-		return;
-
-	write_lock_bh(&peer->endpoint_lock);
-	roam = wgx_endpoint_classify(peer, &endpoint, now, false, first_port);
-	if (roam == WGX_ROAM_HOST) {
-		/* Another remote host is another path (telemetry.h). */
-		if (!wgx_endpoint_same_remote(&endpoint, &peer->endpoint)) {
-			wgx_telemetry_endpoint_moved(&peer->telemetry);
-			wgx_pmtu_reset(&peer->pmtu);
-		}
-		wgx_endpoint_store(peer, &endpoint);
-		wgx_endpoint_ports_reset(&peer->endpoint_ports, wgx_endpoint_port(&endpoint), now);
-	} else if (roam == WGX_ROAM_PORT) {
-		wgx_endpoint_store(peer, &endpoint);
-		wgx_endpoint_ports_move(&peer->endpoint_ports, wgx_endpoint_port(&endpoint), now);
-	}
-	write_unlock_bh(&peer->endpoint_lock);
-}
-
-void wgx_socket_clear_peer_endpoint_src(struct wgx_peer *peer)
-{
-	write_lock_bh(&peer->endpoint_lock);
-	memset(&peer->endpoint.src6, 0, sizeof(peer->endpoint.src6));
-	dst_cache_reset_now(&peer->endpoint_cache);
-	write_unlock_bh(&peer->endpoint_lock);
 }
 
 static void wgx_sock_free(struct sock *sock)

@@ -14,54 +14,14 @@
 #ifndef WGX_SOCKET_H
 #define WGX_SOCKET_H
 
-#include <linux/in.h>
-#include <linux/in6.h>
-#include <linux/socket.h>
 #include <linux/skbuff.h>
 #include <uapi/linux/wgx.h>	/* WGX_MAX_LISTEN_PORTS */
-/* Source ports of one peer's address remembered for endpoint stickiness. */
-#define WGX_ENDPOINT_PORTS 16
+
+#include "endpoint.h"
 
 struct wgx_device;
 struct wgx_peer;
 struct sock;
-
-/**
- * struct wgx_endpoint - where a peer is, and which of our addresses it talks to.
- * @addr: the peer's address and port (sa_family AF_INET or AF_INET6, or 0 = none).
- * @src4/@src_if4: our IPv4 address the peer last sent to, and its interface;
- *                 replies leave from it (source-address stickiness).
- * @src6: the same for IPv6.
- */
-struct wgx_endpoint {
-	union {
-		struct sockaddr addr;
-		struct sockaddr_in addr4;
-		struct sockaddr_in6 addr6;
-	};
-	union {
-		struct {
-			struct in_addr src4;
-			int src_if4;
-		};
-		struct in6_addr src6;
-	};
-};
-
-/**
- * struct wgx_endpoint_ports - the source ports a peer recently sent from on
- * its endpoint's address, so that a peer sending from several ports (a wgx
- * device with listen_ports > 1) does not make us rewrite its endpoint for
- * every packet.  @port[0] is the endpoint's own port; @seen holds jiffies of
- * the last packet from each port, refreshed at most every WGX_PORT_TOUCH.
- * A packet from a port not in the table, or arriving while the endpoint's
- * port has been silent for WGX_PORT_STALE, moves the endpoint (roaming).
- * Written under the peer's endpoint_lock (write); read locklessly.
- */
-struct wgx_endpoint_ports {
-	__be16 port[WGX_ENDPOINT_PORTS];
-	unsigned long seen[WGX_ENDPOINT_PORTS];
-};
 
 /**
  * wgx_socket_init - bind @nports (1..WGX_MAX_LISTEN_PORTS) consecutive UDP
@@ -118,6 +78,17 @@ unsigned int wgx_socket_flow_port(struct wgx_device *wgx, u32 hash);
 int wgx_socket_send_skb_to_peer(struct wgx_peer *peer, struct sk_buff *skb, u8 ds,
 				unsigned int index, bool direct);
 
+/**
+ * wgx_socket_peer_set_ports - give @peer a route cache for each listen port
+ * beyond the first of @nports (the device's listen ports; port 0 uses the
+ * peer's endpoint_cache), or none with @nports <= 1: each port's route is
+ * looked up with its own source port and cached for it alone.  Without
+ * memory the ports beyond the first look their route up for every packet.
+ * Process context; device_update_lock held.  @nports 0 frees them (the
+ * peer's removal).
+ */
+void wgx_socket_peer_set_ports(struct wgx_peer *peer, unsigned int nports);
+
 /** wgx_socket_send_buffer_to_peer - copy @len bytes at @buffer into a new skb and send it. */
 int wgx_socket_send_buffer_to_peer(struct wgx_peer *peer, const void *buffer, size_t len, u8 ds);
 
@@ -130,35 +101,11 @@ int wgx_socket_send_buffer_as_reply_to_skb(struct wgx_device *wgx, struct sk_buf
 					   const void *buffer, size_t len);
 
 /**
- * wgx_socket_endpoint_from_skb - fill @endpoint from a received UDP @skb:
- * the sender as the address, our destination address as the source.
- * Returns 0 or -EINVAL for a packet that is neither IPv4 nor IPv6.
+ * wgx_socket_peer_caches_reset - every cached route of @peer (each listen
+ * port's) goes stale; @now: the routes are released at once
+ * (dst_cache_reset_now(), no sender may use them: the peer's endpoint_lock
+ * held for writing).  Any context.
  */
-int wgx_socket_endpoint_from_skb(struct wgx_endpoint *endpoint, const struct sk_buff *skb);
-
-/**
- * wgx_socket_set_peer_endpoint - make @endpoint the peer's endpoint (a
- * configured endpoint), forgetting the ports remembered for the old one.
- * Context: any; takes endpoint_lock.
- */
-void wgx_socket_set_peer_endpoint(struct wgx_peer *peer, const struct wgx_endpoint *endpoint);
-/**
- * wgx_socket_set_peer_endpoint_from_skb - roaming (whitepaper 6.5): the
- * sender of the authenticated message @skb becomes the peer's endpoint when it
- * is at another address (or reached another of our addresses), or at a new
- * source port of the same address (see struct wgx_endpoint_ports).  The
- * common case, a known port, costs a lockless compare and no write, or one
- * write per WGX_PORT_TOUCH per port.  @first_port: @skb is a message a wgx
- * sender sends from its first listen port only (handshake messages,
- * keepalives; WireGuard sends everything from its one port): its source
- * port becomes the endpoint's at once even when the table knows another
- * live port, so a sender that closed the port we were replying to is
- * followed at its next keepalive.  Context: any (softirq on receive).
- */
-void wgx_socket_set_peer_endpoint_from_skb(struct wgx_peer *peer, const struct sk_buff *skb,
-					   bool first_port);
-
-/** wgx_socket_clear_peer_endpoint_src - forget the source address (e.g. after the route changed). */
-void wgx_socket_clear_peer_endpoint_src(struct wgx_peer *peer);
+void wgx_socket_peer_caches_reset(struct wgx_peer *peer, bool now);
 
 #endif /* WGX_SOCKET_H */

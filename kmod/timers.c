@@ -17,6 +17,7 @@
 #include <wgx/core.h>
 
 #include "device.h"
+#include "endpoint.h"
 #include "handshake.h"
 #include "peer.h"
 #include "send.h"
@@ -178,11 +179,11 @@ static void wgx_timers_perform(struct wgx_peer *peer, u32 actions)
 	}
 	if (actions & WGX_TIMER_ACT_RETRY_INITIATION) {
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKE_TIMEOUTS);
-		wgx_socket_clear_peer_endpoint_src(peer);
+		wgx_endpoint_clear_src(peer);
 		wgx_handshake_send_initiation(peer, true);
 	}
 	if (actions & WGX_TIMER_ACT_NEW_HANDSHAKE) {
-		wgx_socket_clear_peer_endpoint_src(peer);
+		wgx_endpoint_clear_src(peer);
 		wgx_handshake_send_initiation(peer, false);
 	}
 	if (actions & WGX_TIMER_ACT_SEND_KEEPALIVE)

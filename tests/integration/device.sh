@@ -78,12 +78,13 @@ test_no_link_local_no_redirects() {
 
 # The module decides its datapath itself: its parameters are only the three
 # choices docs/guide.md ("Module parameters") explains (plus the debug
-# build's timer_scale), and the switches kept for tests and the bench are
+# build's test hooks), and the switches kept for tests and the bench are
 # root's debugfs files, not parameters.
 test_module_parameters_are_the_choices() {
 	local f want got
 	want="compat ephemeral_peers ephemeral_pool"
-	[ -n "$(modinfo -F test_hooks "$WGX_MODULE_KO" 2>/dev/null)" ] && want="$want timer_scale"
+	# The debug build's test hooks (kmod/Kbuild, WGX_DEBUG).
+	[ -n "$(modinfo -F test_hooks "$WGX_MODULE_KO" 2>/dev/null)" ] && want="$want handshake_hold timer_scale"
 	got=$(ls /sys/module/wgx/parameters | sort | xargs)
 	expect_eq "module parameters" "$want" "$got"
 	for f in compat ephemeral_pool ephemeral_peers; do
@@ -97,4 +98,38 @@ test_module_parameters_are_the_choices() {
 	expect_eq "lane_inline" Y "$(cat /sys/kernel/debug/wgx/lane_inline)"
 	expect_eq "tcp_telemetry" Y "$(cat /sys/kernel/debug/wgx/tcp_telemetry)"
 	expect_eq "handshake_nice" 10 "$(cat /sys/kernel/debug/wgx/handshake_nice)"
+}
+
+# A device's memory is charged to the memory cgroup of the process that
+# creates it (a CAP_NET_ADMIN user namespace cannot make the host pay for
+# its devices): the handshake ratelimiter (176 KiB), the handshake ring
+# (4096 pointers, 32 KiB) and, per possible CPU, the tx ring, the priority
+# lane and the rx-spread ring (1024 + 256 + 4096 pointers, 43,008 bytes).
+# The kernel memory of a cgroup whose only process made the device must
+# reach that sum (memory.stat "kernel": its statistics are flushed
+# periodically, so it is polled for up to 10 s).
+test_memory_charged_to_creating_cgroup() {
+	local root=/sys/fs/cgroup cg ncpu want kernel=0 i
+	cg=$root/wgx-memcg
+	trap 'ip link del wgm0 2>/dev/null || true; rmdir '"$cg"' 2>/dev/null || true' EXIT
+	[ -f $root/cgroup.controllers ] || mount -t cgroup2 none $root
+	grep -qw memory $root/cgroup.controllers || fail "no memory controller in $root"
+	echo +memory >$root/cgroup.subtree_control
+	mkdir "$cg"
+	ncpu=$(python3 -c 'import sys
+n = 0
+for r in open("/sys/devices/system/cpu/possible").read().strip().split(","):
+    a, _, b = r.partition("-")
+    n += int(b or a) - int(a) + 1
+print(n)')
+	want=$((176 * 1024 + 4096 * 8 + ncpu * (1024 + 256 + 4096) * 8))
+	sh -c "echo \$\$ >$cg/cgroup.procs && exec ip link add wgm0 type wgx" || fail "ip link add failed"
+	for i in $(seq 100); do
+		kernel=$(awk '$1 == "kernel" { print $2 }' "$cg/memory.stat")
+		[ "${kernel:-0}" -ge "$want" ] && break
+		sleep 0.1
+	done
+	echo "kernel memory charged to the creating cgroup: ${kernel:-none} bytes, at least $want expected ($ncpu possible CPUs)"
+	[ "${kernel:-0}" -ge "$want" ] || { cat "$cg/memory.stat"; fail "the device's memory is not charged to the cgroup that created it"; }
+	ip link del wgm0
 }

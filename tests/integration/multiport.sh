@@ -47,6 +47,37 @@ test_wgx_wgx_four_ports() {
 	[[ $ep =~ ^192\.0\.2\.1:5182[0-3]$ ]] || fail "b's endpoint for a is $ep"
 }
 
+# Each listen port's datagrams take their own route: one port's source port
+# gets another routing table through a rule (`ip rule ... sport`), whose
+# route to b has hop limit 7; the datagrams a sends from that port must
+# leave with TTL 7, those from the other port with the main table's 64.
+# Checked on the data messages of 32 inner UDP flows spread over both ports
+# (a route cached for one port and reused for the other gives every
+# datagram the same TTL).
+test_each_port_routes_by_its_rule() {
+	tunnel_setup wgx 4 0
+	listen_ports a 2
+	n a ip rule add ipproto udp sport 51821 table 100
+	n a ip route add 192.0.2.2/32 dev va hoplimit 7 table 100
+	ping_ok a 10.0.0.2
+	capture_start b /tmp/a-ttl -n -v -i vb -c 400 "src host 192.0.2.1 and udp and udp[8] = 4"
+	local p
+	for p in $(seq 40000 40031); do
+		n a bash -c "echo x >/dev/udp/10.0.0.2/$p"
+	done
+	ping_ok a 10.0.0.2
+	capture_stop
+	# tcpdump -v: "IP (tos ..., ttl N, ...)" then "    192.0.2.1.PORT > ...".
+	local seen
+	seen=$(awk '/ttl [0-9]+/ { match($0, /ttl [0-9]+/); ttl = substr($0, RSTART + 4, RLENGTH - 4); next }
+		/192\.0\.2\.1\.[0-9]+ >/ { split($1, f, "."); print f[5] " " ttl }' /tmp/a-ttl | sort -u | xargs)
+	echo "a's data messages, port and TTL: $seen"
+	[[ " $seen " == *" 51820 64 "* ]] || fail "no data message from port 51820 with the main table's TTL 64"
+	[[ " $seen " == *" 51821 7 "* ]] || fail "no data message from port 51821 with its rule's TTL 7"
+	[[ " $seen " != *" 51820 7 "* ]] || fail "port 51820 sent with port 51821's route (TTL 7)"
+	[[ " $seen " != *" 51821 64 "* ]] || fail "port 51821 sent with port 51820's route (TTL 64)"
+}
+
 # data_ports_start OUTER — capture in b, on vb, the transport data messages
 # (type 4) that a sends over outer IPv4 or IPv6 (OUTER 4|6): headers only,
 # to a file, so the capture costs little under load.

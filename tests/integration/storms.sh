@@ -483,6 +483,77 @@ test_ephemeral_pool_wiped_on_suspend() {
 	prepare_wait held 0
 }
 
+# hs_hold 0|1 — the debug module's handshake_hold (kmod/hsworker.c): while
+# 1, work queued on the wgx-hs threads waits; writing 0 returns once it ran.
+hs_hold() {
+	echo "$1" >/sys/module/wgx/parameters/handshake_hold
+}
+
+# hs_peer_stat NS NAME — one counter of wgt0's only peer in NS.
+hs_peer_stat() {
+	n "$1" "$WGX_TOOL" show wgt0 --json | jq -r ".interfaces[0].peers[0].stats.$2"
+}
+
+# hs_queue_initiation — b (wireguard.ko) sends a its initiation while a's
+# wgx-hs threads are held, so the message waits in a's handshake ring; then
+# b goes down, so that nothing more comes (no retry, and a's answer, if
+# any, is lost).  Returns once a received it (rx_handshake_packets).
+hs_queue_initiation() {
+	local i
+	tunnel_setup wireguard 4 0
+	hs_hold 1
+	n b ping -c 1 -W 1 10.0.0.1 >/dev/null 2>&1 || true
+	for i in $(seq 100); do
+		[ "$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].stats.rx_handshake_packets')" -ge 1 ] && break
+		sleep 0.1
+	done
+	[ "$i" -lt 100 ] || fail "a received no handshake message from b"
+	n b ip link set wgt0 down
+}
+
+# hs_expect_no_session WHEN — a's peer has no session: no handshake was
+# completed, no initiation consumed, no latest handshake.
+hs_expect_no_session() {
+	expect_eq "a's initiations consumed $1" 0 "$(hs_peer_stat a handshake_initiations_rx)"
+	expect_eq "a's handshakes completed $1" 0 "$(hs_peer_stat a handshakes_completed)"
+	expect_eq "a's latest handshake $1" 0 "$(wgx_peer_field a 5)"
+}
+
+# A handshake message received before a down and still waiting for a wgx-hs
+# thread goes with the down: processed after it, it would install a session
+# on the down device, whose keys no timer then erases.  After the up the
+# tunnel works as usual.
+test_down_drops_queued_handshakes() {
+	trap 'hs_hold 0; netns_cleanup' EXIT
+	hs_queue_initiation
+	n a ip link set wgt0 down
+	hs_hold 0
+	hs_expect_no_session "after the down"
+	n a ip link set wgt0 up
+	hs_expect_no_session "after the up"
+	n b ip link set wgt0 up
+	ping_ok b 10.0.0.1
+}
+
+# The same for a suspend (PM notifier): a message queued before it must not
+# install a session after the wipe, nor in a hibernation image.
+# /sys/power/pm_test "freezer" runs the notifiers and freezes the tasks
+# (the held wgx-hs threads too: the hold is freezable) and resumes after 5 s.
+test_suspend_drops_queued_handshakes() {
+	local state=freeze
+	[ -w /sys/power/pm_test ] || fail "no /sys/power/pm_test (CONFIG_PM_DEBUG)"
+	trap 'echo none >/sys/power/pm_test; hs_hold 0; netns_cleanup' EXIT
+	hs_queue_initiation
+	grep -qw freeze /sys/power/state || state=mem
+	echo freezer >/sys/power/pm_test
+	echo "$state" >/sys/power/state || fail "suspend test failed"
+	echo none >/sys/power/pm_test
+	hs_hold 0
+	hs_expect_no_session "after the suspend"
+	n b ip link set wgt0 up
+	ping_ok b 10.0.0.1
+}
+
 # hs_threads — "PID N" of each wgx-hs/N thread (kmod/hsworker.c), by N.
 hs_threads() {
 	local pid comm

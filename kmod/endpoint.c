@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * endpoint.c - where a peer is: its endpoint from a received packet, the
+ * configured one, roaming (whitepaper 6.5) with the source ports remembered
+ * for stickiness (endpoint.h), and forgetting our source address.
+ *
+ * Locking: a peer's endpoint is guarded by its endpoint_lock (rwlock,
+ * BH-safe).  The receive path compares the endpoint without the lock (a
+ * torn read at worst delays one roaming step to the next packet) and
+ * writes only when it changes.  Every change of the endpoint makes the
+ * peer's cached routes stale (socket.c).
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/jiffies.h>
+#include <linux/udp.h>
+#include <net/addrconf.h>
+
+#include "device.h"
+#include "endpoint.h"
+#include "peer.h"
+#include "pmtu.h"
+#include "socket.h"
+
+/* Refresh a remembered port's timestamp at most this often (jiffies). */
+#define WGX_PORT_TOUCH	(HZ / 4)
+/* A remembered port silent for this long no longer counts (jiffies). */
+#define WGX_PORT_STALE	(2 * HZ)
+
+int wgx_endpoint_from_skb(struct wgx_endpoint *endpoint, const struct sk_buff *skb)
+{
+	memset(endpoint, 0, sizeof(*endpoint));
+	if (skb->protocol == htons(ETH_P_IP)) {
+		endpoint->addr4.sin_family = AF_INET;
+		endpoint->addr4.sin_port = udp_hdr(skb)->source;
+		endpoint->addr4.sin_addr.s_addr = ip_hdr(skb)->saddr;
+		endpoint->src4.s_addr = ip_hdr(skb)->daddr;
+		endpoint->src_if4 = skb->skb_iif;
+	} else if (IS_ENABLED(CONFIG_IPV6) && skb->protocol == htons(ETH_P_IPV6)) {
+		endpoint->addr6.sin6_family = AF_INET6;
+		endpoint->addr6.sin6_port = udp_hdr(skb)->source;
+		endpoint->addr6.sin6_addr = ipv6_hdr(skb)->saddr;
+		endpoint->addr6.sin6_scope_id = ipv6_iface_scope_id(&ipv6_hdr(skb)->saddr,
+								    skb->skb_iif);
+		endpoint->src6 = ipv6_hdr(skb)->daddr;
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Same address, family and our source address; ports not compared. */
+static bool wgx_endpoint_same_host(const struct wgx_endpoint *a, const struct wgx_endpoint *b)
+{
+	if (a->addr.sa_family != b->addr.sa_family)
+		return false;
+	if (a->addr.sa_family == AF_INET)
+		return a->addr4.sin_addr.s_addr == b->addr4.sin_addr.s_addr &&
+		       a->src4.s_addr == b->src4.s_addr && a->src_if4 == b->src_if4;
+	if (a->addr.sa_family == AF_INET6)
+		return ipv6_addr_equal(&a->addr6.sin6_addr, &b->addr6.sin6_addr) &&
+		       a->addr6.sin6_scope_id == b->addr6.sin6_scope_id &&
+		       ipv6_addr_equal(&a->src6, &b->src6);
+	return true;
+}
+
+/*
+ * Same remote address (family, address, IPv6 scope): the same path for the
+ * RTT figures (telemetry.h).  Our source address is not compared: an endpoint
+ * set over netlink has none, and the next packet fills it in.
+ */
+static bool wgx_endpoint_same_remote(const struct wgx_endpoint *a, const struct wgx_endpoint *b)
+{
+	if (a->addr.sa_family != b->addr.sa_family)
+		return false;
+	if (a->addr.sa_family == AF_INET)
+		return a->addr4.sin_addr.s_addr == b->addr4.sin_addr.s_addr;
+	if (a->addr.sa_family == AF_INET6)
+		return ipv6_addr_equal(&a->addr6.sin6_addr, &b->addr6.sin6_addr) &&
+		       a->addr6.sin6_scope_id == b->addr6.sin6_scope_id;
+	return true;
+}
+
+/* The source port of an endpoint (network order); 0 for none. */
+static __be16 wgx_endpoint_port(const struct wgx_endpoint *e)
+{
+	return e->addr.sa_family == AF_INET ? e->addr4.sin_port :
+	       e->addr.sa_family == AF_INET6 ? e->addr6.sin6_port : 0;
+}
+
+static bool wgx_endpoint_port_fresh(const struct wgx_endpoint_ports *ports, unsigned int i, unsigned long now)
+{
+	return time_before(now, READ_ONCE(ports->seen[i]) + WGX_PORT_STALE);
+}
+
+/* Note a packet from remembered port @i: a write at most every WGX_PORT_TOUCH. */
+static void wgx_endpoint_port_touch(struct wgx_endpoint_ports *ports, unsigned int i, unsigned long now)
+{
+	if (unlikely(time_after_eq(now, READ_ONCE(ports->seen[i]) + WGX_PORT_TOUCH)))
+		WRITE_ONCE(ports->seen[i], now);
+}
+
+/* Copy @endpoint into the peer (endpoint_lock held for writing). */
+static void wgx_endpoint_store(struct wgx_peer *peer, const struct wgx_endpoint *endpoint)
+{
+	if (endpoint->addr.sa_family == AF_INET) {
+		peer->endpoint.addr4 = endpoint->addr4;
+		peer->endpoint.src4 = endpoint->src4;
+		peer->endpoint.src_if4 = endpoint->src_if4;
+	} else {
+		peer->endpoint.addr6 = endpoint->addr6;
+		peer->endpoint.src6 = endpoint->src6;
+	}
+	wgx_socket_peer_caches_reset(peer, false);
+}
+
+/* Forget every remembered port but @port, the endpoint's (endpoint_lock held for writing). */
+static void wgx_endpoint_ports_reset(struct wgx_endpoint_ports *ports, __be16 port, unsigned long now)
+{
+	unsigned int i;
+
+	for (i = 1; i < WGX_ENDPOINT_PORTS; ++i)
+		WRITE_ONCE(ports->port[i], 0);
+	WRITE_ONCE(ports->port[0], port);
+	WRITE_ONCE(ports->seen[0], now);
+}
+
+/*
+ * Port-only roaming (endpoint_lock held for writing): the endpoint moves to
+ * @port of the same host; its old port is remembered in slot @slot (where
+ * @port was, or the stalest slot), so packets from it cost no further write.
+ */
+static void wgx_endpoint_ports_move(struct wgx_endpoint_ports *ports, __be16 port, unsigned long now)
+{
+	unsigned int i, slot = 1;
+
+	for (i = 1; i < WGX_ENDPOINT_PORTS; ++i) {
+		if (ports->port[i] == port || !ports->port[i]) {
+			slot = i;
+			break;
+		}
+		if (time_before(ports->seen[i], ports->seen[slot]))
+			slot = i;
+	}
+	WRITE_ONCE(ports->port[slot], ports->port[0]);
+	WRITE_ONCE(ports->seen[slot], ports->seen[0]);
+	WRITE_ONCE(ports->port[0], port);
+	WRITE_ONCE(ports->seen[0], now);
+}
+
+void wgx_endpoint_set(struct wgx_peer *peer, const struct wgx_endpoint *endpoint)
+{
+	if (endpoint->addr.sa_family != AF_INET && endpoint->addr.sa_family != AF_INET6)
+		return;
+	write_lock_bh(&peer->endpoint_lock);
+	if (!wgx_endpoint_same_remote(endpoint, &peer->endpoint)) {
+		wgx_telemetry_endpoint_moved(&peer->telemetry);
+		wgx_pmtu_reset(&peer->pmtu);
+	}
+	wgx_endpoint_store(peer, endpoint);
+	wgx_endpoint_ports_reset(&peer->endpoint_ports, wgx_endpoint_port(endpoint), jiffies);
+	write_unlock_bh(&peer->endpoint_lock);
+}
+
+/* What a received packet means for the endpoint. */
+enum wgx_roam {
+	WGX_ROAM_NONE,		/* a known port of the endpoint's host */
+	WGX_ROAM_PORT,		/* same host, a new (or the only live) port */
+	WGX_ROAM_HOST,		/* another address, family or local address */
+};
+
+static enum wgx_roam wgx_endpoint_classify(struct wgx_peer *peer, const struct wgx_endpoint *endpoint,
+					   unsigned long now, bool touch, bool first_port)
+{
+	struct wgx_endpoint_ports *ports = &peer->endpoint_ports;
+	__be16 port = wgx_endpoint_port(endpoint);
+	unsigned int i;
+
+	if (!wgx_endpoint_same_host(endpoint, &peer->endpoint))
+		return WGX_ROAM_HOST;
+	if (likely(READ_ONCE(ports->port[0]) == port && port == wgx_endpoint_port(&peer->endpoint))) {
+		if (touch)
+			wgx_endpoint_port_touch(ports, 0, now);
+		return WGX_ROAM_NONE;
+	}
+	/* The sender's first port: where it surely listens. */
+	if (first_port)
+		return WGX_ROAM_PORT;
+	/* Another port of the same host: known and live, and the endpoint's own port live too? */
+	for (i = 1; i < WGX_ENDPOINT_PORTS; ++i) {
+		if (READ_ONCE(ports->port[i]) != port)
+			continue;
+		if (!wgx_endpoint_port_fresh(ports, i, now) || !wgx_endpoint_port_fresh(ports, 0, now))
+			break;
+		if (touch)
+			wgx_endpoint_port_touch(ports, i, now);
+		return WGX_ROAM_NONE;
+	}
+	return WGX_ROAM_PORT;
+}
+
+void wgx_endpoint_set_from_skb(struct wgx_peer *peer, const struct sk_buff *skb, bool first_port)
+{
+	struct wgx_endpoint endpoint;
+	unsigned long now = jiffies;
+	enum wgx_roam roam;
+
+	if (unlikely(wgx_endpoint_from_skb(&endpoint, skb)))
+		return;
+	/* Lockless first: roaming is rare, every packet asks. */
+	if (likely(data_race(wgx_endpoint_classify(peer, &endpoint, now, true, first_port)) ==
+		   WGX_ROAM_NONE))
+		return;
+
+	write_lock_bh(&peer->endpoint_lock);
+	roam = wgx_endpoint_classify(peer, &endpoint, now, false, first_port);
+	if (roam == WGX_ROAM_HOST) {
+		/* Another remote host is another path (telemetry.h). */
+		if (!wgx_endpoint_same_remote(&endpoint, &peer->endpoint)) {
+			wgx_telemetry_endpoint_moved(&peer->telemetry);
+			wgx_pmtu_reset(&peer->pmtu);
+		}
+		wgx_endpoint_store(peer, &endpoint);
+		wgx_endpoint_ports_reset(&peer->endpoint_ports, wgx_endpoint_port(&endpoint), now);
+	} else if (roam == WGX_ROAM_PORT) {
+		wgx_endpoint_store(peer, &endpoint);
+		wgx_endpoint_ports_move(&peer->endpoint_ports, wgx_endpoint_port(&endpoint), now);
+	}
+	write_unlock_bh(&peer->endpoint_lock);
+}
+
+void wgx_endpoint_clear_src(struct wgx_peer *peer)
+{
+	write_lock_bh(&peer->endpoint_lock);
+	memset(&peer->endpoint.src6, 0, sizeof(peer->endpoint.src6));
+	wgx_socket_peer_caches_reset(peer, true);
+	write_unlock_bh(&peer->endpoint_lock);
+}

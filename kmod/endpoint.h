@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * endpoint.h - where a peer is and which of our addresses it talks to, the
+ * source ports remembered for endpoint stickiness, and roaming.
+ */
+#ifndef WGX_ENDPOINT_H
+#define WGX_ENDPOINT_H
+
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/skbuff.h>
+#include <linux/socket.h>
+
+/* Source ports of one peer's address remembered for endpoint stickiness. */
+#define WGX_ENDPOINT_PORTS 16
+
+struct wgx_peer;
+
+/**
+ * struct wgx_endpoint - where a peer is, and which of our addresses it talks to.
+ * @addr: the peer's address and port (sa_family AF_INET or AF_INET6, or 0 = none).
+ * @src4/@src_if4: our IPv4 address the peer last sent to, and its interface;
+ *                 replies leave from it (source-address stickiness).
+ * @src6: the same for IPv6.
+ */
+struct wgx_endpoint {
+	union {
+		struct sockaddr addr;
+		struct sockaddr_in addr4;
+		struct sockaddr_in6 addr6;
+	};
+	union {
+		struct {
+			struct in_addr src4;
+			int src_if4;
+		};
+		struct in6_addr src6;
+	};
+};
+
+/**
+ * struct wgx_endpoint_ports - the source ports a peer recently sent from on
+ * its endpoint's address, so that a peer sending from several ports (a wgx
+ * device with listen_ports > 1) does not make us rewrite its endpoint for
+ * every packet.  @port[0] is the endpoint's own port; @seen holds jiffies of
+ * the last packet from each port, refreshed at most every WGX_PORT_TOUCH.
+ * A packet from a port not in the table, or arriving while the endpoint's
+ * port has been silent for WGX_PORT_STALE, moves the endpoint (roaming).
+ * Written under the peer's endpoint_lock (write); read locklessly.
+ */
+struct wgx_endpoint_ports {
+	__be16 port[WGX_ENDPOINT_PORTS];
+	unsigned long seen[WGX_ENDPOINT_PORTS];
+};
+
+/**
+ * wgx_endpoint_from_skb - fill @endpoint from a received UDP @skb:
+ * the sender as the address, our destination address as the source.
+ * Returns 0 or -EINVAL for a packet that is neither IPv4 nor IPv6.
+ */
+int wgx_endpoint_from_skb(struct wgx_endpoint *endpoint, const struct sk_buff *skb);
+
+/**
+ * wgx_endpoint_set - make @endpoint @peer's endpoint (a configured
+ * endpoint), forgetting the ports remembered for the old one.
+ * Context: any; takes endpoint_lock.
+ */
+void wgx_endpoint_set(struct wgx_peer *peer, const struct wgx_endpoint *endpoint);
+/**
+ * wgx_endpoint_set_from_skb - roaming (whitepaper 6.5): the sender of the
+ * authenticated message @skb becomes @peer's endpoint when it is at another address (or reached another of our addresses), or at a new
+ * source port of the same address (see struct wgx_endpoint_ports).  The
+ * common case, a known port, costs a lockless compare and no write, or one
+ * write per WGX_PORT_TOUCH per port.  @first_port: @skb is a message a wgx
+ * sender sends from its first listen port only (handshake messages,
+ * keepalives; WireGuard sends everything from its one port): its source
+ * port becomes the endpoint's at once even when the table knows another
+ * live port, so a sender that closed the port we were replying to is
+ * followed at its next keepalive.  Context: any (softirq on receive).
+ */
+void wgx_endpoint_set_from_skb(struct wgx_peer *peer, const struct sk_buff *skb, bool first_port);
+
+/**
+ * wgx_endpoint_clear_src - forget our source address for @peer (e.g. after
+ * the route changed) and release its cached routes.  Process or softirq
+ * context; takes endpoint_lock.
+ */
+void wgx_endpoint_clear_src(struct wgx_peer *peer);
+
+#endif /* WGX_ENDPOINT_H */
