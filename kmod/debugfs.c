@@ -50,31 +50,9 @@ static const struct file_operations wgx_debugfs_nice_fops = {
 	.write = wgx_debugfs_nice_write,
 };
 
-static int wgx_debugfs_ephemeral_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, wgx_ephemeral_stats_show, NULL);
-}
-
-static const struct file_operations wgx_debugfs_ephemeral_fops = {
-	.owner = THIS_MODULE,
-	.open = wgx_debugfs_ephemeral_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
-
-static int wgx_debugfs_prepare_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, wgx_prepare_stats_show, NULL);
-}
-
-static const struct file_operations wgx_debugfs_prepare_fops = {
-	.owner = THIS_MODULE,
-	.open = wgx_debugfs_prepare_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
+/* wgx_ephemeral_stats_fops and wgx_prepare_stats_fops, over the owners' show functions. */
+DEFINE_SHOW_ATTRIBUTE(wgx_ephemeral_stats);
+DEFINE_SHOW_ATTRIBUTE(wgx_prepare_stats);
 
 void wgx_debugfs_init(void)
 {
@@ -87,8 +65,8 @@ void wgx_debugfs_init(void)
 	debugfs_create_bool("lane_inline", 0600, dir, &wgx_queueing_lane_inline);
 	debugfs_create_bool("tcp_telemetry", 0600, dir, &wgx_telemetry_tcp_enabled);
 	debugfs_create_file("handshake_nice", 0600, dir, NULL, &wgx_debugfs_nice_fops);
-	debugfs_create_file("ephemeral_pool_stats", 0400, dir, NULL, &wgx_debugfs_ephemeral_fops);
-	debugfs_create_file("ephemeral_peers_stats", 0400, dir, NULL, &wgx_debugfs_prepare_fops);
+	debugfs_create_file("ephemeral_pool_stats", 0400, dir, NULL, &wgx_ephemeral_stats_fops);
+	debugfs_create_file("ephemeral_peers_stats", 0400, dir, NULL, &wgx_prepare_stats_fops);
 }
 
 void wgx_debugfs_exit(void)
