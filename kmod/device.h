@@ -121,7 +121,7 @@ struct wgx_handshake_worker {
  * @key_grace_s: seconds a private key change keeps the previous key
  *	(WGX_DEVICE_A_KEY_GRACE; 0 = WireGuard's behaviour), under
  *	device_update_lock.
- * @grace_work: ends the grace period (wgx_device_grace_end_worker(),
+ * @grace_work: ends the grace period (keygrace.c,
  *	system_wq; takes device_update_lock).
  * @allowedips: cryptokey routing table (core); lookups under RCU, writes under
  *              device_update_lock.
@@ -216,20 +216,6 @@ static inline void wgx_device_stats_add(struct wgx_device *wgx, enum wgx_device_
 
 /** wgx_device_stats_read - sum of counter @stat over all CPUs. */
 u64 wgx_device_stats_read(struct wgx_device *wgx, enum wgx_device_stat stat);
-
-/**
- * wgx_device_expire_stale_sessions - stop @peer's current and next sessions
- * from sending if they were made with a key the device no longer holds (a
- * handshake under the previous key finished while its grace ended, or under
- * the old key while a key change ran: it installs its keypair after the
- * sweep).  Call after installing a keypair.  Takes identity_lock (read);
- * process context.
- */
-void wgx_device_expire_stale_sessions(struct wgx_device *wgx, struct wgx_peer *peer);
-
-/** wgx_device_set_private_key - install (or clear with NULL) the static private key and
- * redo everything that depends on it.  Process context, device_update_lock held. */
-int wgx_device_set_private_key(struct wgx_device *wgx, const u8 *private_key);
 
 /**
  * wgx_device_set_listen_port - listen on @nports (1..WGX_MAX_LISTEN_PORTS)

@@ -24,6 +24,7 @@
 #include <linux/udp.h>
 
 #include "device.h"
+#include "keygrace.h"
 #include "endpoint.h"
 #include "handshake.h"
 #include "hsworker.h"
@@ -191,7 +192,7 @@ static void wgx_handshake_consume_initiation(struct wgx_device *wgx, struct sk_b
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKES_PREVIOUS_KEY);
 	if (!wgx_handshake_session_derived(peer, skb, keypair, WGX_PEER_STAT_HANDSHAKE_INITIATIONS_RX))
 		goto out;
-	wgx_device_expire_stale_sessions(wgx, peer);
+	wgx_keygrace_expire_stale_sessions(wgx, peer);
 
 	wgx_timers_any_authenticated_packet_sent(peer);
 	wgx_telemetry_response_sent(&peer->telemetry, keypair_id);
@@ -254,7 +255,7 @@ static void wgx_handshake_consume_response(struct wgx_device *wgx, struct sk_buf
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_HANDSHAKES_PREVIOUS_KEY);
 	if (!wgx_handshake_session_derived(peer, skb, keypair, WGX_PEER_STAT_HANDSHAKE_RESPONSES_RX))
 		goto out;
-	wgx_device_expire_stale_sessions(wgx, peer);
+	wgx_keygrace_expire_stale_sessions(wgx, peer);
 	/* After the roaming above, so a sample on a new path is the new path's first. */
 	wgx_telemetry_response_received(&peer->telemetry, index, now);
 	wgx_timers_handshake_complete(peer);

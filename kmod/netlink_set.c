@@ -37,6 +37,7 @@
 
 #include "devmtu.h"
 #include "device.h"
+#include "keygrace.h"
 #include "endpoint.h"
 #include "handshake.h"
 #include "netlink_internal.h"
@@ -200,7 +201,7 @@ static int wgx_nl_set_plan(struct wgx_nl_set *req)
 		own_public = cur_public;
 
 	/*
-	 * Peers left when the entries start: wgx_device_set_private_key()
+	 * Peers left when the entries start: wgx_keygrace_set_private_key()
 	 * removes the peer whose key becomes our own.
 	 */
 	count = replace ? 0 : wgx->num_peers;
@@ -459,7 +460,7 @@ static int wgx_nl_set_apply(struct wgx_nl_set *req)
 	if (req->key_grace_change)
 		WRITE_ONCE(wgx->key_grace_s, req->key_grace_s);
 	if (req->key_change) {
-		ret = wgx_device_set_private_key(wgx, req->key_clear ? NULL :
+		ret = wgx_keygrace_set_private_key(wgx, req->key_clear ? NULL :
 						 nla_data(attrs[WGX_DEVICE_A_PRIVATE_KEY]));
 		if (ret) {
 			NL_SET_ERR_MSG_ATTR(extack, attrs[WGX_DEVICE_A_PRIVATE_KEY],
