@@ -207,8 +207,8 @@ Status set_device(const Device &requested)
         dev.key_grace.reset();
     }
     if (served != Kind::Wgx && dev.mtu_auto)
-        return Status::error(EOPNOTSUPP, "mtu auto: an MTU that follows the underlay is a wgx extension; `" +
-                                             dev.name + "' is a WireGuard device");
+        return Status::error(EOPNOTSUPP, "mtu auto: an MTU that follows the underlay is a wgx extension; `" + dev.name +
+                                             "' is a WireGuard device");
     if (served != Kind::Wgx) {
         for (Peer &p : dev.peers) {
             // auto is setconf's default; WireGuard has no per-peer MTU.
@@ -226,6 +226,11 @@ Status set_device(const Device &requested)
     }
     if (!dev.offloads.empty() && !(st = ethtool_check_offloads(dev.name, dev.offloads)).is_ok())
         return st;
+
+    // An MTU given is the user's: the device stops following the underlay,
+    // also when it has that size already (no RTM_SETLINK is sent then).
+    if (served == Kind::Wgx && dev.mtu && !dev.mtu_auto)
+        dev.mtu_auto = false;
 
     // What is left for generic netlink once WireGuard's defaults are dropped.
     genl = genl && (has_genl_changes(dev) || (!dev.mtu && dev.offloads.empty()));
