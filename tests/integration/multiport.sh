@@ -379,6 +379,48 @@ test_rx_spread_keeps_order() {
 	expect_eq "the receiver's exit status" 0 "$rc"
 }
 
+# A peer's ordered queue made while its traffic flows takes over in order:
+# the messages delivered through the GRO cells before it existed are not
+# overtaken by the first ones its NAPI delivers.  8 UDP flows from b (one
+# outer flow on a NIC-like bed) arrive at a, which drops the queue and makes
+# it again and again (rx-spread off, then on; off, then auto, which makes it
+# when the load asks).  The receiver counts every datagram that came after
+# a later one of its flow.
+test_spread_start_keeps_order() {
+	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
+	local i recv_pid send_pid rc=0 received reordered toggles=0 total=60000
+	tunnel_setup wgx 4 0
+	nic_like a va
+	nic_like b vb
+	ping_ok b 10.0.0.1
+	n a python3 "$WGX_REPO/tests/lib/udp_seq.py" recv 9000 8 $total 120 >/tmp/order &
+	recv_pid=$!
+	for i in $(seq 100); do grep -q ready /tmp/order && break; sleep 0.1; done
+	grep -q ready /tmp/order || fail "the receiver did not start"
+	n b python3 "$WGX_REPO/tests/lib/udp_seq.py" send 10.0.0.1 9000 8 $total &
+	send_pid=$!
+	while kill -0 "$send_pid" 2>/dev/null; do
+		n a "$WGX_TOOL" set wgt0 rx-spread off
+		sleep 0.2
+		if [ $((toggles % 2)) = 0 ]; then
+			n a "$WGX_TOOL" set wgt0 rx-spread on
+		else
+			n a "$WGX_TOOL" set wgt0 rx-spread auto
+		fi
+		toggles=$((toggles + 1))
+		sleep 0.5
+	done
+	wait "$send_pid" || fail "the sender failed"
+	wait "$recv_pid" || rc=$?
+	cat /tmp/order
+	echo "queue made $toggles times while the flows ran"
+	[ "$toggles" -ge 4 ] || fail "only $toggles queue starts under traffic"
+	read -r _ received _ reordered _ < <(grep '^received ' /tmp/order) || true
+	[ -n "${received:-}" ] || fail "the receiver printed no result (exit status $rc)"
+	[ "$received" -ge $((total / 2)) ] || fail "only $received of $total datagrams arrived"
+	expect_eq "reordered datagrams" 0 "$reordered"
+}
+
 # Switching rx-spread on and off while traffic flows loses nothing but the
 # packets in flight, and the tunnel keeps working.
 test_rx_spread_toggled_under_load() {
