@@ -153,12 +153,14 @@ bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb, bool autom
 		return false;
 	/*
 	 * Not spread now (auto mode; mode on spreads every peer, whatever a
-	 * late judgement of auto wrote): decrypted here, but delivered by the
-	 * peer's NAPI from its ordered queue like a spread message, so a
-	 * switch either way never lets a message overtake another.  We are in
-	 * encap_rcv: @rx lives until we return (synchronize_net() at its end).
+	 * late judgement of auto wrote), nor while a new queue settles:
+	 * decrypted here, but delivered by the peer's NAPI from its ordered
+	 * queue like a spread message, so a switch either way never lets a
+	 * message overtake another.  We are in encap_rcv: @rx lives until we
+	 * return (synchronize_net() at its end).
 	 */
-	if (automatic && !READ_ONCE(rx->active)) {
+	if ((automatic && !READ_ONCE(rx->active)) ||
+	    unlikely(ktime_get_mono_fast_ns() < rx->settled_ns)) {
 		spin_lock_bh(&rx->queue.lock);
 		if (unlikely(!wgx_rxspread_admit(rx, skb))) {
 			spin_unlock_bh(&rx->queue.lock);
@@ -213,6 +215,7 @@ int wgx_rxspread_peer_init(struct wgx_peer *peer, bool active)
 	if (!rx)
 		return -ENOMEM;
 	rx->peer = peer;
+	rx->settled_ns = ktime_get_mono_fast_ns() + WGX_RXSPREAD_SETTLE_NS;
 	rx->active = active;
 	skb_queue_head_init(&rx->queue);
 	netif_napi_add(peer->wgx->dev, &rx->napi, wgx_rxspread_poll);

@@ -28,11 +28,14 @@
  * Order across a switch: once a peer has its queue, every message of it is
  * delivered by its NAPI from the ordered queue, whether a worker decrypted
  * it (spread) or the arriving CPU did (not spread now), so switching either
- * way never lets a message overtake another.  The one switch that can is
- * the peer's first, from the GRO cells of a peer without a queue to its
- * NAPI: a message decrypted in place just before it may still wait in the
- * arriving CPU's GRO cell while the first spread ones are delivered on
- * another CPU, once in the peer's life.
+ * way never lets a message overtake another.  Before the queue exists a
+ * peer's messages are delivered through the arriving CPU's GRO cell, and a
+ * message decrypted just before the queue was made may still wait there
+ * when the queue's first messages are delivered.  So a new queue settles
+ * first: for WGX_RXSPREAD_SETTLE_NS nothing of it is spread, whatever the
+ * mode; the arriving CPU decrypts and schedules the NAPI, which then runs
+ * behind the GRO cell on that CPU, and by the end of it the cell has long
+ * delivered what it held.
  *
  * Locking and lifetime: the option changes under device_update_lock.  A
  * peer's struct wgx_peer_rx is made for every peer when the option is
@@ -65,6 +68,12 @@ enum {
 
 /* The auto mode's load window (ns): a peer's decrypt time is judged per window. */
 #define WGX_RXSPREAD_WINDOW_NS (100 * NSEC_PER_MSEC)
+/*
+ * How long a new ordered queue delivers only what the arriving CPU decrypted
+ * (ns): far longer than a GRO cell holds a message (one NAPI poll of at
+ * most netdev_max_backlog of them).
+ */
+#define WGX_RXSPREAD_SETTLE_NS (100 * NSEC_PER_MSEC)
 
 /*
  * Delay control of a peer's ordered queue: CoDel's target and interval
@@ -150,9 +159,12 @@ static inline bool wgx_rxspread_delay_drop(struct wgx_rxspread_delay *d, u64 now
 
 /**
  * struct wgx_peer_rx - a peer's ordered queue and the NAPI that delivers from it.
+ * @delay: the queue's delay control (under the queue's lock).
+ * @settled_ns: until then (ns, ktime_get_mono_fast_ns()) nothing is spread,
+ *              whatever the mode: the new queue settles (see "Order across a
+ *              switch").  Set once, before the queue is published.
  * @active: in auto mode, arriving messages are spread (mode on spreads
- *          every peer with a queue regardless).
- * @delay: the queue's delay control (under the queue's lock).  Written under
+ *          every peer with a queue regardless).  Written under
  *          device_update_lock or by the CPU closing a load window; read
  *          locklessly.
  */
@@ -161,6 +173,7 @@ struct wgx_peer_rx {
 	struct sk_buff_head queue;
 	struct wgx_rxspread_delay delay;
 	struct wgx_peer *peer;
+	u64 settled_ns;
 	bool active;
 	struct rcu_head rcu;
 };
