@@ -160,6 +160,10 @@ define INSTALL_LIST
 644 $(SYSTEMDUNITDIR)/wgx-quick@.service dist/systemd/wgx-quick@.service.in
 644 $(SYSTEMDUNITDIR)/wgx-reresolve@.service dist/systemd/wgx-reresolve@.service.in
 644 $(SYSTEMDUNITDIR)/wgx-reresolve@.timer dist/systemd/wgx-reresolve@.timer.in
+644 $(SYSTEMDUNITDIR)/wgx-quick-reresolve@.service dist/systemd/wgx-quick-reresolve@.service.in
+644 $(SYSTEMDUNITDIR)/wgx-quick-reresolve@.timer dist/systemd/wgx-quick-reresolve@.timer.in
+644 $(SYSTEMDUNITDIR)/wgx-networkd-reresolve@.service dist/systemd/wgx-networkd-reresolve@.service.in
+644 $(SYSTEMDUNITDIR)/wgx-networkd-reresolve@.timer dist/systemd/wgx-networkd-reresolve@.timer.in
 644 $(DOCDIR)/README.md README.md
 644 $(DOCDIR)/guide.md docs/guide.md
 644 $(DOCDIR)/dropin.md docs/dropin.md

@@ -351,3 +351,98 @@ EOF
 	unit_run a wgx@.service wgx0 ExecStopPost
 	must_fail n a ip link show wgx0
 }
+
+# The timers that make endpoints follow DNS, one per way of running a
+# device: systemd-analyze verify accepts the installed units, and the
+# ExecStart of each re-resolving service moves a peer whose host name (in
+# the overlaid /etc/hosts) now gives b's address: wgx-reresolve@ for a wgx@
+# device, wgx-quick-reresolve@ for a wgx-quick@ device (its file has
+# wgx-quick keys), wgx-networkd-reresolve@ for the device of a networkd
+# .netdev file (found by its Name= in /run/systemd/network; the device is
+# made by hand here, networkd itself runs in dropin/networkd_netdev).
+test_reresolve_units() {
+	guest_install
+	quick_peer
+	local d=/usr/local/lib/systemd/system u out
+	for u in wgx-reresolve@ wgx-quick-reresolve@ wgx-networkd-reresolve@; do
+		systemd-analyze verify --man=no "$d/$u.service" "$d/$u.timer" ||
+			fail "systemd-analyze verify refuses $u.service or $u.timer"
+	done
+	printf '127.0.0.1 localhost\n192.0.2.99 peer-b.test\n' >/etc/hosts
+	cat >/etc/wgx/wgx0.conf <<EOF
+[Interface]
+PrivateKey = $KA
+ListenPort = 51820
+
+[Peer]
+PublicKey = $KB_pub
+Endpoint = peer-b.test:51821
+AllowedIPs = 10.0.0.2/32
+EOF
+	chmod 600 /etc/wgx/wgx0.conf
+	unit_run a wgx@.service wgx0 ExecStart
+	reresolve_unit_moves_b wgx-reresolve@.service wgx0
+	unit_run a wgx@.service wgx0 ExecStopPost
+
+	cat >/etc/wgx/wgxq0.conf <<EOF
+[Interface]
+PrivateKey = $KA
+ListenPort = 51820
+Address = 10.0.0.1/24
+
+[Peer]
+PublicKey = $KB_pub
+Endpoint = peer-b.test:51821
+AllowedIPs = 10.0.0.2/32
+EOF
+	chmod 600 /etc/wgx/wgxq0.conf
+	unit_run a wgx-quick@.service wgxq0 ExecStart
+	reresolve_unit_moves_b wgx-quick-reresolve@.service wgxq0
+	ping_ok a 10.0.0.2
+	unit_run a wgx-quick@.service wgxq0 ExecStop
+
+	mkdir -p /run/systemd/network
+	umask 077
+	printf '%s\n' "$KA" >/tmp/ka.key
+	cat >/run/systemd/network/50-tunnel.netdev <<EOF
+[NetDev]
+Name=wgxn0
+Kind=wireguard
+
+[WireGuard]
+PrivateKeyFile=/tmp/ka.key
+ListenPort=51820
+
+[WireGuardPeer]
+PublicKey=$KB_pub
+Endpoint=peer-b.test:51821
+AllowedIPs=10.0.0.2/32
+EOF
+	n a ip link add wgxn0 type wgx
+	n a "$WGX_TOOL" set wgxn0 private-key /tmp/ka.key listen-port 51820 \
+		peer "$KB_pub" endpoint 192.0.2.99:51821 allowed-ips 10.0.0.2/32
+	reresolve_unit_moves_b wgx-networkd-reresolve@.service wgxn0
+	# an interface that no .netdev file names: the error says where it looked
+	n a ip link add wgxn1 type wgx
+	out=$(unit_run a wgx-networkd-reresolve@.service wgxn1 ExecStart 2>&1)
+	[[ $out == *"wgxn1: no systemd-networkd .netdev file with Name=wgxn1 in /etc/systemd/network, /run/systemd/network,"* ]] ||
+		fail "no .netdev file: $out"
+	rm -rf /run/systemd/network
+	n a ip link del wgxn0
+	n a ip link del wgxn1
+}
+
+# reresolve_unit_moves_b UNIT DEV — a's DEV has b's peer at peer-b.test's
+# old address 192.0.2.99; the name moves to b (192.0.2.2), and UNIT's
+# ExecStart moves the peer there, saying so.
+reresolve_unit_moves_b() {
+	local out
+	expect_eq "$2: endpoint from the name" 192.0.2.99:51821 "$(n a "$WGX_TOOL" show "$2" endpoints | cut -f2)"
+	printf '127.0.0.1 localhost\n192.0.2.2 peer-b.test\n' >/etc/hosts
+	out=$(unit_run a "$1" "$2" ExecStart)
+	echo "$out"
+	[[ $out == *"$2: peer $KB_pub: endpoint peer-b.test:51821 now resolves to 192.0.2.2:51821 (was 192.0.2.99:51821)"* ]] ||
+		fail "$1: the change is not logged"
+	expect_eq "$2: endpoint after $1" 192.0.2.2:51821 "$(n a "$WGX_TOOL" show "$2" endpoints | cut -f2)"
+	printf '127.0.0.1 localhost\n192.0.2.99 peer-b.test\n' >/etc/hosts
+}

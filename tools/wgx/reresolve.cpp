@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //
-// `wgx reresolve IF FILE` (reresolve.hpp): run by wgx-reresolve@.timer for
-// wgx@.service's interfaces, or by hand.
+// `wgx reresolve IF [FILE]` (reresolve.hpp): run by wgx-reresolve@.timer,
+// or by hand.
 #include "reresolve.hpp"
 
 #include <netdb.h>
@@ -17,6 +17,7 @@
 #include "encoding.hpp"
 #include "format.hpp"
 #include "ipc.hpp"
+#include "netdev.hpp"
 #include "subcommands.hpp"
 
 namespace wgx {
@@ -79,17 +80,38 @@ std::vector<EndpointChange> plan_reresolve(const Device &file, const Device &run
 
 int reresolve_main(int argc, const char *argv[])
 {
-    if (int rc = check_usage(argc, argv, argc == 3, "<interface> <configuration filename>"); rc >= 0)
+    if (int rc = check_usage(argc, argv, argc == 2 || argc == 3, "<interface> [<configuration filename>]"); rc >= 0)
         return rc;
     if (!check_ifname(argv[1]))
         return 1;
+    std::string path;
+    if (argc == 3) {
+        path = argv[2];
+    } else {
+        std::vector<std::string> dirs(std::begin(kNetworkdDirs), std::end(kNetworkdDirs));
+        path = find_netdev_file(argv[1], dirs);
+        if (path.empty()) {
+            std::string list;
+            for (const std::string &d : dirs)
+                list += (list.empty() ? "" : ", ") + d;
+            fprintf(stderr, "%s: no systemd-networkd .netdev file with Name=%s in %s: name the configuration file\n",
+                    argv[1], argv[1], list.c_str());
+            return 1;
+        }
+    }
     std::string text, warning;
-    if (!read_config_file(argv[2], text, warning))
+    if (!read_config_file(path.c_str(), text, warning))
         return 1;
-    ParseResult r = parse_config(text, argv[2], reresolve_parse_options());
+    ParseResult r = is_netdev_path(path) ? parse_netdev(text, path, reresolve_parse_options())
+                                         : parse_config(text, path, reresolve_parse_options());
     std::fill(text.begin(), text.end(), '\0');
     if (!r.ok()) {
         print_messages(r.errors);
+        return 1;
+    }
+    if (is_netdev_path(path) && r.device.name != argv[1]) {
+        fprintf(stderr, "%s: Name=%s: the file creates another interface than %s\n", path.c_str(),
+                r.device.name.c_str(), argv[1]);
         return 1;
     }
     Device runtime;

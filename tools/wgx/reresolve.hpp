@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 //
-// reresolve.hpp - endpoints that follow DNS (`wgx reresolve IF FILE`): the
+// reresolve.hpp - endpoints that follow DNS (`wgx reresolve IF [FILE]`): the
 // host-name endpoints of a configuration file are resolved again for the
 // peers that have no recent handshake, and a peer whose name now gives
 // another address is moved there.  A peer with a recent handshake keeps its
