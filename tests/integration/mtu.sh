@@ -330,3 +330,38 @@ test_wgx_device_mtu_follows_underlay() {
 	n a ip link del wgx1
 	n a ip link del wgx2
 }
+
+# peer_key — a new public key.
+peer_key() {
+	wg genkey | wg pubkey
+}
+
+# Peers added one request at a time lower the device MTU by their own
+# endpoints' routes (one lookup each, devmtu.h); an endpoint moved to a
+# wider route and a removed peer raise it again.
+test_wgx_device_mtu_peers_added() {
+	local p1 p2 p3
+	p1=$(peer_key) p2=$(peer_key) p3=$(peer_key)
+	tunnel_setup wgx 4 0
+	ping_ok a 10.0.0.2
+	n a ip link set va mtu 9000
+	n a ip route add 198.18.0.0/24 via 192.0.2.2 dev va mtu 4000
+	n a ip route add 203.0.113.0/24 via 192.0.2.2 dev va mtu 1400
+	expect_eq "mtu, b's endpoint only" 8920 "$(dev_mtu a wgt0)"
+	n a "$WGX_TOOL" set wgt0 peer "$p1" endpoint 198.18.0.1:1
+	expect_eq "mtu with a 4000-byte route" 3920 "$(dev_mtu a wgt0)"
+	n a "$WGX_TOOL" set wgt0 peer "$p2" endpoint 203.0.113.1:1 peer "$p3" endpoint 198.18.0.2:1
+	expect_eq "mtu with a 1400-byte route" 1320 "$(dev_mtu a wgt0)"
+	# The same endpoint again changes nothing.
+	n a "$WGX_TOOL" set wgt0 peer "$p2" endpoint 203.0.113.1:1
+	expect_eq "mtu, the same endpoint again" 1320 "$(dev_mtu a wgt0)"
+	n a "$WGX_TOOL" set wgt0 peer "$p2" endpoint 198.18.0.3:1
+	expect_eq "mtu, moved to the 4000-byte route" 3920 "$(dev_mtu a wgt0)"
+	n a "$WGX_TOOL" set wgt0 peer "$p3" endpoint 203.0.113.3:1
+	expect_eq "mtu, another on the 1400-byte route" 1320 "$(dev_mtu a wgt0)"
+	n a "$WGX_TOOL" set wgt0 peer "$p3" remove
+	expect_eq "mtu, that peer removed" 3920 "$(dev_mtu a wgt0)"
+	n a "$WGX_TOOL" set wgt0 peer "$p1" remove peer "$p2" remove
+	expect_eq "mtu, b's endpoint only again" 8920 "$(dev_mtu a wgt0)"
+	ping_ok a 10.0.0.2
+}
