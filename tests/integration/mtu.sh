@@ -34,7 +34,7 @@ outer_frags() {
 # sets GOODPUT to the bytes b received in each second (iperf3's server
 # intervals).
 mtu_goodput() {
-	n b iperf3 -s -1 -D -I /tmp/iperf3-b.pid >/dev/null
+	n b iperf3 -s -1 -D -J -I /tmp/iperf3-b.pid >/dev/null
 	sleep 0.3
 	GOODPUT=($(n a iperf3 -c 10.0.0.2 -t "$1" -i 1 -J --get-server-output |
 		jq '.server_output_json.intervals[].sum.bytes'))
