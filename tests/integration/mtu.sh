@@ -73,6 +73,9 @@ mtu_setup() {
 	fi
 	n r ip link set rb mtu 1400
 	n b ip link set vb mtu 1400
+	# The hop is r's: b's wgt0 is 1420 again (its auto followed vb to 1320
+	# and would advertise a TCP MSS that never needs the full size).
+	n b ip link set wgt0 mtu 1420
 	if [ "$mode" != fragments ]; then
 		n b tc qdisc add dev vb clsact
 		# More fragments (MF) set: tc ingress sees them before any reassembly.
