@@ -285,6 +285,8 @@ bool wgx_pmtu_learn(struct wgx_pmtu *p, u32 mtu, unsigned long now)
 
 	if (wgx_pmtu_fixed(p))
 		return false;
+	/* The path answered: what was lost so far is explained, the silence starts again. */
+	WRITE_ONCE(p->big_at, 0);
 	if (icmp && mtu >= icmp)
 		return true;
 	WRITE_ONCE(p->icmp, min_t(u32, mtu, U16_MAX));

@@ -213,6 +213,12 @@ static void wgx_pmtu_blackhole_fast_after_prompt_answers(struct kunit *test)
 		KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, 1500, 1500, true, t + i));
 	KUNIT_EXPECT_FALSE(test, wgx_pmtu_poll(&p, t + WGX_PMTU_SILENCE_FAST - 1));
 	KUNIT_EXPECT_EQ(test, p.state, (u8)WGX_PMTU_DF);
+	/* An accepted ICMP explains the loss: the silence starts again. */
+	KUNIT_EXPECT_TRUE(test, wgx_pmtu_learn(&p, 1450, t + HZ));
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_poll(&p, t + WGX_PMTU_SILENCE_FAST));
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, 1450, 1500, true, t + HZ + 1));
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_poll(&p, t + HZ + WGX_PMTU_SILENCE_FAST));
+	t += HZ + 1;
 	/* The next packet, before it is sized, sees the lowered MTU. */
 	KUNIT_EXPECT_TRUE(test, wgx_pmtu_poll(&p, t + WGX_PMTU_SILENCE_FAST));
 	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, AF_INET, t + WGX_PMTU_SILENCE_FAST),
