@@ -261,7 +261,9 @@ void wgx_pmtu_sock_init(struct sock *sk);
 
 /**
  * wgx_pmtu_learn - an accepted ICMP names @mtu (bytes) for the peer's path,
- * at jiffies @now.  Ignored with a fixed MTU; returns whether it was used.
+ * at jiffies @now; it also restarts the blackhole detector's silence (the
+ * loss so far is explained).  Ignored with a fixed MTU; returns whether it
+ * was used.
  */
 bool wgx_pmtu_learn(struct wgx_pmtu *p, u32 mtu, unsigned long now);
 
