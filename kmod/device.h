@@ -141,6 +141,7 @@ struct wgx_device {
 	struct mutex device_update_lock;
 	bool mtu_auto;		/* the MTU follows the underlay (devmtu.h); RTNL */
 	bool mtu_setting;	/* devmtu.c is setting it; RTNL */
+	u32 mtu_routes;		/* smallest endpoint route MTU (devmtu.h); device_update_lock */
 
 	struct sock __rcu *sock4[WGX_MAX_LISTEN_PORTS];
 	struct sock __rcu *sock6[WGX_MAX_LISTEN_PORTS];

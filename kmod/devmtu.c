@@ -93,40 +93,58 @@ static u32 wgx_devmtu_default_route(struct wgx_device *wgx, struct net *net)
 	return mtu;
 }
 
-/* The inner MTU the underlay allows (bytes), 0 = unknown. */
-static u32 wgx_devmtu_underlay(struct wgx_device *wgx, struct net *net)
-{
-	struct wgx_peer *peer;
-	u32 best = 0, mtu;
-
-	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
-		mtu = wgx_devmtu_route(wgx, net, peer);
-		if (mtu && (!best || mtu < best))
-			best = mtu;
-	}
-	if (!best)
-		best = wgx_devmtu_default_route(wgx, net);
-	return best > WGX_DEVMTU_OVERHEAD ? best - WGX_DEVMTU_OVERHEAD : 0;
-}
-
-void wgx_devmtu_update(struct wgx_device *wgx)
+/* Set @wgx's MTU from wgx->mtu_routes, else the default route, if auto and known. */
+static void wgx_devmtu_apply(struct wgx_device *wgx, struct net *net)
 {
 	struct net_device *dev = wgx->dev;
-	struct net *net;
-	u32 mtu;
+	u32 mtu = wgx->mtu_routes ?: wgx_devmtu_default_route(wgx, net);
 
-	ASSERT_RTNL();
-	lockdep_assert_held(&wgx->device_update_lock);
-	net = rtnl_dereference(wgx->creating_net);
-	if (!wgx->mtu_auto || !net)
-		return;
-	mtu = min_t(u32, wgx_devmtu_underlay(wgx, net), dev->max_mtu);
+	mtu = mtu > WGX_DEVMTU_OVERHEAD ? mtu - WGX_DEVMTU_OVERHEAD : 0;
+	mtu = min_t(u32, mtu, dev->max_mtu);
 	if (mtu < dev->min_mtu || mtu == dev->mtu)
 		return;
 	wgx->mtu_setting = true;
 	if (dev_set_mtu(dev, mtu))
 		net_dbg_ratelimited("%s: cannot set the MTU %u from the underlay\n", dev->name, mtu);
 	wgx->mtu_setting = false;
+}
+
+/* Lower wgx->mtu_routes to the MTU of the route to @peer's endpoint. */
+static void wgx_devmtu_note(struct wgx_device *wgx, struct net *net, struct wgx_peer *peer)
+{
+	u32 mtu = wgx_devmtu_route(wgx, net, peer);
+
+	if (mtu && (!wgx->mtu_routes || mtu < wgx->mtu_routes))
+		wgx->mtu_routes = mtu;
+}
+
+void wgx_devmtu_update(struct wgx_device *wgx)
+{
+	struct wgx_peer *peer;
+	struct net *net;
+
+	ASSERT_RTNL();
+	lockdep_assert_held(&wgx->device_update_lock);
+	net = rtnl_dereference(wgx->creating_net);
+	if (!wgx->mtu_auto || !net)
+		return;
+	wgx->mtu_routes = 0;
+	list_for_each_entry(peer, &wgx->peer_list, peer_list)
+		wgx_devmtu_note(wgx, net, peer);
+	wgx_devmtu_apply(wgx, net);
+}
+
+void wgx_devmtu_add_peer(struct wgx_device *wgx, struct wgx_peer *peer)
+{
+	struct net *net;
+
+	ASSERT_RTNL();
+	lockdep_assert_held(&wgx->device_update_lock);
+	net = rtnl_dereference(wgx->creating_net);
+	if (!wgx->mtu_auto || !net)
+		return;
+	wgx_devmtu_note(wgx, net, peer);
+	wgx_devmtu_apply(wgx, net);
 }
 
 void wgx_devmtu_set_auto(struct wgx_device *wgx, bool on)

@@ -14,6 +14,13 @@
  * N`) turns auto off for the device; WGX_DEVICE_A_MTU_AUTO (`wgx set IF
  * mtu auto`) turns it on again.  docs/mtu.md is the operator's view.
  *
+ * The smallest MTU of the endpoints' routes is kept (wgx->mtu_routes), so
+ * that peers added with endpoints cost one route lookup each
+ * (wgx_devmtu_add_peer()), not a walk of every peer: a configuration of N
+ * peers sent in many messages stays linear.  Everything that can raise it
+ * (a peer removed or its endpoint changed, the fwmark, an underlay change,
+ * the device going up) walks all peers again (wgx_devmtu_update()).
+ *
  * Locking: RTNL for everything here (the MTU is the device's); the peer
  * list is read under device_update_lock.
  */
@@ -24,6 +31,7 @@
 
 struct net_device;
 struct wgx_device;
+struct wgx_peer;
 
 /**
  * wgx_devmtu_update - set @wgx's MTU from its underlay now, if it is auto
@@ -31,6 +39,14 @@ struct wgx_device;
  * Context: process, RTNL and @wgx->device_update_lock held.
  */
 void wgx_devmtu_update(struct wgx_device *wgx);
+
+/**
+ * wgx_devmtu_add_peer - @peer's endpoint was set and nothing else changed
+ * that could raise the underlay's MTU (a new peer): take its route into
+ * account (one route lookup) and set @wgx's MTU if it is auto.
+ * Context: process, RTNL and @wgx->device_update_lock held.
+ */
+void wgx_devmtu_add_peer(struct wgx_device *wgx, struct wgx_peer *peer);
 
 /**
  * wgx_devmtu_set_auto - turn auto on (recomputed now) or off (the current

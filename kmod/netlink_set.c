@@ -30,6 +30,7 @@
 #include <crypto/algapi.h>
 #include <crypto/curve25519.h>
 #include <net/genetlink.h>
+#include <net/ipv6.h>
 #include <net/netlink.h>
 
 #include <uapi/linux/wgx.h>
@@ -299,6 +300,24 @@ static int wgx_nl_create_peer(struct wgx_nl_set *req, struct wgx_nl_peer *p)
 	return 0;
 }
 
+/* Whether @peer's endpoint has @ep's address and port already: its route stays. */
+static bool wgx_nl_endpoint_same(struct wgx_peer *peer, const struct wgx_endpoint *ep)
+{
+	const struct wgx_endpoint *e = &peer->endpoint;
+	bool same = false;
+
+	read_lock_bh(&peer->endpoint_lock);
+	if (ep->addr.sa_family == AF_INET && e->addr.sa_family == AF_INET)
+		same = e->addr4.sin_addr.s_addr == ep->addr4.sin_addr.s_addr &&
+		       e->addr4.sin_port == ep->addr4.sin_port;
+	else if (ep->addr.sa_family == AF_INET6 && e->addr.sa_family == AF_INET6)
+		same = ipv6_addr_equal(&e->addr6.sin6_addr, &ep->addr6.sin6_addr) &&
+		       e->addr6.sin6_port == ep->addr6.sin6_port &&
+		       e->addr6.sin6_scope_id == ep->addr6.sin6_scope_id;
+	read_unlock_bh(&peer->endpoint_lock);
+	return same;
+}
+
 /* Apply one peer entry (phase 3).  Only allocation failures are possible. */
 static int wgx_nl_apply_peer(struct wgx_nl_set *req, struct wgx_nl_peer *p)
 {
@@ -355,6 +374,7 @@ static int wgx_nl_apply_peer(struct wgx_nl_set *req, struct wgx_nl_peer *p)
 			memcpy(&ep.addr4, nla_data(p->endpoint), sizeof(ep.addr4));
 		else
 			memcpy(&ep.addr6, nla_data(p->endpoint), sizeof(ep.addr6));
+		p->endpoint_moved = !is_new && !wgx_nl_endpoint_same(peer, &ep);
 		wgx_endpoint_set(peer, &ep);
 	}
 
@@ -417,7 +437,7 @@ static int wgx_nl_set_apply(struct wgx_nl_set *req)
 	struct netlink_ext_ack *extack = req->info->extack;
 	struct nlattr **attrs = req->info->attrs;
 	struct wgx_device *wgx = req->wgx;
-	bool underlay = false;
+	bool full;
 	struct wgx_peer *peer;
 	u32 i;
 	int ret;
@@ -497,10 +517,24 @@ static int wgx_nl_set_apply(struct wgx_nl_set *req)
 		wgx_devmtu_set_auto(wgx, req->mtu_auto);
 		return 0;
 	}
-	for (i = 0; i < req->nr_peers && !underlay; ++i)
-		underlay = !!req->peers[i].endpoint;
-	if (underlay || req->fwmark_change || (req->flags & WGX_DEVICE_F_REPLACE_PEERS))
+	/*
+	 * New endpoints (new peers, or the same address again) only lower it,
+	 * one route lookup each; a removed peer, a moved endpoint or another
+	 * fwmark may raise it: all peers again (devmtu.h).
+	 */
+	full = req->fwmark_change || (req->flags & WGX_DEVICE_F_REPLACE_PEERS);
+	for (i = 0; i < req->nr_peers && !full; ++i)
+		full = req->peers[i].action == WGX_NL_PEER_REMOVE || req->peers[i].endpoint_moved;
+	if (full) {
 		wgx_devmtu_update(wgx);
+		return 0;
+	}
+	for (i = 0; i < req->nr_peers; ++i) {
+		const struct wgx_nl_peer *p = &req->peers[i];
+
+		if (p->endpoint && p->action != WGX_NL_PEER_SKIP && req->peers[p->group].live)
+			wgx_devmtu_add_peer(wgx, req->peers[p->group].live);
+	}
 	return 0;
 
 undo:

@@ -53,6 +53,7 @@ struct wgx_nl_peer {
 	u32 group;
 	enum wgx_nl_peer_action action;
 	bool precreate;			/* created before any change is made */
+	bool endpoint_moved;		/* an existing peer's endpoint changed (phase 3) */
 
 	struct wgx_peer *live;
 	bool exists, existed, created_once;

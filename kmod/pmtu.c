@@ -213,6 +213,45 @@ static void wgx_pmtu_enter(struct wgx_pmtu *p, u8 state, unsigned long now)
 	WRITE_ONCE(p->state, state);
 	WRITE_ONCE(p->state_at, now);
 	WRITE_ONCE(p->big_at, 0);
+	WRITE_ONCE(p->fast, 0);
+}
+
+/* How long the peer may be silent after a packet that probes (jiffies); see pmtu.h. */
+static unsigned long wgx_pmtu_silence(const struct wgx_pmtu *p)
+{
+	unsigned long gap = READ_ONCE(p->rx_gap);
+
+	return gap && gap <= WGX_PMTU_PROMPT ? WGX_PMTU_SILENCE_FAST : WGX_PMTU_SILENCE;
+}
+
+/* The pending probes (@state's) went unanswered for the silence at @now: the next state. */
+static bool wgx_pmtu_overdue(struct wgx_pmtu *p, u8 state, unsigned long now)
+{
+	unsigned long big_at = READ_ONCE(p->big_at), silence = wgx_pmtu_silence(p);
+
+	if (!big_at || time_after_eq(READ_ONCE(p->rx_at), big_at) ||
+	    time_before(now, big_at + silence))
+		return false;
+	wgx_pmtu_enter(p, state == WGX_PMTU_DF ? WGX_PMTU_LOWERED : WGX_PMTU_FRAGMENTING, now);
+	if (state == WGX_PMTU_DF && silence == WGX_PMTU_SILENCE_FAST)
+		WRITE_ONCE(p->fast, 1);
+	return true;
+}
+
+void wgx_pmtu_confirm(struct wgx_pmtu *p, bool keepalive, unsigned long now)
+{
+	if (keepalive && READ_ONCE(p->state) == WGX_PMTU_LOWERED)
+		wgx_pmtu_enter(p, WGX_PMTU_DF, now);
+	WRITE_ONCE(p->fast, 0);
+}
+
+bool wgx_pmtu_poll(struct wgx_pmtu *p, unsigned long now)
+{
+	u8 state = READ_ONCE(p->state);
+
+	if (wgx_pmtu_fixed(p) || state == WGX_PMTU_FRAGMENTING)
+		return false;
+	return wgx_pmtu_overdue(p, state, now);
 }
 
 bool wgx_pmtu_sent(struct wgx_pmtu *p, u32 outer_len, u32 route_mtu, bool df, unsigned long now)
@@ -228,7 +267,8 @@ bool wgx_pmtu_sent(struct wgx_pmtu *p, u32 outer_len, u32 route_mtu, bool df, un
 		wgx_pmtu_enter(p, state, now);
 	}
 	/* Only DF packets probe; in DF state only those above the base size; never when fixed. */
-	if (!df || wgx_pmtu_fixed(p) || state == WGX_PMTU_FRAGMENTING || (state == WGX_PMTU_DF && outer_len <= WGX_PMTU_BASE))
+	if (!df || wgx_pmtu_fixed(p) || state == WGX_PMTU_FRAGMENTING ||
+	    (state == WGX_PMTU_DF && outer_len <= WGX_PMTU_BASE))
 		return false;
 	big_at = READ_ONCE(p->big_at);
 	/* Nothing pending, or the peer was heard since: a new window starts. */
@@ -236,10 +276,7 @@ bool wgx_pmtu_sent(struct wgx_pmtu *p, u32 outer_len, u32 route_mtu, bool df, un
 		WRITE_ONCE(p->big_at, now ?: 1);
 		return false;
 	}
-	if (time_before(now, big_at + WGX_PMTU_SILENCE))
-		return false;
-	wgx_pmtu_enter(p, state == WGX_PMTU_DF ? WGX_PMTU_LOWERED : WGX_PMTU_FRAGMENTING, now);
-	return true;
+	return wgx_pmtu_overdue(p, state, now);
 }
 
 bool wgx_pmtu_learn(struct wgx_pmtu *p, u32 mtu, unsigned long now)
@@ -248,6 +285,8 @@ bool wgx_pmtu_learn(struct wgx_pmtu *p, u32 mtu, unsigned long now)
 
 	if (wgx_pmtu_fixed(p))
 		return false;
+	/* The path answered: what was lost so far is explained, the silence starts again. */
+	WRITE_ONCE(p->big_at, 0);
 	if (icmp && mtu >= icmp)
 		return true;
 	WRITE_ONCE(p->icmp, min_t(u32, mtu, U16_MAX));
@@ -274,8 +313,13 @@ void wgx_pmtu_set_fixed(struct wgx_pmtu *p, u32 mtu)
 bool wgx_pmtu_check_inner(struct wgx_peer *peer, struct sk_buff *skb, u32 *mtu, bool *frag)
 {
 	int family = READ_ONCE(peer->endpoint.addr.sa_family);
-	u32 outer = wgx_pmtu_outer(&peer->pmtu, family, jiffies), overhead, inner;
+	unsigned long now = jiffies;
+	u32 outer, overhead, inner;
 	bool fits;
+
+	if (unlikely(wgx_pmtu_poll(&peer->pmtu, now)))
+		wgx_peer_stats_inc(peer, WGX_PEER_STAT_PMTU_BLACKHOLES);
+	outer = wgx_pmtu_outer(&peer->pmtu, family, now);
 
 	overhead = wgx_pmtu_ip_udp_len(family) + WGX_PMTU_MSG_OVERHEAD;
 	if (!outer || outer <= overhead)

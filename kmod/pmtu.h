@@ -12,11 +12,25 @@
  * own retransmissions as the probes):
  *
  *   DF          DF set; MTU = min(route, ICMP).  Packets above
- *               WGX_PMTU_BASE sent for WGX_PMTU_SILENCE with nothing
+ *               WGX_PMTU_BASE sent for the silence (below) with nothing
  *               received from the peer -> LOWERED.
  *   LOWERED     MTU = min(route, ICMP, WGX_PMTU_BASE), DF set.  Anything
- *               received from the peer confirms it; packets sent for
- *               WGX_PMTU_SILENCE with nothing received -> FRAGMENTING.
+ *               received from the peer confirms it; packets sent for the
+ *               silence with nothing received -> FRAGMENTING.
+ *
+ * The silence is WGX_PMTU_SILENCE_FAST while the peer answered promptly
+ * (its last two messages at most WGX_PMTU_PROMPT apart: a conversation,
+ * such as TCP's acknowledgements, that a blackhole cuts off), else
+ * WGX_PMTU_SILENCE (a one-way flow, answered only by the peer's passive
+ * keepalive).  Random loss of all sizes stops a conversation only as long
+ * as every retransmission and its answer are lost.  A conversation that
+ * turned into a one-way flow looks the same; its receiver answers only by
+ * the passive keepalive, so LOWERED after the fast silence is confirmed by
+ * a data message only: a keepalive first returns to DF (and, the peer's
+ * answers no longer prompt, the next finding needs WGX_PMTU_SILENCE).  The detector also runs
+ * before an inner packet is sized (wgx_pmtu_poll()), so the packet that
+ * ends the silence, typically a TCP retransmission, already gets the ICMP
+ * naming the lowered size.
  *   FRAGMENTING DF clear (what WireGuard always sends): the underlay
  *               fragments as it would without wgx.
  *
@@ -60,6 +74,14 @@ struct wgx_peer;
  * packets that pass) would hide the loss.
  */
 #define WGX_PMTU_SILENCE	(12 * HZ)
+/*
+ * Silence that means loss after prompt answers (jiffies): TCP's
+ * retransmissions at 0.2, 0.6, 1.4, 3.0 s (RTO 200 ms, doubling) are four
+ * unanswered round trips; the one at 3.0 s learns the lowered size.
+ */
+#define WGX_PMTU_SILENCE_FAST	(3 * HZ)
+/* Largest gap between the peer's last two messages that counts as prompt (jiffies). */
+#define WGX_PMTU_PROMPT		(HZ / 4)
 /* When a lowered or learned MTU is given up for the full size again (jiffies). */
 #define WGX_PMTU_RAISE		(600 * HZ)
 /* Outer bytes of a transport message around its padded plaintext: header and tag. */
@@ -81,6 +103,9 @@ enum wgx_pmtu_state {
  * @big_at: jiffies of the first packet sent since the peer was last heard
  *	that counts for the blackhole detector, 0 = none pending.
  * @rx_at: jiffies the peer was last heard (an authenticated transport message).
+ * @rx_gap: jiffies between the last two times the peer was heard, 0 before
+ *	the second.
+ * @fast: LOWERED after WGX_PMTU_SILENCE_FAST, not yet confirmed.
  * @fixed: the configured inner MTU (bytes, WGX_PEER_A_MTU), 0 = auto (learned).
  */
 struct wgx_pmtu {
@@ -88,10 +113,12 @@ struct wgx_pmtu {
 	u16 icmp;
 	u16 fixed;
 	u8 state;
+	u8 fast;
 	unsigned long icmp_at;
 	unsigned long state_at;
 	unsigned long big_at;
 	unsigned long rx_at;
+	unsigned long rx_gap;
 };
 
 /** Why an ICMP for the outer flow was refused (wgx_pmtu_icmp_check()). */
@@ -176,13 +203,44 @@ static inline bool wgx_pmtu_df(const struct wgx_pmtu *p)
  */
 bool wgx_pmtu_sent(struct wgx_pmtu *p, u32 outer_len, u32 route_mtu, bool df, unsigned long now);
 
-/** wgx_pmtu_received - the peer was heard (an authenticated transport message).  Any context. */
-static inline void wgx_pmtu_received(struct wgx_pmtu *p)
-{
-	unsigned long now = jiffies;
+/**
+ * wgx_pmtu_poll - before an inner packet to the peer is sized, at jiffies
+ * @now: the blackhole detector's verdict on the silence so far, so that
+ * this packet already sees the lowered MTU.  Returns true when it found a
+ * blackhole (as wgx_pmtu_sent(); the caller counts it).  Any context.
+ */
+bool wgx_pmtu_poll(struct wgx_pmtu *p, unsigned long now);
 
-	if (READ_ONCE(p->rx_at) != now)
-		WRITE_ONCE(p->rx_at, now);
+/**
+ * wgx_pmtu_confirm - the peer was heard while a fast finding waits for
+ * confirmation (@p->fast): a data message confirms it, a keepalive
+ * (@keepalive) returns to DF.  Any context.
+ */
+void wgx_pmtu_confirm(struct wgx_pmtu *p, bool keepalive, unsigned long now);
+
+/**
+ * wgx_pmtu_heard - the peer was heard at jiffies @now: a data message, or a
+ * keepalive (@keepalive: an empty transport message).  Any context.
+ */
+static inline void wgx_pmtu_heard(struct wgx_pmtu *p, bool keepalive, unsigned long now)
+{
+	unsigned long last = READ_ONCE(p->rx_at);
+
+	if (unlikely(READ_ONCE(p->fast)))
+		wgx_pmtu_confirm(p, keepalive, now);
+	if (last == now)
+		return;
+	WRITE_ONCE(p->rx_gap, last ? now - last : 0);
+	WRITE_ONCE(p->rx_at, now);
+}
+
+/**
+ * wgx_pmtu_received - the peer was heard (an authenticated transport
+ * message; @keepalive: an empty one).  Any context.
+ */
+static inline void wgx_pmtu_received(struct wgx_pmtu *p, bool keepalive)
+{
+	wgx_pmtu_heard(p, keepalive, jiffies);
 }
 
 /**
@@ -203,7 +261,9 @@ void wgx_pmtu_sock_init(struct sock *sk);
 
 /**
  * wgx_pmtu_learn - an accepted ICMP names @mtu (bytes) for the peer's path,
- * at jiffies @now.  Ignored with a fixed MTU; returns whether it was used.
+ * at jiffies @now; it also restarts the blackhole detector's silence (the
+ * loss so far is explained).  Ignored with a fixed MTU; returns whether it
+ * was used.
  */
 bool wgx_pmtu_learn(struct wgx_pmtu *p, u32 mtu, unsigned long now);
 

@@ -315,7 +315,7 @@ void wgx_receive_finish(struct sk_buff *skb, struct napi_struct *napi)
 	/* Authenticated: the peer is where this came from (roaming). */
 	wgx_endpoint_set_from_skb(peer, skb, skb->len == 0);
 	wgx_peer_count_rx(peer, cb->message_len);
-	wgx_pmtu_received(&peer->pmtu);
+	wgx_pmtu_received(&peer->pmtu, skb->len == 0);
 	if (unlikely(wgx_peer_keypair_received_with(peer, keypair))) {
 		wgx_telemetry_confirmed(&peer->telemetry, keypair->internal_id);
 		wgx_timers_handshake_complete(peer);

@@ -126,6 +126,11 @@ EOF
 	n a ip -o addr show dev wgxq0 | grep -q 'inet 10.0.0.1/24' || fail "no 10.0.0.1/24"
 	n a ip -o addr show dev wgxq0 | grep -q 'inet6 fd00::1/64' || fail "no fd00::1/64"
 	expect_eq "automatic MTU (9000 - 80)" 8920 "$(n a cat /sys/class/net/wgxq0/mtu)"
+	# no MTU in the file: the module's auto is left on, and it follows the underlay
+	expect_eq mtu_auto true "$(n a "$WGX_TOOL" show wgxq0 --json | jq -r '.interfaces[0].mtu_auto')"
+	n a ip link set va mtu 4000
+	expect_eq "automatic MTU (4000 - 80)" 3920 "$(n a cat /sys/class/net/wgxq0/mtu)"
+	n a ip link set va mtu 9000
 	expect_eq fwmark 0xca6c "$(n a "$WGX_TOOL" show wgxq0 fwmark)"
 	local fam
 	for fam in -4 -6; do
@@ -186,6 +191,8 @@ EOF
 	expect_eq strip "$(grep -v '^Address\|^Table\|^DNS' "$conf")" "$(/usr/local/bin/wgx-quick strip "$conf")"
 	n a /usr/local/bin/wgx-quick up "$conf"
 	expect_eq MTU 1380 "$(n a cat /sys/class/net/wgxt0/mtu)"
+	expect_eq "mtu_auto with MTU = 1380" false \
+		"$(n a "$WGX_TOOL" show wgxt0 --json | jq -r '.interfaces[0].mtu_auto')"
 	n a ip -4 route show table 1234
 	expect_eq "routes in table 1234" 2 "$(n a ip -4 route show table 1234 | wc -l)"
 	n a ip -4 route show table 1234 | grep -q '^default dev wgxt0' || fail "no default route in 1234"

@@ -30,15 +30,51 @@ outer_frags() {
 	echo $(($(ip_snmp a FragCreates) + $(ip_snmp r FragCreates) + $(ip_snmp b ReasmReqds)))
 }
 
-# mtu_setup KIND MODE — the topology above with KIND in b; MODE fragments,
-# nofrag (b drops every fragment but the last, before reassembly) or
-# blackhole (nofrag, and r sends a no "fragmentation needed").  Sets F0 to
-# outer_frags after a first exchange of small packets.
+# mtu_goodput SECONDS — TCP from a to b through the tunnel for SECONDS;
+# sets GOODPUT to the bytes b received in each second (iperf3's server
+# intervals).
+mtu_goodput() {
+	n b iperf3 -s -1 -D -J -I /tmp/iperf3-b.pid >/dev/null
+	sleep 0.3
+	GOODPUT=($(n a iperf3 -c 10.0.0.2 -t "$1" -i 1 -J --get-server-output |
+		jq '.server_output_json.intervals[].sum.bytes'))
+	echo "goodput (bytes per second): ${GOODPUT[*]}"
+	[ "${#GOODPUT[@]}" -ge "$1" ] || fail "iperf3 reported ${#GOODPUT[@]} of $1 seconds"
+}
+
+# goodput_median FROM TO — the median of GOODPUT[FROM..TO-1] (bytes per
+# second): a second in which the host stalled the VM does not count.
+goodput_median() {
+	printf '%s\n' "${GOODPUT[@]:$1:$(($2 - $1))}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+# expect_ratio WHAT MIN RATE — RATE is at least MIN (a fraction) of CLEAN.
+expect_ratio() {
+	echo "$1: $3 bytes/s, $(awk -v r="$3" -v c="$CLEAN" 'BEGIN { printf "%.2f", r / c }') of clean"
+	awk -v r="$3" -v c="$CLEAN" -v m="$2" 'BEGIN { exit !(r >= m * c) }' ||
+		fail "$1: $3 bytes/s is below $2 x the clean path's $CLEAN"
+}
+
+# mtu_setup KIND MODE [clean] — the topology above with KIND in b; MODE
+# fragments, nofrag (b drops every fragment but the last, before
+# reassembly) or blackhole (nofrag, and r sends a no "fragmentation
+# needed").  With "clean", first sets CLEAN to the tunnel's goodput (bytes
+# per second, the median of seconds 1-5 of 6) while the path is still
+# clean.  Sets F0 to outer_frags after a first exchange of small packets.
 mtu_setup() {
 	local kind=$1 mode=$2
 	TUN_ROUTED=1 tunnel_setup "$kind" 4 0
+	if [ "${3:-}" = clean ]; then
+		ping_ok a 10.0.0.2
+		mtu_goodput 6
+		CLEAN=$(goodput_median 1 6)
+		echo "clean path: $CLEAN bytes/s"
+	fi
 	n r ip link set rb mtu 1400
 	n b ip link set vb mtu 1400
+	# The hop is r's: b's wgt0 is 1420 again (its auto followed vb to 1320
+	# and would advertise a TCP MSS that never needs the full size).
+	n b ip link set wgt0 mtu 1420
 	if [ "$mode" != fragments ]; then
 		n b tc qdisc add dev vb clsact
 		# More fragments (MF) set: tc ingress sees them before any reassembly.
@@ -85,9 +121,10 @@ mtu_sender_adapts() {
 	expect_eq "outer fragments" 0 $(($(outer_frags) - F0))
 }
 
-# mtu_icmp_case KIND MODE — the router's ICMP teaches a the path.
+# mtu_icmp_case KIND MODE — the router's ICMP teaches a the path; then TCP
+# moves at least 0.9x the clean path's goodput.
 mtu_icmp_case() {
-	mtu_setup "$1" "$2"
+	mtu_setup "$1" "$2" clean
 	expect_eq "path mtu before" 1500 "$(mtu_peer a path_mtu)"
 	expect_eq "learned from" route "$(mtu_peer a path_mtu_source)"
 	wait_peer a path_mtu_source icmp big_ping
@@ -96,12 +133,26 @@ mtu_icmp_case() {
 	mtu_sender_adapts 1340
 	[ "$(mtu_peer a stats.pmtu_icmp)" -ge 1 ] || fail "no ICMP counted"
 	expect_eq "ICMP ignored" 0 "$(mtu_dev_stat a pmtu_icmp_ignored)"
+	mtu_goodput 6
+	expect_ratio "goodput, $2 path" 0.9 "$(goodput_median 1 6)"
+	expect_eq "outer fragments" 0 $(($(outer_frags) - F0))
 }
 
 # mtu_blackhole_case KIND — nothing comes back: the silence lowers the MTU.
+# A TCP transfer that starts at the full size (its first packets lost) is
+# back to at least 0.8x the clean path's goodput within 10 s.
 mtu_blackhole_case() {
-	mtu_setup "$1" blackhole
-	wait_peer a path_mtu_source probe big_ping
+	local s
+	mtu_setup "$1" blackhole clean
+	expect_eq "path mtu before" 1500 "$(mtu_peer a path_mtu)"
+	mtu_goodput 16
+	for ((s = 0; s < 16; s++)); do
+		awk -v r="${GOODPUT[s]}" -v c="$CLEAN" 'BEGIN { exit !(r >= 0.8 * c) }' && break
+	done
+	echo "recovered in second $s"
+	[ "$s" -lt 10 ] || fail "no second at 0.8x the clean goodput within 10 s"
+	expect_ratio "goodput, seconds 10-15" 0.8 "$(goodput_median 10 16)"
+	expect_eq "learned from" probe "$(mtu_peer a path_mtu_source)"
 	expect_eq "path mtu" 1280 "$(mtu_peer a path_mtu)"
 	# 1280 - 60.
 	mtu_sender_adapts 1220
@@ -115,6 +166,20 @@ test_wgx_blackhole() { mtu_blackhole_case wgx; }
 test_wireguard_fragmenting_path() { mtu_icmp_case wireguard fragments; }
 test_wireguard_fragments_dropped() { mtu_icmp_case wireguard nofrag; }
 test_wireguard_blackhole() { mtu_blackhole_case wireguard; }
+
+# Random loss of all sizes (10% each way at r) is no blackhole: TCP through
+# the tunnel for 20 s leaves the path MTU at the route's.
+test_wgx_lossy_path_keeps_mtu() {
+	modprobe sch_netem 2>/dev/null || true
+	TUN_ROUTED=1 tunnel_setup wgx 4 0
+	ping_ok a 10.0.0.2
+	n r tc qdisc add dev rb root netem loss 10%
+	n r tc qdisc add dev ra root netem loss 10%
+	mtu_goodput 20
+	expect_eq "learned from" route "$(mtu_peer a path_mtu_source)"
+	expect_eq "path mtu" 1500 "$(mtu_peer a path_mtu)"
+	expect_eq "blackholes" 0 "$(mtu_peer a stats.pmtu_blackholes)"
+}
 
 # forge MTU QUOTED_DST:PORT QUOTED_LEN [MSGTYPE] — r sends a an ICMP
 # "fragmentation needed" quoting a packet from a's port.
@@ -266,4 +331,39 @@ test_wgx_device_mtu_follows_underlay() {
 	expect_eq "following again" 1420 "$(dev_mtu a wgt0)"
 	n a ip link del wgx1
 	n a ip link del wgx2
+}
+
+# peer_key — a new public key.
+peer_key() {
+	wg genkey | wg pubkey
+}
+
+# Peers added one request at a time lower the device MTU by their own
+# endpoints' routes (one lookup each, devmtu.h); an endpoint moved to a
+# wider route and a removed peer raise it again.
+test_wgx_device_mtu_peers_added() {
+	local p1 p2 p3
+	p1=$(peer_key) p2=$(peer_key) p3=$(peer_key)
+	tunnel_setup wgx 4 0
+	ping_ok a 10.0.0.2
+	n a ip link set va mtu 9000
+	n a ip route add 198.18.0.0/24 via 192.0.2.2 dev va mtu 4000
+	n a ip route add 203.0.113.0/24 via 192.0.2.2 dev va mtu 1400
+	expect_eq "mtu, b's endpoint only" 8920 "$(dev_mtu a wgt0)"
+	n a "$WGX_TOOL" set wgt0 peer "$p1" endpoint 198.18.0.1:1
+	expect_eq "mtu with a 4000-byte route" 3920 "$(dev_mtu a wgt0)"
+	n a "$WGX_TOOL" set wgt0 peer "$p2" endpoint 203.0.113.1:1 peer "$p3" endpoint 198.18.0.2:1
+	expect_eq "mtu with a 1400-byte route" 1320 "$(dev_mtu a wgt0)"
+	# The same endpoint again changes nothing.
+	n a "$WGX_TOOL" set wgt0 peer "$p2" endpoint 203.0.113.1:1
+	expect_eq "mtu, the same endpoint again" 1320 "$(dev_mtu a wgt0)"
+	n a "$WGX_TOOL" set wgt0 peer "$p2" endpoint 198.18.0.3:1
+	expect_eq "mtu, moved to the 4000-byte route" 3920 "$(dev_mtu a wgt0)"
+	n a "$WGX_TOOL" set wgt0 peer "$p3" endpoint 203.0.113.3:1
+	expect_eq "mtu, another on the 1400-byte route" 1320 "$(dev_mtu a wgt0)"
+	n a "$WGX_TOOL" set wgt0 peer "$p3" remove
+	expect_eq "mtu, that peer removed" 3920 "$(dev_mtu a wgt0)"
+	n a "$WGX_TOOL" set wgt0 peer "$p1" remove peer "$p2" remove
+	expect_eq "mtu, b's endpoint only again" 8920 "$(dev_mtu a wgt0)"
+	ping_ok a 10.0.0.2
 }

@@ -17,6 +17,11 @@
  *                           MTU, unanswered again clear DF, the full size is
  *                           tried again after WGX_PMTU_RAISE; a packet from
  *                           the peer, small or non-DF packets never trigger;
+ *                           after prompt answers WGX_PMTU_SILENCE_FAST is
+ *                           enough, and wgx_pmtu_poll() finds it before the
+ *                           next packet is sized; gaps shorter than that
+ *                           (random loss) and a one-way flow answered by
+ *                           keepalives never trigger;
  *   wgx_pmtu_set_fixed()    a fixed MTU is the inner size plus the outer
  *                           family's headers, ICMP is refused and the
  *                           detector never fires; auto again learns afresh.
@@ -27,6 +32,9 @@
 #include <uapi/linux/wgx.h>
 
 #include "pmtu.h"
+
+/* WireGuard's KEEPALIVE_TIMEOUT (jiffies): a one-way flow's receiver answers this often. */
+#define WGX_PMTU_TEST_KEEPALIVE	(10 * HZ)
 
 static const u8 wgx_pmtu_test_data[4] = { 4, 0, 0, 0 };	/* transport data */
 
@@ -150,7 +158,7 @@ static void wgx_pmtu_blackhole_confirmed_stays_lowered(struct kunit *test)
 	/* The lowered size is answered: LOWERED holds until the raise. */
 	for (i = 0; i < 4 * WGX_PMTU_SILENCE; i += HZ / 2) {
 		KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, WGX_PMTU_BASE, 1500, true, t + i));
-		p.rx_at = t + i;
+		wgx_pmtu_heard(&p, false, t + i);
 	}
 	KUNIT_EXPECT_EQ(test, p.state, (u8)WGX_PMTU_LOWERED);
 	KUNIT_EXPECT_TRUE(test, wgx_pmtu_df(&p));
@@ -165,7 +173,7 @@ static void wgx_pmtu_blackhole_needs_silence(struct kunit *test)
 	for (i = 0; i < 4 * WGX_PMTU_SILENCE; i += HZ / 2) {
 		KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, 1500, 1500, true, t + i));
 		if (!(i % (WGX_PMTU_SILENCE / 2)))
-			p.rx_at = t + i;
+			wgx_pmtu_heard(&p, false, t + i);
 	}
 	/* Small packets, or packets sent without DF, probe nothing. */
 	KUNIT_EXPECT_FALSE(test, wgx_pmtu_test_silence(&p, WGX_PMTU_BASE, t + 5 * WGX_PMTU_SILENCE));
@@ -175,10 +183,116 @@ static void wgx_pmtu_blackhole_needs_silence(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p.state, (u8)WGX_PMTU_DF);
 	/* Heard, then one packet short of the silence: not yet. */
 	t += 10 * WGX_PMTU_SILENCE;
-	p.rx_at = t - 1;
+	wgx_pmtu_heard(&p, false, t - 1);
 	KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, 1500, 1500, true, t));
 	KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, 1500, 1500, true, t + WGX_PMTU_SILENCE - 1));
 	KUNIT_EXPECT_TRUE(test, wgx_pmtu_sent(&p, 1500, 1500, true, t + WGX_PMTU_SILENCE));
+}
+
+/* A conversation from @t to @t + @len: each jiffy the peer is heard and a full-size DF packet sent. */
+static void wgx_pmtu_test_talk(struct wgx_pmtu *p, unsigned long t, unsigned long len)
+{
+	unsigned long i;
+
+	for (i = 0; i < len; i++) {
+		wgx_pmtu_heard(p, false, t + i);
+		wgx_pmtu_sent(p, 1500, 1500, true, t + i);
+	}
+}
+
+static void wgx_pmtu_blackhole_fast_after_prompt_answers(struct kunit *test)
+{
+	struct wgx_pmtu p = { };
+	unsigned long t = 5000, i;
+
+	wgx_pmtu_test_talk(&p, t, HZ);
+	t += HZ;
+	/* Cut off: full-size packets (a TCP retransmission's doubling times), nothing back. */
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, 1500, 1500, true, t));
+	for (i = HZ / 5; i < WGX_PMTU_SILENCE_FAST; i *= 2)
+		KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, 1500, 1500, true, t + i));
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_poll(&p, t + WGX_PMTU_SILENCE_FAST - 1));
+	KUNIT_EXPECT_EQ(test, p.state, (u8)WGX_PMTU_DF);
+	/* An accepted ICMP explains the loss: the silence starts again. */
+	KUNIT_EXPECT_TRUE(test, wgx_pmtu_learn(&p, 1450, t + HZ));
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_poll(&p, t + WGX_PMTU_SILENCE_FAST));
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, 1450, 1500, true, t + HZ + 1));
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_poll(&p, t + HZ + WGX_PMTU_SILENCE_FAST));
+	t += HZ + 1;
+	/* The next packet, before it is sized, sees the lowered MTU. */
+	KUNIT_EXPECT_TRUE(test, wgx_pmtu_poll(&p, t + WGX_PMTU_SILENCE_FAST));
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, AF_INET, t + WGX_PMTU_SILENCE_FAST),
+			(u32)WGX_PMTU_BASE);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_source(&p, AF_INET, t + WGX_PMTU_SILENCE_FAST),
+			WGX_PATH_MTU_SOURCE_PROBE);
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_poll(&p, t + WGX_PMTU_SILENCE_FAST + 1));
+	/* Answered at the lowered size: confirmed. */
+	t += WGX_PMTU_SILENCE_FAST + 1;
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, WGX_PMTU_BASE, 1500, true, t));
+	wgx_pmtu_heard(&p, false, t + 1);
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_poll(&p, t + 10 * WGX_PMTU_SILENCE));
+	KUNIT_EXPECT_EQ(test, p.state, (u8)WGX_PMTU_LOWERED);
+}
+
+static void wgx_pmtu_blackhole_not_random_loss(struct kunit *test)
+{
+	struct wgx_pmtu p = { };
+	unsigned long t = 5000, i, gap;
+
+	/* Prompt answers with pauses just short of the fast silence (lost retransmissions). */
+	for (i = 0; i < 20; i++) {
+		wgx_pmtu_test_talk(&p, t, HZ / 10);
+		t += HZ / 10;
+		gap = WGX_PMTU_SILENCE_FAST - 1 - (i % 3) * HZ / 2;
+		KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, 1500, 1500, true, t));
+		KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, 1500, 1500, true, t + gap / 2));
+		KUNIT_EXPECT_FALSE(test, wgx_pmtu_poll(&p, t + gap));
+		KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, 1500, 1500, true, t + gap));
+		t += gap + 1;
+	}
+	/* A one-way flow: answered by the peer's keepalive every 10 s only. */
+	for (i = 0; i < 6 * WGX_PMTU_TEST_KEEPALIVE; i += HZ / 10) {
+		KUNIT_EXPECT_FALSE(test, wgx_pmtu_poll(&p, t + i));
+		KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, 1500, 1500, true, t + i));
+		if (!(i % WGX_PMTU_TEST_KEEPALIVE))
+			wgx_pmtu_heard(&p, true, t + i);
+	}
+	KUNIT_EXPECT_EQ(test, p.state, (u8)WGX_PMTU_DF);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, AF_INET, t + i), 1500U);
+}
+
+static void wgx_pmtu_blackhole_fast_needs_data(struct kunit *test)
+{
+	struct wgx_pmtu p = { };
+	unsigned long t = 5000, i;
+
+	/* Never heard twice: the answers are not known to be prompt. */
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, 1500, 1500, true, t));
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_poll(&p, t + WGX_PMTU_SILENCE_FAST));
+	wgx_pmtu_heard(&p, false, t + 1);
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, 1500, 1500, true, t + 2));
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_poll(&p, t + 2 + WGX_PMTU_SILENCE_FAST));
+
+	/* A conversation turns into a one-way flow: lowered after the fast silence... */
+	t += WGX_PMTU_SILENCE;
+	wgx_pmtu_test_talk(&p, t, HZ);
+	t += HZ;
+	KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, 1500, 1500, true, t));
+	KUNIT_EXPECT_TRUE(test, wgx_pmtu_poll(&p, t + WGX_PMTU_SILENCE_FAST));
+	KUNIT_EXPECT_EQ(test, p.state, (u8)WGX_PMTU_LOWERED);
+	/* ...but the receiver's passive keepalive is no confirmation: back to DF. */
+	t += WGX_PMTU_TEST_KEEPALIVE;
+	wgx_pmtu_heard(&p, true, t);
+	KUNIT_EXPECT_EQ(test, p.state, (u8)WGX_PMTU_DF);
+	KUNIT_EXPECT_EQ(test, wgx_pmtu_outer(&p, AF_INET, t), 1500U);
+	/* The flow goes on, answered by keepalives: the slow silence, never reached. */
+	for (i = 0; i < 6 * WGX_PMTU_TEST_KEEPALIVE; i += HZ / 10) {
+		KUNIT_EXPECT_FALSE(test, wgx_pmtu_poll(&p, t + i));
+		KUNIT_EXPECT_FALSE(test, wgx_pmtu_sent(&p, 1500, 1500, true, t + i));
+		if (!(i % WGX_PMTU_TEST_KEEPALIVE))
+			wgx_pmtu_heard(&p, true, t + i);
+	}
+	KUNIT_EXPECT_EQ(test, p.state, (u8)WGX_PMTU_DF);
 }
 
 static void wgx_pmtu_fixed_ignores_icmp_and_silence(struct kunit *test)
@@ -230,6 +344,9 @@ static struct kunit_case wgx_pmtu_cases[] = {
 	KUNIT_CASE(wgx_pmtu_blackhole_lowers_then_fragments),
 	KUNIT_CASE(wgx_pmtu_blackhole_confirmed_stays_lowered),
 	KUNIT_CASE(wgx_pmtu_blackhole_needs_silence),
+	KUNIT_CASE(wgx_pmtu_blackhole_fast_after_prompt_answers),
+	KUNIT_CASE(wgx_pmtu_blackhole_not_random_loss),
+	KUNIT_CASE(wgx_pmtu_blackhole_fast_needs_data),
 	KUNIT_CASE(wgx_pmtu_fixed_ignores_icmp_and_silence),
 	{}
 };
