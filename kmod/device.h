@@ -97,6 +97,8 @@ struct wgx_handshake_worker {
  * @rx_spread: receive spreading mode (enum wgx_rx_spread_mode, rxspread.h);
  *             changed under device_update_lock, read locklessly by encap_rcv.
  * @rx_wq/@rx_workers: the decrypt workers of receive spreading.
+ * @rx_rings: the workers' rings are made (with the device's first ordered
+ *            queue, under device_update_lock; rxspread.c).
  * @rx_grow_work: makes the queues of peers the auto mode spreads (rxspread.c).
  * @fwmark: mark of outgoing UDP packets (0 = none).
  * @dscp_copy: copy the inner DSCP to the outer header (else 0); written
@@ -201,6 +203,7 @@ struct wgx_device {
 	u8 rx_spread;
 	struct workqueue_struct *rx_wq;
 	struct wgx_rx_worker __percpu *rx_workers;
+	bool rx_rings;
 	struct work_struct rx_grow_work;
 };
 

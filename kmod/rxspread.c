@@ -18,6 +18,26 @@
 #define WGX_RXSPREAD_BATCH 64
 
 /*
+ * The head of @rx's ordered queue, unlinked, if its decryption is done
+ * (whatever its verdict); NULL when the queue is empty or its head is still
+ * pending, though later messages may be done: they wait behind it.
+ */
+static struct sk_buff *wgx_rxspread_dequeue_ready(struct wgx_peer_rx *rx)
+{
+	struct sk_buff *skb;
+
+	spin_lock_bh(&rx->queue.lock);
+	skb = skb_peek(&rx->queue);
+	/* Pairs with the release in wgx_receive_decrypt_stage(). */
+	if (skb && atomic_read_acquire(&WGX_RX_CB(skb)->state) != WGX_RX_PENDING)
+		__skb_unlink(skb, &rx->queue);
+	else
+		skb = NULL;
+	spin_unlock_bh(&rx->queue.lock);
+	return skb;
+}
+
+/*
  * The peer's NAPI: deliver from the head of the ordered queue every message
  * whose decryption is done, stop at the first that is still pending (its
  * worker schedules the NAPI again when done).
@@ -28,16 +48,7 @@ static int wgx_rxspread_poll(struct napi_struct *napi, int budget)
 	struct sk_buff *skb;
 	int done = 0;
 
-	while (done < budget) {
-		spin_lock_bh(&rx->queue.lock);
-		skb = skb_peek(&rx->queue);
-		/* Pairs with the release in wgx_receive_decrypt_stage(). */
-		if (!skb || atomic_read_acquire(&WGX_RX_CB(skb)->state) == WGX_RX_PENDING) {
-			spin_unlock_bh(&rx->queue.lock);
-			break;
-		}
-		__skb_unlink(skb, &rx->queue);
-		spin_unlock_bh(&rx->queue.lock);
+	while (done < budget && (skb = wgx_rxspread_dequeue_ready(rx)) != NULL) {
 		wgx_receive_finish(skb, napi);
 		++done;
 	}
@@ -202,6 +213,48 @@ drop:
 	return true;
 }
 
+/* Free the workers' rings; a zeroed ring (never made) is freed harmlessly. */
+static void wgx_rxspread_rings_free(struct wgx_device *wgx)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct wgx_rx_worker *worker = per_cpu_ptr(wgx->rx_workers, cpu);
+
+		ptr_ring_cleanup(&worker->ring, NULL);
+		memset(&worker->ring, 0, sizeof(worker->ring));
+	}
+	wgx->rx_rings = false;
+}
+
+/*
+ * Make the decrypt workers' rings, one per possible CPU (a CPU that comes
+ * online later may be handed messages at once), unless the device has them:
+ * most devices never spread, and the rings are the bulk of what spreading
+ * costs (WGX_RXSPREAD_RING_SIZE pointers per CPU).  They stay until the
+ * device goes.  Process context, device_update_lock held; 0 or -ENOMEM
+ * (nothing made).
+ */
+static int wgx_rxspread_rings_init(struct wgx_device *wgx)
+{
+	int cpu, ret;
+
+	lockdep_assert_held(&wgx->device_update_lock);
+	if (wgx->rx_rings)
+		return 0;
+	for_each_possible_cpu(cpu) {
+		struct wgx_rx_worker *worker = per_cpu_ptr(wgx->rx_workers, cpu);
+
+		ret = ptr_ring_init(&worker->ring, WGX_RXSPREAD_RING_SIZE, GFP_KERNEL_ACCOUNT);
+		if (ret) {
+			wgx_rxspread_rings_free(wgx);
+			return ret;
+		}
+	}
+	wgx->rx_rings = true;
+	return 0;
+}
+
 int wgx_rxspread_peer_init(struct wgx_peer *peer, bool active)
 {
 	struct wgx_peer_rx *rx;
@@ -211,6 +264,9 @@ int wgx_rxspread_peer_init(struct wgx_peer *peer, bool active)
 		WRITE_ONCE(peer->rx->active, active || READ_ONCE(peer->rx->active));
 		return 0;
 	}
+	/* Before the queue is published: whoever finds it uses the rings. */
+	if (wgx_rxspread_rings_init(peer->wgx))
+		return -ENOMEM;
 	rx = kzalloc(sizeof(*rx), GFP_KERNEL_ACCOUNT);
 	if (!rx)
 		return -ENOMEM;
@@ -325,45 +381,31 @@ static void wgx_rxspread_grow(struct work_struct *work)
 
 int wgx_rxspread_init(struct wgx_device *wgx)
 {
-	int cpu, ret = -ENOMEM;
+	int cpu;
 
 	INIT_WORK(&wgx->rx_grow_work, wgx_rxspread_grow);
 	wgx->rx_wq = alloc_workqueue("wgx-rx-%s", WQ_CPU_INTENSIVE | WQ_MEM_RECLAIM, 0,
 				     wgx->dev->name);
 	if (!wgx->rx_wq)
 		return -ENOMEM;
+	/* Zeroed: the rings come with the first ordered queue (wgx_rxspread_rings_init()). */
 	wgx->rx_workers = alloc_percpu_gfp(struct wgx_rx_worker, GFP_KERNEL_ACCOUNT);
-	if (!wgx->rx_workers)
-		goto err_wq;
+	if (!wgx->rx_workers) {
+		destroy_workqueue(wgx->rx_wq);
+		return -ENOMEM;
+	}
 	for_each_possible_cpu(cpu) {
 		struct wgx_rx_worker *worker = per_cpu_ptr(wgx->rx_workers, cpu);
 
-		ret = ptr_ring_init(&worker->ring, WGX_RXSPREAD_RING_SIZE, GFP_KERNEL_ACCOUNT);
-		if (ret)
-			goto err_rings;
 		INIT_WORK(&worker->work, wgx_rxspread_worker);
 		worker->wgx = wgx;
 		worker->next_cpu = cpu;
 	}
 	return 0;
-
-err_rings:
-	for_each_possible_cpu(cpu) {
-		struct wgx_rx_worker *worker = per_cpu_ptr(wgx->rx_workers, cpu);
-
-		/* A zeroed ring (not reached) is freed harmlessly. */
-		ptr_ring_cleanup(&worker->ring, NULL);
-	}
-	free_percpu(wgx->rx_workers);
-err_wq:
-	destroy_workqueue(wgx->rx_wq);
-	return ret;
 }
 
 void wgx_rxspread_uninit(struct wgx_device *wgx)
 {
-	int cpu;
-
 	/*
 	 * Every peer is gone, and with it every message that was queued; no
 	 * encap_rcv runs any more to ask for a queue.  Not under rtnl: the grow
@@ -371,8 +413,7 @@ void wgx_rxspread_uninit(struct wgx_device *wgx)
 	 */
 	cancel_work_sync(&wgx->rx_grow_work);
 	drain_workqueue(wgx->rx_wq);
-	for_each_possible_cpu(cpu)
-		ptr_ring_cleanup(&per_cpu_ptr(wgx->rx_workers, cpu)->ring, NULL);
+	wgx_rxspread_rings_free(wgx);
 	free_percpu(wgx->rx_workers);
 	destroy_workqueue(wgx->rx_wq);
 }

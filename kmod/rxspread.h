@@ -37,7 +37,12 @@
  * behind the GRO cell on that CPU, and by the end of it the cell has long
  * delivered what it held.
  *
- * Locking and lifetime: the option changes under device_update_lock.  A
+ * Locking and lifetime: the option changes under device_update_lock.  The
+ * device's decrypt workqueue and per-CPU workers are made with the device,
+ * but the workers' rings (WGX_RXSPREAD_RING_SIZE pointers per possible CPU,
+ * the bulk of the cost) only when the device's first ordered queue is made,
+ * before that queue is published: most devices never spread.  They stay
+ * until the device goes (wgx_rxspread_uninit()).  A
  * peer's struct wgx_peer_rx is made for every peer when the option is
  * switched on and at peer creation while it is on, and in auto mode by the
  * device's grow work (process context, rtnl and device_update_lock) for a
@@ -217,9 +222,13 @@ struct wgx_rx_worker {
 	int next_cpu;	/* round robin of the messages this CPU receives */
 } ____cacheline_aligned_in_smp;
 
-/** wgx_rxspread_init - the device's decrypt workqueue and per-CPU workers.  Process context; 0 or -ENOMEM. */
+/**
+ * wgx_rxspread_init - the device's decrypt workqueue and per-CPU workers,
+ * without their rings (made with the first ordered queue).  Process
+ * context; 0 or -ENOMEM.
+ */
 int wgx_rxspread_init(struct wgx_device *wgx);
-/** wgx_rxspread_uninit - wait for the workers and free them; every peer is gone.  Process context. */
+/** wgx_rxspread_uninit - wait for the workers and free them and their rings; every peer is gone.  Process context. */
 void wgx_rxspread_uninit(struct wgx_device *wgx);
 
 /**
@@ -234,8 +243,8 @@ int wgx_rxspread_set(struct wgx_device *wgx, u8 mode);
 
 /**
  * wgx_rxspread_peer_init - give @peer its queue and NAPI (nothing if it has
- * them), spread at once if @active.  Process context, device_update_lock
- * held; 0 or -ENOMEM.
+ * them), spread at once if @active; the device's first queue makes the
+ * workers' rings.  Process context, device_update_lock held; 0 or -ENOMEM.
  */
 int wgx_rxspread_peer_init(struct wgx_peer *peer, bool active);
 /**

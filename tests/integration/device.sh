@@ -103,13 +103,26 @@ test_module_parameters_are_the_choices() {
 # A device's memory is charged to the memory cgroup of the process that
 # creates it (a CAP_NET_ADMIN user namespace cannot make the host pay for
 # its devices): the handshake ratelimiter (176 KiB), the handshake ring
-# (4096 pointers, 32 KiB) and, per possible CPU, the tx ring, the priority
-# lane and the rx-spread ring (1024 + 256 + 4096 pointers, 43,008 bytes).
-# The kernel memory of a cgroup whose only process made the device must
-# reach that sum (memory.stat "kernel": its statistics are flushed
-# periodically, so it is polled for up to 10 s).
+# (4096 pointers, 32 KiB) and, per possible CPU, the tx ring and the
+# priority lane (1024 + 256 pointers, 10,240 bytes).  The rx-spread rings
+# (4096 pointers per possible CPU) come only with the device's first
+# ordered queue, charged to whoever makes it: here `rx-spread on` with a
+# peer, run from the same cgroup, must add at least their size.  The kernel
+# memory of a cgroup whose only processes made the device must reach each
+# sum (memory.stat "kernel": its statistics are flushed periodically, so it
+# is polled for up to 10 s).
+cgroup_kernel_at_least() {
+	local i kernel=0
+	for i in $(seq 100); do
+		kernel=$(awk '$1 == "kernel" { print $2 }' "$1/memory.stat")
+		[ "${kernel:-0}" -ge "$2" ] && break
+		sleep 0.1
+	done
+	echo "${kernel:-0}"
+}
+
 test_memory_charged_to_creating_cgroup() {
-	local root=/sys/fs/cgroup cg ncpu want kernel=0 i
+	local root=/sys/fs/cgroup cg ncpu want rings kernel=0 spread=0 K
 	cg=$root/wgx-memcg
 	trap 'ip link del wgm0 2>/dev/null || true; rmdir '"$cg"' 2>/dev/null || true' EXIT
 	# The debug test kernel has no cgroup v2 filesystem:
@@ -128,14 +141,19 @@ for r in open("/sys/devices/system/cpu/possible").read().strip().split(","):
     a, _, b = r.partition("-")
     n += int(b or a) - int(a) + 1
 print(n)')
-	want=$((176 * 1024 + 4096 * 8 + ncpu * (1024 + 256 + 4096) * 8))
+	want=$((176 * 1024 + 4096 * 8 + ncpu * (1024 + 256) * 8))
+	rings=$((ncpu * 4096 * 8))
+	key_pair K
 	sh -c "echo \$\$ >$cg/cgroup.procs && exec ip link add wgm0 type wgx" || fail "ip link add failed"
-	for i in $(seq 100); do
-		kernel=$(awk '$1 == "kernel" { print $2 }' "$cg/memory.stat")
-		[ "${kernel:-0}" -ge "$want" ] && break
-		sleep 0.1
-	done
-	echo "kernel memory charged to the creating cgroup: ${kernel:-none} bytes, at least $want expected ($ncpu possible CPUs)"
-	[ "${kernel:-0}" -ge "$want" ] || { cat "$cg/memory.stat"; fail "the device's memory is not charged to the cgroup that created it"; }
+	sh -c "echo \$\$ >$cg/cgroup.procs && exec $WGX_TOOL set wgm0 peer $K_pub allowed-ips 10.9.9.9/32" ||
+		fail "adding a peer failed"
+	kernel=$(cgroup_kernel_at_least "$cg" "$want")
+	echo "kernel memory charged to the creating cgroup: $kernel bytes, at least $want expected ($ncpu possible CPUs)"
+	[ "$kernel" -ge "$want" ] || { cat "$cg/memory.stat"; fail "the device's memory is not charged to the cgroup that created it"; }
+	sh -c "echo \$\$ >$cg/cgroup.procs && exec $WGX_TOOL set wgm0 rx-spread on" || fail "rx-spread on failed"
+	spread=$(cgroup_kernel_at_least "$cg" $((kernel + rings)))
+	echo "rx-spread on: $((spread - kernel)) more bytes, at least $rings expected (the rings)"
+	[ "$spread" -ge $((kernel + rings)) ] ||
+		{ cat "$cg/memory.stat"; fail "the rx-spread rings were not made (or not charged) with the first ordered queue"; }
 	ip link del wgm0
 }

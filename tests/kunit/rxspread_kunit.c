@@ -1,16 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rxspread_kunit.c - KUnit suite "wgx_rxspread": the auto mode's decision,
- * wgx_rxspread_want() (kmod/rxspread.h): a peer is spread once its
- * decryption took more than a quarter of a CPU in a window, stays spread
- * until it took less than an eighth, and is never spread with one CPU.
- * Times are passed in.  And the delay control of a peer's ordered queue,
- * wgx_rxspread_delay_drop(): CoDel's rule (RFC 8289) judged on arrival.
+ * rxspread_kunit.c - KUnit suite "wgx_rxspread": receive spreading
+ * (kmod/rxspread.c).  This file compiles rxspread.c itself
+ * (tests/kunit/Kbuild drops kmod/rxspread.o from the KUnit build) so the
+ * static parts are reachable:
+ *
+ *   wgx_rxspread_want()           the auto mode's decision: a peer is spread
+ *                                 once its decryption took more than a
+ *                                 quarter of a CPU in a window, stays spread
+ *                                 until it took less than an eighth, and is
+ *                                 never spread with one CPU (times passed in);
+ *   wgx_rxspread_delay_drop()     CoDel's rule (RFC 8289) judged on arrival;
+ *   wgx_rxspread_admit()          a peer's ordered queue: its limit, and the
+ *                                 delay control that spares small messages;
+ *   wgx_rxspread_dequeue_ready()  what the peer's NAPI delivers: the head,
+ *                                 once decrypted, so messages decrypted out
+ *                                 of order leave in arrival order;
+ *   wgx_rxspread_peer_init()      the workers' rings come with the device's
+ *                                 first ordered queue, not with the device.
+ *
+ * The queues are driven directly: messages are empty skbs whose cb state
+ * the case sets as a decrypt worker would.
  */
-#include <kunit/test.h>
-#include <linux/time64.h>
+#include "../../kmod/rxspread.c"
 
-#include "rxspread.h"
+#include <kunit/test.h>
+#include <linux/etherdevice.h>
+#include <linux/time64.h>
 
 static const u64 wgx_rxspread_w = WGX_RXSPREAD_WINDOW_NS;
 
@@ -145,6 +161,240 @@ static void wgx_rxspread_delay_resumes_near_last_rate(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d.count, count - 1);
 }
 
+/* A device with counters and one peer whose ordered queue exists (no NAPI, no workers). */
+struct wgx_rxspread_fixture {
+	struct wgx_device *wgx;
+	struct wgx_peer *peer;
+	struct wgx_peer_rx *rx;
+};
+
+static int wgx_rxspread_test_init(struct kunit *test)
+{
+	struct wgx_rxspread_fixture *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+
+	if (!f)
+		return -ENOMEM;
+	f->wgx = kunit_kzalloc(test, sizeof(*f->wgx), GFP_KERNEL);
+	f->peer = kunit_kzalloc(test, sizeof(*f->peer), GFP_KERNEL);
+	f->rx = kunit_kzalloc(test, sizeof(*f->rx), GFP_KERNEL);
+	if (!f->wgx || !f->peer || !f->rx)
+		return -ENOMEM;
+	f->wgx->stats = alloc_percpu(struct wgx_device_stats);
+	if (!f->wgx->stats)
+		return -ENOMEM;
+	mutex_init(&f->wgx->device_update_lock);
+	f->peer->wgx = f->wgx;
+	f->rx->peer = f->peer;
+	skb_queue_head_init(&f->rx->queue);
+	test->priv = f;
+	return 0;
+}
+
+static void wgx_rxspread_test_exit(struct kunit *test)
+{
+	struct wgx_rxspread_fixture *f = test->priv;
+
+	if (!f)
+		return;
+	skb_queue_purge(&f->rx->queue);
+	free_percpu(f->wgx->stats);
+}
+
+/* A message of @message_len bytes on the wire, not decrypted yet. */
+static struct sk_buff *wgx_rxspread_test_msg(struct kunit *test, unsigned int message_len)
+{
+	struct sk_buff *skb = alloc_skb(0, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, skb);
+	WGX_RX_CB(skb)->message_len = message_len;
+	atomic_set(&WGX_RX_CB(skb)->state, WGX_RX_PENDING);
+	return skb;
+}
+
+/* Admit and queue a message as wgx_rxspread_enqueue() does; false when refused (and freed). */
+static bool wgx_rxspread_test_arrive(struct wgx_peer_rx *rx, struct sk_buff *skb)
+{
+	bool ok;
+
+	spin_lock_bh(&rx->queue.lock);
+	ok = wgx_rxspread_admit(rx, skb);
+	if (ok)
+		__skb_queue_tail(&rx->queue, skb);
+	spin_unlock_bh(&rx->queue.lock);
+	if (!ok)
+		kfree_skb(skb);
+	return ok;
+}
+
+/* Messages decrypted in the order 3, 1, 2, 0 leave in the order they arrived: 0, 1, 2, 3. */
+static void wgx_rxspread_delivers_in_arrival_order(struct kunit *test)
+{
+	static const int done_order[] = { 3, 1, 2, 0 };
+	static const int verdicts[] = { WGX_RX_OK, WGX_RX_DROP_AUTH, WGX_RX_OK, WGX_RX_DROP_REPLAY };
+	struct wgx_rxspread_fixture *f = test->priv;
+	struct sk_buff *msgs[4], *skb;
+	int i, j, delivered = 0;
+
+	for (i = 0; i < 4; i++) {
+		msgs[i] = wgx_rxspread_test_msg(test, 1400);
+		KUNIT_ASSERT_TRUE(test, wgx_rxspread_test_arrive(f->rx, msgs[i]));
+	}
+	for (i = 0; i < 4; i++) {
+		j = done_order[i];
+		/* As wgx_receive_decrypt_stage() publishes its verdict. */
+		atomic_set_release(&WGX_RX_CB(msgs[j])->state, verdicts[j]);
+		while ((skb = wgx_rxspread_dequeue_ready(f->rx)) != NULL) {
+			KUNIT_EXPECT_PTR_EQ(test, skb, msgs[delivered]);
+			/* Nothing leaves before the first arrival is decrypted. */
+			KUNIT_EXPECT_EQ(test, i, 3);
+			++delivered;
+			kfree_skb(skb);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, delivered, 4);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&f->rx->queue), 0U);
+}
+
+/* A pending head holds back the decrypted messages behind it, and only them. */
+static void wgx_rxspread_pending_head_blocks(struct kunit *test)
+{
+	struct wgx_rxspread_fixture *f = test->priv;
+	struct sk_buff *a = wgx_rxspread_test_msg(test, 1400);
+	struct sk_buff *b = wgx_rxspread_test_msg(test, 1400);
+	struct sk_buff *c = wgx_rxspread_test_msg(test, 1400);
+
+	KUNIT_EXPECT_PTR_EQ(test, wgx_rxspread_dequeue_ready(f->rx), NULL);
+	KUNIT_ASSERT_TRUE(test, wgx_rxspread_test_arrive(f->rx, a));
+	KUNIT_ASSERT_TRUE(test, wgx_rxspread_test_arrive(f->rx, b));
+	KUNIT_ASSERT_TRUE(test, wgx_rxspread_test_arrive(f->rx, c));
+	atomic_set_release(&WGX_RX_CB(b)->state, WGX_RX_OK);
+	KUNIT_EXPECT_PTR_EQ(test, wgx_rxspread_dequeue_ready(f->rx), NULL);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&f->rx->queue), 3U);
+	atomic_set_release(&WGX_RX_CB(a)->state, WGX_RX_OK);
+	KUNIT_EXPECT_PTR_EQ(test, wgx_rxspread_dequeue_ready(f->rx), a);
+	KUNIT_EXPECT_PTR_EQ(test, wgx_rxspread_dequeue_ready(f->rx), b);
+	/* c is still being decrypted: it is the head now, and it blocks. */
+	KUNIT_EXPECT_PTR_EQ(test, wgx_rxspread_dequeue_ready(f->rx), NULL);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&f->rx->queue), 1U);
+	kfree_skb(a);
+	kfree_skb(b);
+}
+
+/* The queue holds WGX_RXSPREAD_PEER_MAX messages, small or not; one more is refused. */
+static void wgx_rxspread_admit_refuses_a_full_queue(struct kunit *test)
+{
+	struct wgx_rxspread_fixture *f = test->priv;
+	int i;
+
+	for (i = 0; i < WGX_RXSPREAD_PEER_MAX; i++)
+		KUNIT_ASSERT_TRUE(test, wgx_rxspread_test_arrive(f->rx, wgx_rxspread_test_msg(test, 64)));
+	KUNIT_EXPECT_FALSE(test, wgx_rxspread_test_arrive(f->rx, wgx_rxspread_test_msg(test, 64)));
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&f->rx->queue), (u32)WGX_RXSPREAD_PEER_MAX);
+	/* Not a delay drop. */
+	KUNIT_EXPECT_EQ(test, wgx_device_stats_read(f->wgx, WGX_DEVICE_STAT_RX_DROP_DELAY), 0ULL);
+}
+
+/*
+ * Behind a head that has stood above CoDel's target for an interval, a bulk
+ * message is dropped on arrival (and counted), a small one never is.
+ */
+static void wgx_rxspread_admit_drops_bulk_spares_small(struct kunit *test)
+{
+	const unsigned int small = WGX_RXSPREAD_SMALL + WGX_MSG_TRANSPORT_MIN_LEN;
+	struct wgx_rxspread_fixture *f = test->priv;
+	struct sk_buff *head = wgx_rxspread_test_msg(test, 1400);
+
+	KUNIT_ASSERT_TRUE(test, wgx_rxspread_test_arrive(f->rx, head));
+	KUNIT_ASSERT_TRUE(test, wgx_rxspread_test_arrive(f->rx, wgx_rxspread_test_msg(test, 1400)));
+	/* The head has waited four targets (it is still being decrypted). */
+	WGX_RX_CB(head)->queued_ns = ktime_get_mono_fast_ns() - 4 * WGX_RXSPREAD_TARGET_NS;
+	/* First seen above target: judged only an interval later. */
+	KUNIT_EXPECT_TRUE(test, wgx_rxspread_test_arrive(f->rx, wgx_rxspread_test_msg(test, 1400)));
+	KUNIT_EXPECT_NE(test, f->rx->delay.first_above, 0ULL);
+	KUNIT_EXPECT_FALSE(test, f->rx->delay.dropping);
+	/* That interval is over (moved back rather than waited for). */
+	f->rx->delay.first_above -= 2 * WGX_RXSPREAD_INTERVAL_NS;
+	KUNIT_EXPECT_FALSE(test, wgx_rxspread_test_arrive(f->rx, wgx_rxspread_test_msg(test, 1400)));
+	KUNIT_EXPECT_TRUE(test, f->rx->delay.dropping);
+	KUNIT_EXPECT_EQ(test, wgx_device_stats_read(f->wgx, WGX_DEVICE_STAT_RX_DROP_DELAY), 1ULL);
+	/* Small messages join the standing queue all the same. */
+	KUNIT_EXPECT_TRUE(test, wgx_rxspread_test_arrive(f->rx, wgx_rxspread_test_msg(test, small)));
+	KUNIT_EXPECT_TRUE(test, wgx_rxspread_test_arrive(f->rx, wgx_rxspread_test_msg(test, 60)));
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&f->rx->queue), 5U);
+	/* One byte more is bulk, and the dropping state's next drop is not due yet. */
+	KUNIT_EXPECT_TRUE(test, wgx_rxspread_test_arrive(f->rx, wgx_rxspread_test_msg(test, small + 1)));
+	/* Once the head is served quickly again, the dropping state ends. */
+	WGX_RX_CB(head)->queued_ns = ktime_get_mono_fast_ns();
+	KUNIT_EXPECT_TRUE(test, wgx_rxspread_test_arrive(f->rx, wgx_rxspread_test_msg(test, 1400)));
+	KUNIT_EXPECT_FALSE(test, f->rx->delay.dropping);
+	KUNIT_EXPECT_EQ(test, wgx_device_stats_read(f->wgx, WGX_DEVICE_STAT_RX_DROP_DELAY), 1ULL);
+}
+
+/* Whether every possible CPU's worker has a ring of WGX_RXSPREAD_RING_SIZE; all or none. */
+static int wgx_rxspread_test_rings(struct kunit *test, struct wgx_device *wgx)
+{
+	int cpu, made = 0, none = 0;
+
+	for_each_possible_cpu(cpu) {
+		struct wgx_rx_worker *worker = per_cpu_ptr(wgx->rx_workers, cpu);
+
+		if (worker->ring.queue && worker->ring.size == WGX_RXSPREAD_RING_SIZE)
+			++made;
+		else if (!worker->ring.queue)
+			++none;
+	}
+	KUNIT_EXPECT_EQ(test, made + none, (int)num_possible_cpus());
+	return made;
+}
+
+/*
+ * A new device has decrypt workers but no rings; the first peer given an
+ * ordered queue makes them for every possible CPU, a second peer's queue
+ * reuses them, and they outlive the queues until the device goes.
+ */
+static void wgx_rxspread_rings_come_with_the_first_queue(struct kunit *test)
+{
+	struct wgx_rxspread_fixture *f = test->priv;
+	struct wgx_peer *second = kunit_kzalloc(test, sizeof(*second), GFP_KERNEL);
+	struct wgx_device *wgx = f->wgx;
+	void **queue0;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, second);
+	second->wgx = wgx;
+	wgx->dev = alloc_netdev(0, "wgxk%d", NET_NAME_UNKNOWN, ether_setup);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wgx->dev);
+	if (wgx_rxspread_init(wgx)) {
+		free_netdev(wgx->dev);
+		KUNIT_FAIL(test, "wgx_rxspread_init: out of memory");
+		return;
+	}
+	KUNIT_EXPECT_FALSE(test, wgx->rx_rings);
+	KUNIT_EXPECT_EQ(test, wgx_rxspread_test_rings(test, wgx), 0);
+
+	mutex_lock(&wgx->device_update_lock);
+	KUNIT_EXPECT_EQ(test, wgx_rxspread_peer_init(f->peer, false), 0);
+	mutex_unlock(&wgx->device_update_lock);
+	KUNIT_EXPECT_TRUE(test, wgx->rx_rings);
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, f->peer->rx);
+	KUNIT_EXPECT_EQ(test, wgx_rxspread_test_rings(test, wgx), (int)num_possible_cpus());
+	queue0 = per_cpu_ptr(wgx->rx_workers, cpumask_first(cpu_possible_mask))->ring.queue;
+
+	mutex_lock(&wgx->device_update_lock);
+	KUNIT_EXPECT_EQ(test, wgx_rxspread_peer_init(second, true), 0);
+	mutex_unlock(&wgx->device_update_lock);
+	KUNIT_EXPECT_PTR_EQ(test,
+			    per_cpu_ptr(wgx->rx_workers, cpumask_first(cpu_possible_mask))->ring.queue,
+			    queue0);
+
+	wgx_rxspread_peer_uninit(f->peer, true);
+	wgx_rxspread_peer_uninit(second, true);
+	KUNIT_EXPECT_PTR_EQ(test, f->peer->rx, NULL);
+	KUNIT_EXPECT_EQ(test, wgx_rxspread_test_rings(test, wgx), (int)num_possible_cpus());
+	wgx_rxspread_uninit(wgx);
+	rcu_barrier();		/* the queues' kfree_rcu() */
+	free_netdev(wgx->dev);
+}
+
 static struct kunit_case wgx_rxspread_cases[] = {
 	KUNIT_CASE(wgx_rxspread_delay_below_target_never_drops),
 	KUNIT_CASE(wgx_rxspread_delay_drops_after_an_interval),
@@ -154,11 +404,18 @@ static struct kunit_case wgx_rxspread_cases[] = {
 	KUNIT_CASE(wgx_rxspread_off_below_an_eighth),
 	KUNIT_CASE(wgx_rxspread_long_idle_window),
 	KUNIT_CASE(wgx_rxspread_never_with_one_cpu),
+	KUNIT_CASE(wgx_rxspread_delivers_in_arrival_order),
+	KUNIT_CASE(wgx_rxspread_pending_head_blocks),
+	KUNIT_CASE(wgx_rxspread_admit_refuses_a_full_queue),
+	KUNIT_CASE(wgx_rxspread_admit_drops_bulk_spares_small),
+	KUNIT_CASE(wgx_rxspread_rings_come_with_the_first_queue),
 	{}
 };
 
 static struct kunit_suite wgx_rxspread_suite = {
 	.name = "wgx_rxspread",
+	.init = wgx_rxspread_test_init,
+	.exit = wgx_rxspread_test_exit,
 	.test_cases = wgx_rxspread_cases,
 };
 
