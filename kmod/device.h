@@ -64,8 +64,6 @@ enum wgx_device_stat {
 	WGX_DEVICE_STAT_TX_LANE_INLINE,
 	WGX_DEVICE_STAT_RX_DROP_DELAY,
 	WGX_DEVICE_STAT_PMTU_ICMP_IGNORED,
-	WGX_DEVICE_STAT_TX_BATCHES,
-	WGX_DEVICE_STAT_TX_BATCHED,
 	WGX_DEVICE_STAT_COUNT
 };
 
@@ -210,12 +208,6 @@ struct wgx_device {
 static inline void wgx_device_stats_inc(struct wgx_device *wgx, enum wgx_device_stat stat)
 {
 	this_cpu_inc(wgx->stats->v[stat]);
-}
-
-/** wgx_device_stats_add - add @n to counter @stat.  Any context. */
-static inline void wgx_device_stats_add(struct wgx_device *wgx, enum wgx_device_stat stat, u64 n)
-{
-	this_cpu_add(wgx->stats->v[stat], n);
 }
 
 /** wgx_device_stats_read - sum of counter @stat over all CPUs. */

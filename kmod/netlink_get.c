@@ -91,8 +91,6 @@ static const struct {
 	{ WGX_DEVICE_STATS_A_TX_LANE_INLINE, WGX_DEVICE_STAT_TX_LANE_INLINE },
 	{ WGX_DEVICE_STATS_A_RX_DROP_DELAY, WGX_DEVICE_STAT_RX_DROP_DELAY },
 	{ WGX_DEVICE_STATS_A_PMTU_ICMP_IGNORED, WGX_DEVICE_STAT_PMTU_ICMP_IGNORED },
-	{ WGX_DEVICE_STATS_A_TX_BATCHES, WGX_DEVICE_STAT_TX_BATCHES },
-	{ WGX_DEVICE_STATS_A_TX_BATCHED, WGX_DEVICE_STAT_TX_BATCHED },
 };
 
 /*
@@ -165,7 +163,7 @@ static int wgx_nl_get_start(struct netlink_callback *cb, const struct wgx_nl_fla
 	 * gauges 21..24 and the passive TCP RTT gauges 25..29 once sampled,
 	 * the TCP retransmission counters 32 and 33 while the TCP samplers are
 	 * on (wgx_nl_put_peer_rtt()), and the path MTU counters 36..38.
-	 * Every device counter 1..18.
+	 * Every device counter 1..16.
 	 */
 	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_peer_stats) != WGX_PEER_STATS_A_KEEPALIVES_RX + 7);
 	BUILD_BUG_ON(ARRAY_SIZE(wgx_nl_device_stats) != WGX_DEVICE_STATS_A_MAX);

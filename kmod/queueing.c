@@ -12,7 +12,6 @@
 #include "peer.h"
 #include "queueing.h"
 #include "send.h"
-#include "txbatch.h"
 
 /*
  * bql (debugfs wgx/bql, off): charge packets ndo_start_xmit queues to the tx
@@ -55,14 +54,10 @@ static void wgx_txq_maybe_wake(struct wgx_txq *txq)
 		netif_tx_wake_queue(q);
 }
 
-/*
- * Count one sent packet; every WGX_WORKER_BATCH, send the datagrams @batch
- * holds, wake the queue and yield.
- */
-static void wgx_txq_sent_one(struct wgx_txq *txq, unsigned int *n, struct wgx_txbatch *batch)
+/* Count one sent packet; every WGX_WORKER_BATCH, wake the queue and yield. */
+static void wgx_txq_sent_one(struct wgx_txq *txq, unsigned int *n)
 {
 	if (++*n % WGX_WORKER_BATCH == 0) {
-		wgx_send_batch_flush(batch);
 		wgx_txq_maybe_wake(txq);
 		cond_resched();
 	}
@@ -74,17 +69,13 @@ static void wgx_txq_sent_one(struct wgx_txq *txq, unsigned int *n, struct wgx_tx
  * limit.  Only @txq's work item calls this, and a work item never runs on
  * two CPUs at once, so BQL's completion side has the single caller it needs;
  * the bytes go back to the queue they were charged to, whichever CPU the
- * worker runs on.  May wake the queue if BQL stopped it.  With @batch (bulk
- * packets), @skb may join it (WGX_SEND_BATCHED; its bytes are credited all
- * the same: they left the ring).
+ * worker runs on.  May wake the queue if BQL stopped it.
  */
-static enum wgx_send_result wgx_txq_send_and_credit(struct wgx_txq *txq, struct sk_buff *skb,
-						    struct wgx_txbatch *batch)
+static void wgx_txq_send_and_credit(struct wgx_txq *txq, struct sk_buff *skb)
 {
 	u32 bql_len = WGX_SKB_CB(skb)->bql_len;
-	enum wgx_send_result res;
 
-	res = batch ? wgx_send_encrypt_and_batch(skb, batch) : wgx_send_encrypt_and_send(skb, false);
+	wgx_send_encrypt_and_send(skb, false);
 	if (bql_len) {
 		/*
 		 * The charge happened before the skb was published; the
@@ -95,31 +86,21 @@ static enum wgx_send_result wgx_txq_send_and_credit(struct wgx_txq *txq, struct 
 		netdev_tx_completed_queue(netdev_get_tx_queue(txq->wgx->dev, txq->index), 1,
 					  bql_len);
 	}
-	return res;
 }
 
-/*
- * A bulk packet, perhaps into @batch, then count it (and perhaps yield): not
- * under a lock.  Its flow bucket stays counted while @batch holds it.
- */
-static void wgx_txq_send(struct wgx_txq *txq, struct sk_buff *skb, unsigned int *n,
-			 struct wgx_txbatch *batch)
+/* The same, then count it (and perhaps yield): not under a lock. */
+static void wgx_txq_send(struct wgx_txq *txq, struct sk_buff *skb, unsigned int *n)
 {
-	u8 bucket = WGX_SKB_CB(skb)->bucket;
-
-	if (wgx_txq_send_and_credit(txq, skb, batch) != WGX_SEND_BATCHED)
-		atomic_dec(&txq->bulk_pending[bucket]);
-	wgx_txq_sent_one(txq, n, batch);
+	wgx_txq_send_and_credit(txq, skb);
+	wgx_txq_sent_one(txq, n);
 }
 
 /*
  * Send everything on the priority lane, each packet taken and sent under
  * the lane lock, so ndo_start_xmit cannot send a later lane packet inline
- * meanwhile.  The yield (wgx_txq_sent_one) comes after the lock.  Lane
- * packets never join @batch; they are of other flow buckets than the
- * datagrams it holds (those stay counted), so they may leave before them.
+ * meanwhile.  The yield (wgx_txq_sent_one) comes after the lock.
  */
-static void wgx_txq_drain_lane(struct wgx_txq *txq, unsigned int *n, struct wgx_txbatch *batch)
+static void wgx_txq_drain_lane(struct wgx_txq *txq, unsigned int *n)
 {
 	struct sk_buff *skb;
 
@@ -128,11 +109,11 @@ static void wgx_txq_drain_lane(struct wgx_txq *txq, unsigned int *n, struct wgx_
 		spin_lock_bh(&txq->lane_lock);
 		skb = ptr_ring_consume_bh(&txq->lane);
 		if (skb)
-			wgx_txq_send_and_credit(txq, skb, NULL);
+			wgx_txq_send_and_credit(txq, skb);
 		spin_unlock_bh(&txq->lane_lock);
 		if (!skb)
 			break;
-		wgx_txq_sent_one(txq, n, batch);
+		wgx_txq_sent_one(txq, n);
 	}
 }
 
@@ -142,31 +123,28 @@ static void wgx_txq_drain_lane(struct wgx_txq *txq, unsigned int *n, struct wgx_
  * bulk packet the lane is drained again (the read barrier makes every lane
  * packet queued before it visible).  A lane packet queued after it is of
  * another flow bucket: the bulk packet's bucket stays counted until it is
- * sent, so its flow's packets go to the bulk ring meanwhile.  Segments of
- * an inner GSO packet collect in a batch (txbatch.h), sent when it closes,
- * before the worker yields, and when the ring is empty: nothing waits for
- * packets not yet queued.
+ * sent, so its flow's packets go to the bulk ring meanwhile.
  */
 static void wgx_txq_worker(struct work_struct *work)
 {
 	struct wgx_txq *txq = container_of(work, struct wgx_txq, work);
-	struct wgx_txbatch batch;
 	struct sk_buff *skb;
 	unsigned int n = 0;
+	u8 bucket;
 
-	wgx_txbatch_init(&batch, txq->bulk_pending);
 	for (;;) {
-		wgx_txq_drain_lane(txq, &n, &batch);
+		wgx_txq_drain_lane(txq, &n);
 		skb = ptr_ring_consume_bh(&txq->ring);
 		if (!skb)
 			break;
 		atomic_dec(&txq->len);
+		bucket = WGX_SKB_CB(skb)->bucket;
 		/* Lane entries produced before @skb are visible from here on. */
 		smp_rmb();
-		wgx_txq_drain_lane(txq, &n, &batch);
-		wgx_txq_send(txq, skb, &n, &batch);
+		wgx_txq_drain_lane(txq, &n);
+		wgx_txq_send(txq, skb, &n);
+		atomic_dec(&txq->bulk_pending[bucket]);
 	}
-	wgx_send_batch_flush(&batch);
 	wgx_txq_maybe_wake(txq);
 }
 

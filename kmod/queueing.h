@@ -63,8 +63,6 @@ enum {
  *          the worker sends it as it is.
  * @frag: larger than the peer's path MTU but the sender allows fragments
  *        (pmtu.h): the outer packet leaves with DF clear.
- * @gso: WGX_SKB_GSO_* flags: a segment of an inner GSO packet, and its last
- *       (the worker may send such segments as one batch, txbatch.h).
  * @bql_len: bytes charged to the tx queue's byte queue limit at enqueue, 0 if
  *           none (set by wgx_queueing_tx_enqueue(), credited by the worker).
  */
@@ -78,13 +76,7 @@ struct wgx_skb_cb {
 	u8 bucket;
 	u8 sealed;
 	u8 frag;
-	u8 gso;
 	u32 bql_len;
-};
-
-enum {
-	WGX_SKB_GSO_SEG = 1,	/* a segment of an inner GSO packet */
-	WGX_SKB_GSO_LAST = 2,	/* ... its last one */
 };
 
 static inline struct wgx_skb_cb *WGX_SKB_CB(struct sk_buff *skb)

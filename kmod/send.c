@@ -36,7 +36,6 @@
 #include "send.h"
 #include "socket.h"
 #include "timers.h"
-#include "txbatch.h"
 
 void wgx_skb_cb_release(struct sk_buff *skb)
 {
@@ -146,7 +145,7 @@ netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
 	struct wgx_peer *peer;
 	unsigned int port;
 	u32 mtu, hash;
-	bool frag, gso;
+	bool frag;
 
 	if (unlikely(wgx_send_txq_full(txq, q)))
 		return NETDEV_TX_BUSY;
@@ -180,8 +179,7 @@ netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
 	 */
 	hash = dev->real_num_tx_queues > 1 ? skb_get_hash(skb) : wgx_socket_flow_hash(wgx, skb);
 	port = wgx_socket_flow_port(wgx, hash);
-	gso = skb_is_gso(skb);
-	if (gso) {
+	if (skb_is_gso(skb)) {
 		segs = skb_gso_segment(skb, 0);
 		if (IS_ERR_OR_NULL(segs)) {
 			DEV_STATS_INC(dev, tx_errors);
@@ -213,9 +211,6 @@ netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
 		cb->frag = frag;
 		cb->bucket = hash % WGX_TXQ_BUCKETS;
 		cb->port = port;
-		/* Segments of one inner packet may leave as one outer GSO packet. */
-		if (gso)
-			cb->gso = next ? WGX_SKB_GSO_SEG : WGX_SKB_GSO_SEG | WGX_SKB_GSO_LAST;
 		/*
 		 * Passive TCP RTT and retransmissions: one packet in 16
 		 * (telemetry.h), when a session can send it without waiting.
@@ -366,14 +361,13 @@ static void wgx_send_timer_events(struct wgx_peer *peer, bool keepalive)
 
 /*
  * Send @skb, encrypted with cb->keypair at cb->nonce (references held in the
- * cb), and account for it: @segs datagrams, more than one for a batch
- * (txbatch.h; cb->nonce is then its last one's).  Consumes @skb and the cb's
- * references, except when @direct and the outer route leaves through a wgx
- * device: then nothing is sent, the caller keeps @skb with its cb, and the
- * result is WGX_SEND_SEALED.
+ * cb), and account for it.  Consumes @skb and the cb's references, except
+ * when @direct and the outer route leaves through a wgx device: then
+ * nothing is sent, the caller keeps @skb with its cb, and the result is
+ * WGX_SEND_SEALED.
  */
 static enum wgx_send_result wgx_send_sealed(struct sk_buff *skb, bool keepalive, u64 now,
-					    bool direct, unsigned int segs)
+					    bool direct)
 {
 	struct wgx_skb_cb *cb = WGX_SKB_CB(skb);
 	struct wgx_peer *peer = cb->peer;
@@ -391,8 +385,8 @@ static enum wgx_send_result wgx_send_sealed(struct sk_buff *skb, bool keepalive,
 								 WGX_PEER_STAT_TX_DROP_ERROR);
 		DEV_STATS_INC(peer->wgx->dev, tx_errors);
 	} else {
-		wgx_peer_stats_add(peer, keepalive ? WGX_PEER_STAT_KEEPALIVES_TX :
-						     WGX_PEER_STAT_TX_PACKETS, segs);
+		wgx_peer_stats_inc(peer, keepalive ? WGX_PEER_STAT_KEEPALIVES_TX :
+						     WGX_PEER_STAT_TX_PACKETS);
 		wgx_send_timer_events(peer, keepalive);
 		if (unlikely(wgx_timers_core_want_rekey_on_send(&peer->timer_state, keypair->keys.birth_ns,
 							   nonce, keypair->keys.initiator, now)))
@@ -404,55 +398,7 @@ static enum wgx_send_result wgx_send_sealed(struct sk_buff *skb, bool keepalive,
 	return ret ? WGX_SEND_GONE : WGX_SEND_SENT;
 }
 
-/*
- * Send @b's datagrams: one outer GSO packet for two or more, each on its own
- * if that cannot be built.  Then uncount them from their flow bucket: a lane
- * packet of their flow may go now.
- */
-void wgx_send_batch_flush(struct wgx_txbatch *b)
-{
-	struct sk_buff *first = skb_peek(&b->list), *gso, *skb;
-	unsigned int n = skb_queue_len(&b->list);
-	u8 bucket;
-	u64 now;
-
-	if (!first)
-		return;
-	bucket = WGX_SKB_CB(first)->bucket;
-	now = wgx_timers_clock_ns();
-	gso = n > 1 ? wgx_txbatch_build(b) : NULL;
-	if (likely(gso)) {
-		struct wgx_skb_cb *cb = WGX_SKB_CB(gso);
-		struct wgx_device *wgx = cb->peer->wgx;
-
-		/* The first datagram's references go to @gso, with the last nonce. */
-		cb->nonce = WGX_SKB_CB(skb_peek_tail(&b->list))->nonce;
-		WGX_SKB_CB(first)->peer = NULL;
-		WGX_SKB_CB(first)->keypair = NULL;
-		while ((skb = __skb_dequeue(&b->list)) != NULL) {
-			wgx_skb_cb_release(skb);
-			consume_skb(skb);
-		}
-		if (wgx_send_sealed(gso, false, now, false, n) == WGX_SEND_SENT) {
-			wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_TX_BATCHES);
-			wgx_device_stats_add(wgx, WGX_DEVICE_STAT_TX_BATCHED, n);
-		}
-	} else {
-		while ((skb = __skb_dequeue(&b->list)) != NULL)
-			wgx_send_sealed(skb, false, now, false, 1);
-	}
-	atomic_sub(n, &b->bulk_pending[bucket]);
-	b->seg_len = 0;
-	b->len = 0;
-}
-
-/*
- * wgx_send_encrypt_and_send(), and with @batch (the worker's bulk packets)
- * an encrypted segment of an inner GSO packet joins @batch instead of being
- * sent (WGX_SEND_BATCHED); whatever else is sent flushes @batch first.
- */
-static enum wgx_send_result wgx_send_encrypt(struct sk_buff *skb, bool direct,
-					     struct wgx_txbatch *batch)
+enum wgx_send_result wgx_send_encrypt_and_send(struct sk_buff *skb, bool direct)
 {
 	struct wgx_skb_cb *cb = WGX_SKB_CB(skb);
 	struct wgx_peer *peer = cb->peer;
@@ -468,11 +414,8 @@ static enum wgx_send_result wgx_send_encrypt(struct sk_buff *skb, bool direct,
 	 * through a wgx device (only ndo_start_xmit sends inline, never a
 	 * keepalive): the worker sends it as it is.
 	 */
-	if (unlikely(cb->sealed)) {
-		if (batch)
-			wgx_send_batch_flush(batch);
-		return wgx_send_sealed(skb, false, wgx_timers_clock_ns(), false, 1);
-	}
+	if (unlikely(cb->sealed))
+		return wgx_send_sealed(skb, false, wgx_timers_clock_ns(), false);
 
 	keypair = wgx_send_get_keypair(peer);
 	if (unlikely(!keypair))
@@ -501,16 +444,7 @@ static enum wgx_send_result wgx_send_encrypt(struct sk_buff *skb, bool direct,
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_TX_DROP_ERROR);
 		goto drop;
 	}
-	if (batch) {
-		if (!wgx_txbatch_fits(batch, skb))
-			wgx_send_batch_flush(batch);
-		if (!skb_queue_empty(&batch->list) || wgx_txbatch_may_start(skb)) {
-			if (wgx_txbatch_add(batch, skb))
-				wgx_send_batch_flush(batch);
-			return WGX_SEND_BATCHED;
-		}
-	}
-	return wgx_send_sealed(skb, keepalive, now, direct, 1);
+	return wgx_send_sealed(skb, keepalive, now, direct);
 
 stage:
 	/* The cb's peer reference becomes ours until the initiation is asked for. */
@@ -525,16 +459,6 @@ drop:
 	DEV_STATS_INC(dev, tx_dropped);
 	kfree_skb(skb);
 	return WGX_SEND_GONE;
-}
-
-enum wgx_send_result wgx_send_encrypt_and_send(struct sk_buff *skb, bool direct)
-{
-	return wgx_send_encrypt(skb, direct, NULL);
-}
-
-enum wgx_send_result wgx_send_encrypt_and_batch(struct sk_buff *skb, struct wgx_txbatch *batch)
-{
-	return wgx_send_encrypt(skb, false, batch);
 }
 
 static struct wgx_txq *wgx_send_local_txq(struct wgx_device *wgx, struct sk_buff *skb)

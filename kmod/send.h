@@ -38,14 +38,11 @@ netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev);
  *                   leaves through a wgx device, so not sent; the caller
  *                   still owns the skb and its cb's references (cb->sealed
  *                   is set: the next call sends it without encrypting).
- * @WGX_SEND_BATCHED: only from wgx_send_encrypt_and_batch(): encrypted and
- *                    kept in the batch, which owns it now.
  */
 enum wgx_send_result {
 	WGX_SEND_SENT,
 	WGX_SEND_GONE,
 	WGX_SEND_SEALED,
-	WGX_SEND_BATCHED,
 };
 
 /**
@@ -59,25 +56,6 @@ enum wgx_send_result {
  * context (tx worker), or ndo_start_xmit with BHs off for @direct.
  */
 enum wgx_send_result wgx_send_encrypt_and_send(struct sk_buff *skb, bool direct);
-
-struct wgx_txbatch;
-
-/**
- * wgx_send_encrypt_and_batch - wgx_send_encrypt_and_send() for the worker's
- * bulk packets (never @direct): an encrypted segment of an inner GSO packet
- * that fits @batch (or may start it) joins it, WGX_SEND_BATCHED, and @batch
- * is sent once the segment closes it; anything else sent flushes @batch
- * first, so datagrams leave in nonce order.  The caller flushes @batch
- * before it stops or yields (wgx_send_batch_flush()).  Process context.
- */
-enum wgx_send_result wgx_send_encrypt_and_batch(struct sk_buff *skb, struct wgx_txbatch *batch);
-
-/**
- * wgx_send_batch_flush - send @b's datagrams (one outer UDP GSO packet for
- * two or more; singly if it cannot be built) and uncount them from the tx
- * queue's flow bucket counters.  Leaves @b empty.  Process context.
- */
-void wgx_send_batch_flush(struct wgx_txbatch *b);
 
 /**
  * wgx_send_staged - move the peer's staged packets to the tx queues (a keypair

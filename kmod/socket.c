@@ -360,9 +360,6 @@ int wgx_socket_send_skb_to_peer(struct wgx_peer *peer, struct sk_buff *skb, u8 d
 {
 	bool df = wgx_pmtu_df(&peer->pmtu) && !WGX_SKB_CB(skb)->frag;
 	size_t skb_len = skb->len;
-	/* A batch (txbatch.h): its datagrams are what the path sees. */
-	u32 seg_len = skb_is_gso(skb) ? skb_shinfo(skb)->gso_size : skb->len;
-	unsigned int segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 	struct dst_cache *cache;
 	int ret = -EAFNOSUPPORT;
 	u32 route_mtu = 0, ip_len = 0;
@@ -383,10 +380,7 @@ int wgx_socket_send_skb_to_peer(struct wgx_peer *peer, struct sk_buff *skb, u8 d
 	}
 	if (likely(!ret)) {
 		wgx_peer_count_tx(peer, skb_len);
-		/* The tunnel transmit counted a batch as one packet (BHs are off). */
-		if (segs > 1)
-			dev_sw_netstats_tx_add(peer->wgx->dev, segs - 1, 0);
-		if (unlikely(wgx_pmtu_sent(&peer->pmtu, seg_len + ip_len + sizeof(struct udphdr),
+		if (unlikely(wgx_pmtu_sent(&peer->pmtu, skb_len + ip_len + sizeof(struct udphdr),
 					   route_mtu, df, jiffies)))
 			wgx_peer_stats_inc(peer, WGX_PEER_STAT_PMTU_BLACKHOLES);
 	}

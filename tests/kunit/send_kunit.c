@@ -12,11 +12,6 @@
  *                           for encryption, each segment within the MTU and
  *                           holding one peer reference; drops keep the
  *                           reference count balanced;
- *   wgx_send_encrypt_and_batch()
- *                           the segments of one inner GSO packet collect in
- *                           a batch in nonce order, a keypair change sends
- *                           the batch and starts another, the last segment
- *                           sends it; other packets go alone;
  *   wgx_send_stage()        a packet staged while the peer has a keypair that
  *                           may send (a handshake completed after the tx
  *                           worker looked) goes to the tx queue at once; one
@@ -634,118 +629,6 @@ static void wgx_send_stage_drops_for_dead_peer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kref_read(&f->peer->refcount), 1U);
 }
 
-/* The 64-bit counter of transport message @skb (its header is linear). */
-static u64 wgx_send_test_counter(const struct sk_buff *skb)
-{
-	return get_unaligned_le64(skb->data + 8);
-}
-
-/*
- * The tx worker's bulk step with a batch: the segments of one inner GSO
- * packet collect in nonce order; a keypair change sends what the old
- * keypair sealed (as one packet: one send, here refused for want of a
- * socket) and starts a new batch; the inner packet's last segment sends
- * the batch.  The flow bucket stays counted while the batch holds them.
- */
-static void wgx_send_batch_in_order_cut_by_keypair(struct kunit *test)
-{
-	struct wgx_send_xmit_fixture *f = test->priv;
-	struct wgx_keypair *kp[2] = { wgx_send_test_keypair(test), wgx_send_test_keypair(test) };
-	atomic_t pending[WGX_TXQ_BUCKETS] = { };
-	struct sk_buff *segs[5], *skb;
-	struct wgx_txbatch b;
-	unsigned int i;
-	u8 bucket;
-
-	rwlock_init(&f->peer->endpoint_lock);
-	wgx_timer_params_init(&f->peer->timer_state.params, 1);
-	for (i = 0; i < 2; i++) {
-		kp[i]->keys.birth_ns = wgx_timers_clock_ns();
-		kp[i]->sending_valid = true;
-		kref_init(&kp[i]->refcount);	/* the peer's slot's reference */
-	}
-	rcu_assign_pointer(f->peer->keypair_current, kp[0]);
-
-	skb = wgx_send_test_tcp_gso(test, 1000, ARRAY_SIZE(segs));
-	skb->dev = f->dev;
-	KUNIT_ASSERT_EQ(test, wgx_send_test_xmit(skb, f->dev), NETDEV_TX_OK);
-	for (i = 0; i < ARRAY_SIZE(segs); i++) {
-		segs[i] = ptr_ring_consume_bh(&f->txq->ring);
-		KUNIT_ASSERT_NOT_NULL(test, segs[i]);
-		KUNIT_EXPECT_EQ_MSG(test, WGX_SKB_CB(segs[i])->gso,
-				    i < ARRAY_SIZE(segs) - 1 ? WGX_SKB_GSO_SEG :
-							      WGX_SKB_GSO_SEG | WGX_SKB_GSO_LAST,
-				    "segment %u", i);
-	}
-	bucket = WGX_SKB_CB(segs[0])->bucket;
-	atomic_set(&pending[bucket], ARRAY_SIZE(segs));
-	wgx_txbatch_init(&b, pending);
-
-	KUNIT_EXPECT_EQ(test, wgx_send_encrypt_and_batch(segs[0], &b), WGX_SEND_BATCHED);
-	KUNIT_EXPECT_EQ(test, wgx_send_encrypt_and_batch(segs[1], &b), WGX_SEND_BATCHED);
-	KUNIT_ASSERT_EQ(test, skb_queue_len(&b.list), 2U);
-	i = 0;
-	skb_queue_walk(&b.list, skb) {
-		KUNIT_EXPECT_PTR_EQ(test, WGX_SKB_CB(skb)->keypair, kp[0]);
-		KUNIT_EXPECT_EQ(test, wgx_send_test_counter(skb), (u64)i++);
-	}
-	KUNIT_EXPECT_EQ(test, atomic_read(&pending[bucket]), 5);
-
-	/* A new keypair: the old one's datagrams leave first, in one send. */
-	rcu_assign_pointer(f->peer->keypair_current, kp[1]);
-	KUNIT_EXPECT_EQ(test, wgx_send_encrypt_and_batch(segs[2], &b), WGX_SEND_BATCHED);
-	KUNIT_EXPECT_EQ(test, wgx_peer_stats_read(f->peer, WGX_PEER_STAT_TX_DROP_ERROR), 1ULL);
-	KUNIT_EXPECT_EQ(test, atomic_read(&pending[bucket]), 3);
-	KUNIT_ASSERT_EQ(test, skb_queue_len(&b.list), 1U);
-	skb = skb_peek(&b.list);
-	KUNIT_EXPECT_PTR_EQ(test, WGX_SKB_CB(skb)->keypair, kp[1]);
-	KUNIT_EXPECT_EQ(test, wgx_send_test_counter(skb), 0ULL);
-
-	KUNIT_EXPECT_EQ(test, wgx_send_encrypt_and_batch(segs[3], &b), WGX_SEND_BATCHED);
-	KUNIT_ASSERT_EQ(test, skb_queue_len(&b.list), 2U);
-	KUNIT_EXPECT_EQ(test, wgx_send_test_counter(skb_peek_tail(&b.list)), 1ULL);
-	/* The inner packet's last segment sends the batch at once. */
-	KUNIT_EXPECT_EQ(test, wgx_send_encrypt_and_batch(segs[4], &b), WGX_SEND_BATCHED);
-	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&b.list));
-	KUNIT_EXPECT_EQ(test, wgx_peer_stats_read(f->peer, WGX_PEER_STAT_TX_DROP_ERROR), 2ULL);
-	KUNIT_EXPECT_EQ(test, atomic_read(&pending[bucket]), 0);
-
-	RCU_INIT_POINTER(f->peer->keypair_current, NULL);
-	KUNIT_EXPECT_EQ(test, kref_read(&kp[0]->refcount), 1U);
-	KUNIT_EXPECT_EQ(test, kref_read(&kp[1]->refcount), 1U);
-	KUNIT_EXPECT_EQ(test, kref_read(&f->peer->refcount), 1U);
-}
-
-/* A packet that is no GSO segment is sent on its own, after what the batch holds. */
-static void wgx_send_batch_single_packet_alone(struct kunit *test)
-{
-	struct wgx_send_xmit_fixture *f = test->priv;
-	struct wgx_keypair *kp = wgx_send_test_keypair(test);
-	atomic_t pending[WGX_TXQ_BUCKETS] = { };
-	struct wgx_txbatch b;
-	struct sk_buff *skb;
-
-	rwlock_init(&f->peer->endpoint_lock);
-	wgx_timer_params_init(&f->peer->timer_state.params, 1);
-	kp->keys.birth_ns = wgx_timers_clock_ns();
-	kp->sending_valid = true;
-	kref_init(&kp->refcount);
-	rcu_assign_pointer(f->peer->keypair_current, kp);
-	skb = wgx_send_test_udp4(test, 10, false);
-	skb->dev = f->dev;
-	KUNIT_ASSERT_EQ(test, wgx_send_test_xmit(skb, f->dev), NETDEV_TX_OK);
-	skb = ptr_ring_consume_bh(&f->txq->ring);
-	KUNIT_ASSERT_NOT_NULL(test, skb);
-	KUNIT_EXPECT_EQ(test, WGX_SKB_CB(skb)->gso, 0);
-	wgx_txbatch_init(&b, pending);
-	KUNIT_EXPECT_EQ(test, wgx_send_encrypt_and_batch(skb, &b), WGX_SEND_GONE);
-	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&b.list));
-	KUNIT_EXPECT_EQ(test, wgx_peer_stats_read(f->peer, WGX_PEER_STAT_TX_DROP_ERROR), 1ULL);
-	RCU_INIT_POINTER(f->peer->keypair_current, NULL);
-	KUNIT_EXPECT_EQ(test, kref_read(&kp->refcount), 1U);
-	KUNIT_EXPECT_EQ(test, kref_read(&f->peer->refcount), 1U);
-}
-
 static struct kunit_case wgx_send_cases[] = {
 	KUNIT_CASE(wgx_send_encrypt_pads_and_pushes_header),
 	KUNIT_CASE(wgx_send_encrypt_without_headroom),
@@ -767,8 +650,6 @@ static struct kunit_case wgx_send_xmit_cases[] = {
 	KUNIT_CASE(wgx_send_after_staged_keeps_order),
 	KUNIT_CASE(wgx_send_stage_waits_without_keypair),
 	KUNIT_CASE(wgx_send_stage_drops_for_dead_peer),
-	KUNIT_CASE(wgx_send_batch_in_order_cut_by_keypair),
-	KUNIT_CASE(wgx_send_batch_single_packet_alone),
 	{}
 };
 

@@ -207,10 +207,6 @@ const std::vector<StatInfo> kDeviceStats = {
      "Transport data dropped on arrival: its peer's receive queue stood longer than the delay target"},
     {WGX_DEVICE_STATS_A_PMTU_ICMP_IGNORED, "pmtu_icmp_ignored", K::Counter,
      "Path MTU ICMP for the device's sockets refused (below the floor, forged, no peer, rate limit)"},
-    {WGX_DEVICE_STATS_A_TX_BATCHES, "tx_batches", K::Counter,
-     "Outer UDP segmentation packets sent: the encrypted datagrams of one inner GSO packet at once"},
-    {WGX_DEVICE_STATS_A_TX_BATCHED, "tx_batched", K::Counter,
-     "Encrypted datagrams sent within outer UDP segmentation packets"},
 };
 
 const StatInfo *find_stat(const std::vector<StatInfo> &table, std::uint16_t attr)

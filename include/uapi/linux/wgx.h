@@ -727,14 +727,7 @@ enum wgx_device_stats_attribute {
 						 *    a quoted packet that fit, not a
 						 *    WireGuard message, no peer's
 						 *    endpoint, or over the rate limit */
-	WGX_DEVICE_STATS_A_TX_BATCHES,		/* 17, outer UDP segmentation (GSO)
-						 *    packets sent: the encrypted
-						 *    datagrams of one inner GSO packet
-						 *    handed to the outer route at once */
-	WGX_DEVICE_STATS_A_TX_BATCHED,		/* 18, encrypted datagrams sent within
-						 *    those packets (each leaves as its
-						 *    own UDP datagram) */
-	/* numbers 19..63 reserved for future per-device counters */
+	/* numbers 17..63 reserved for future per-device counters */
 	__WGX_DEVICE_STATS_A_LAST
 };
 #define WGX_DEVICE_STATS_A_MAX (__WGX_DEVICE_STATS_A_LAST - 1)
