@@ -388,7 +388,7 @@ test_rx_spread_keeps_order() {
 # a later one of its flow.
 test_spread_start_keeps_order() {
 	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
-	local i recv_pid send_pid rc=0 received reordered toggles=0 total=60000
+	local i recv_pid send_pid rc=0 received reordered toggles=0 total=240000
 	tunnel_setup wgx 4 0
 	nic_like a va
 	nic_like b vb
