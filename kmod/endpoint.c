@@ -88,6 +88,11 @@ static __be16 wgx_endpoint_port(const struct wgx_endpoint *e)
 	       e->addr.sa_family == AF_INET6 ? e->addr6.sin6_port : 0;
 }
 
+bool wgx_endpoint_same_dest(const struct wgx_endpoint *a, const struct wgx_endpoint *b)
+{
+	return wgx_endpoint_same_remote(a, b) && wgx_endpoint_port(a) == wgx_endpoint_port(b);
+}
+
 static bool wgx_endpoint_port_fresh(const struct wgx_endpoint_ports *ports, unsigned int i, unsigned long now)
 {
 	return time_before(now, READ_ONCE(ports->seen[i]) + WGX_PORT_STALE);

@@ -61,6 +61,13 @@ struct wgx_endpoint_ports {
 int wgx_endpoint_from_skb(struct wgx_endpoint *endpoint, const struct sk_buff *skb);
 
 /**
+ * wgx_endpoint_same_dest - whether @a and @b name the same remote address
+ * (family, address, IPv6 scope) and port: the same outer route.  Our source
+ * address is not compared.  The caller keeps both stable.
+ */
+bool wgx_endpoint_same_dest(const struct wgx_endpoint *a, const struct wgx_endpoint *b);
+
+/**
  * wgx_endpoint_set - make @endpoint @peer's endpoint (a configured
  * endpoint), forgetting the ports remembered for the old one.
  * Context: any; takes endpoint_lock.

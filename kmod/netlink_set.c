@@ -30,7 +30,6 @@
 #include <crypto/algapi.h>
 #include <crypto/curve25519.h>
 #include <net/genetlink.h>
-#include <net/ipv6.h>
 #include <net/netlink.h>
 
 #include <uapi/linux/wgx.h>
@@ -303,17 +302,10 @@ static int wgx_nl_create_peer(struct wgx_nl_set *req, struct wgx_nl_peer *p)
 /* Whether @peer's endpoint has @ep's address and port already: its route stays. */
 static bool wgx_nl_endpoint_same(struct wgx_peer *peer, const struct wgx_endpoint *ep)
 {
-	const struct wgx_endpoint *e = &peer->endpoint;
-	bool same = false;
+	bool same;
 
 	read_lock_bh(&peer->endpoint_lock);
-	if (ep->addr.sa_family == AF_INET && e->addr.sa_family == AF_INET)
-		same = e->addr4.sin_addr.s_addr == ep->addr4.sin_addr.s_addr &&
-		       e->addr4.sin_port == ep->addr4.sin_port;
-	else if (ep->addr.sa_family == AF_INET6 && e->addr.sa_family == AF_INET6)
-		same = ipv6_addr_equal(&e->addr6.sin6_addr, &ep->addr6.sin6_addr) &&
-		       e->addr6.sin6_port == ep->addr6.sin6_port &&
-		       e->addr6.sin6_scope_id == ep->addr6.sin6_scope_id;
+	same = wgx_endpoint_same_dest(&peer->endpoint, ep);
 	read_unlock_bh(&peer->endpoint_lock);
 	return same;
 }
