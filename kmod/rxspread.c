@@ -148,6 +148,23 @@ static bool wgx_rxspread_admit(struct wgx_peer_rx *rx, struct sk_buff *skb)
 	return false;
 }
 
+/*
+ * Whether @rx is new and still settles: nothing of it is spread yet.  The
+ * clock is read only until the settling is over, then the mark is cleared
+ * (by whichever CPU sees it first; they all write 0).
+ */
+static bool wgx_rxspread_settling(struct wgx_peer_rx *rx)
+{
+	u64 until = READ_ONCE(rx->settled_ns);
+
+	if (likely(!until))
+		return false;
+	if (ktime_get_mono_fast_ns() < until)
+		return true;
+	WRITE_ONCE(rx->settled_ns, 0);
+	return false;
+}
+
 bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb, bool automatic)
 {
 	struct wgx_device *wgx = peer->wgx;
@@ -170,8 +187,7 @@ bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb, bool autom
 	 * message overtake another.  We are in encap_rcv: @rx lives until we
 	 * return (synchronize_net() at its end).
 	 */
-	if ((automatic && !READ_ONCE(rx->active)) ||
-	    unlikely(ktime_get_mono_fast_ns() < rx->settled_ns)) {
+	if ((automatic && !READ_ONCE(rx->active)) || unlikely(wgx_rxspread_settling(rx))) {
 		spin_lock_bh(&rx->queue.lock);
 		if (unlikely(!wgx_rxspread_admit(rx, skb))) {
 			spin_unlock_bh(&rx->queue.lock);

@@ -167,7 +167,7 @@ static inline bool wgx_rxspread_delay_drop(struct wgx_rxspread_delay *d, u64 now
  * @delay: the queue's delay control (under the queue's lock).
  * @settled_ns: until then (ns, ktime_get_mono_fast_ns()) nothing is spread,
  *              whatever the mode: the new queue settles (see "Order across a
- *              switch").  Set once, before the queue is published.
+ *              switch").  Set before the queue is published, 0 once passed.
  * @active: in auto mode, arriving messages are spread (mode on spreads
  *          every peer with a queue regardless).  Written under
  *          device_update_lock or by the CPU closing a load window; read
