@@ -25,6 +25,17 @@ std::string_view trim(std::string_view s)
     return s.substr(b, s.find_last_not_of(ws) - b + 1);
 }
 
+// The key and value of a "Key=Value" line, each trimmed; false without '='.
+bool split_key_value(std::string_view l, std::string_view &key, std::string_view &value)
+{
+    auto eq = l.find('=');
+    if (eq == std::string_view::npos)
+        return false;
+    key = trim(l.substr(0, eq));
+    value = trim(l.substr(eq + 1));
+    return true;
+}
+
 class NetdevParser {
 public:
     NetdevParser(std::string_view filename, const ParseOptions &opts) : filename_(filename), opts_(opts) {}
@@ -45,12 +56,11 @@ public:
             }
             return;
         }
-        auto eq = l.find('=');
-        if (eq == std::string_view::npos) {
+        std::string_view key, value;
+        if (!split_key_value(l, key, value)) {
             error(lineno_, "unrecognized line " + quoted(l) + ": expected [Section] or Key=Value");
             return;
         }
-        std::string_view key = trim(l.substr(0, eq)), value = trim(l.substr(eq + 1));
         if (section_ == "[NetDev]") {
             if (key == "Name") {
                 r_.device.name = std::string(value);
@@ -130,11 +140,11 @@ std::string netdev_name(const std::string &path)
     bool netdev = false;
     std::string name;
     while (std::getline(in, l)) {
-        std::string_view t = trim(l);
+        std::string_view t = trim(l), key, value;
         if (!t.empty() && t[0] == '[')
             netdev = t == "[NetDev]";
-        else if (netdev && t.substr(0, t.find('=')) == "Name" && t.find('=') != std::string_view::npos)
-            name = std::string(trim(t.substr(t.find('=') + 1)));
+        else if (netdev && split_key_value(t, key, value) && key == "Name")
+            name = std::string(value);
     }
     return name;
 }

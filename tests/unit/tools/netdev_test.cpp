@@ -112,6 +112,14 @@ TEST_F(ToolNetdevFind, FirstInLexicalOrderAmongDirectories)
     EXPECT_EQ(find_netdev_file("wg2", dirs()), "");
 }
 
+TEST_F(ToolNetdevFind, NameReadAsTheParserReadsIt)
+{
+    std::ofstream(root_ + "/etc/30-wg3.netdev") << "[NetDev]\nName = wg3\nKind=wireguard\n";
+    EXPECT_EQ(find_netdev_file("wg3", dirs()), root_ + "/etc/30-wg3.netdev");
+    ParseOptions opts;
+    EXPECT_EQ(parse_netdev("[NetDev]\nName = wg3\n", "x.netdev", opts).device.name, "wg3");
+}
+
 TEST_F(ToolNetdevFind, EarlierDirectoryHidesTheSameName)
 {
     write("/lib/50-wg.netdev", "wg0");
