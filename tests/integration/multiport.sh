@@ -356,27 +356,48 @@ test_rx_spread_decrypts_one_port_on_every_cpu() {
 	expect_eq "decryptions on the busiest CPU with rx-spread off" "$CPUS_TOTAL" "$CPUS_MAX"
 }
 
+# udp_seq_recv TOTAL TIMEOUT — a receives TOTAL numbered datagrams over 8
+# flows on port 9000 (tests/lib/udp_seq.py) in the background, ready when
+# this returns; sets SEQ_PID.
+udp_seq_recv() {
+	local i
+	n a python3 "$WGX_REPO/tests/lib/udp_seq.py" recv 9000 8 "$1" "$2" >/tmp/order &
+	SEQ_PID=$!
+	for i in $(seq 100); do grep -q ready /tmp/order && break; sleep 0.1; done
+	grep -q ready /tmp/order || fail "the receiver did not start"
+}
+
+# udp_seq_send TOTAL — b sends a's receiver its TOTAL datagrams.
+udp_seq_send() {
+	n b python3 "$WGX_REPO/tests/lib/udp_seq.py" send 10.0.0.1 9000 8 "$1"
+}
+
+# udp_seq_result TOTAL PART — wait for the receiver and print its verdict;
+# at least TOTAL / PART datagrams must have arrived.  Sets RECEIVED,
+# REORDERED and SEQ_RC (its exit status).
+udp_seq_result() {
+	SEQ_RC=0
+	wait "$SEQ_PID" || SEQ_RC=$?
+	cat /tmp/order
+	read -r _ RECEIVED _ REORDERED _ < <(grep '^received ' /tmp/order) || true
+	[ -n "${RECEIVED:-}" ] || fail "the receiver printed no result (exit status $SEQ_RC)"
+	[ "$RECEIVED" -ge $(($1 / $2)) ] || fail "only $RECEIVED of $1 datagrams arrived"
+}
+
 # Order: 8 UDP flows from b (one outer flow) to a with rx-spread on, every
 # flow arrives in order, though the receiver decrypts on every CPU.  The
 # receiver's verdict counts (it fails on reordering and when fewer than half
 # of the datagrams arrived), and so does what it received.
 test_rx_spread_keeps_order() {
-	local i recv_pid rc=0 received reordered total=20000
+	local total=20000
 	tunnel_setup wgx 4 0
 	n a "$WGX_TOOL" set wgt0 rx-spread on
 	ping_ok b 10.0.0.1
-	n a python3 "$WGX_REPO/tests/lib/udp_seq.py" recv 9000 8 $total 60 >/tmp/order &
-	recv_pid=$!
-	for i in $(seq 100); do grep -q ready /tmp/order && break; sleep 0.1; done
-	grep -q ready /tmp/order || fail "the receiver did not start"
-	n b python3 "$WGX_REPO/tests/lib/udp_seq.py" send 10.0.0.1 9000 8 $total
-	wait "$recv_pid" || rc=$?
-	cat /tmp/order
-	read -r _ received _ reordered _ < <(grep '^received ' /tmp/order) || true
-	[ -n "${received:-}" ] || fail "the receiver printed no result (exit status $rc)"
-	[ "$received" -ge $((total / 2)) ] || fail "only $received of $total datagrams arrived"
-	expect_eq "reordered datagrams" 0 "$reordered"
-	expect_eq "the receiver's exit status" 0 "$rc"
+	udp_seq_recv $total 60
+	udp_seq_send $total
+	udp_seq_result $total 2
+	expect_eq "reordered datagrams" 0 "$REORDERED"
+	expect_eq "the receiver's exit status" 0 "$SEQ_RC"
 }
 
 # A peer's ordered queue made while its traffic flows takes over in order:
@@ -388,16 +409,13 @@ test_rx_spread_keeps_order() {
 # a later one of its flow.
 test_spread_start_keeps_order() {
 	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
-	local i recv_pid send_pid rc=0 received reordered toggles=0 total=240000
+	local send_pid toggles=0 total=240000
 	tunnel_setup wgx 4 0
 	nic_like a va
 	nic_like b vb
 	ping_ok b 10.0.0.1
-	n a python3 "$WGX_REPO/tests/lib/udp_seq.py" recv 9000 8 $total 120 >/tmp/order &
-	recv_pid=$!
-	for i in $(seq 100); do grep -q ready /tmp/order && break; sleep 0.1; done
-	grep -q ready /tmp/order || fail "the receiver did not start"
-	n b python3 "$WGX_REPO/tests/lib/udp_seq.py" send 10.0.0.1 9000 8 $total &
+	udp_seq_recv $total 120
+	udp_seq_send $total &
 	send_pid=$!
 	while kill -0 "$send_pid" 2>/dev/null; do
 		n a "$WGX_TOOL" set wgt0 rx-spread off
@@ -411,14 +429,10 @@ test_spread_start_keeps_order() {
 		sleep 0.5
 	done
 	wait "$send_pid" || fail "the sender failed"
-	wait "$recv_pid" || rc=$?
-	cat /tmp/order
+	udp_seq_result $total 2
 	echo "queue made $toggles times while the flows ran"
 	[ "$toggles" -ge 4 ] || fail "only $toggles queue starts under traffic"
-	read -r _ received _ reordered _ < <(grep '^received ' /tmp/order) || true
-	[ -n "${received:-}" ] || fail "the receiver printed no result (exit status $rc)"
-	[ "$received" -ge $((total / 2)) ] || fail "only $received of $total datagrams arrived"
-	expect_eq "reordered datagrams" 0 "$reordered"
+	expect_eq "reordered datagrams" 0 "$REORDERED"
 }
 
 # Switching rx-spread on and off while traffic flows loses nothing but the
@@ -513,7 +527,7 @@ test_spread_peer_removed_and_device_deleted_under_load() {
 # stays at the head of the peer's ordered queue: the flows keep arriving,
 # and both ways work after it, also with the CPU offline.
 test_spread_survives_cpu_offline() {
-	local cpu=/sys/devices/system/cpu/cpu1/online i recv_pid send_pid rc=0 received reordered
+	local cpu=/sys/devices/system/cpu/cpu1/online send_pid
 	local flips=0 total=60000
 	trap 'echo 1 >'"$cpu"' 2>/dev/null || true' EXIT
 	[ "$(nproc)" -eq 2 ] || fail "needs exactly 2 CPUs, has $(nproc)"
@@ -521,11 +535,8 @@ test_spread_survives_cpu_offline() {
 	tunnel_setup wgx 4 0
 	n a "$WGX_TOOL" set wgt0 rx-spread on
 	ping_ok b 10.0.0.1
-	n a python3 "$WGX_REPO/tests/lib/udp_seq.py" recv 9000 8 $total 120 >/tmp/order &
-	recv_pid=$!
-	for i in $(seq 100); do grep -q ready /tmp/order && break; sleep 0.1; done
-	grep -q ready /tmp/order || fail "the receiver did not start"
-	n b python3 "$WGX_REPO/tests/lib/udp_seq.py" send 10.0.0.1 9000 8 $total &
+	udp_seq_recv $total 120
+	udp_seq_send $total &
 	send_pid=$!
 	sleep 0.3
 	while kill -0 "$send_pid" 2>/dev/null; do
@@ -537,17 +548,13 @@ test_spread_survives_cpu_offline() {
 		sleep 0.3
 	done
 	wait "$send_pid" || fail "the sender failed"
-	wait "$recv_pid" || rc=$?
-	cat /tmp/order
+	udp_seq_result $total 10
 	echo "CPU 1 taken offline $flips times while the flows ran"
 	[ "$flips" -ge 2 ] || fail "only $flips CPU offline cycles under traffic"
-	read -r _ received _ reordered _ < <(grep '^received ' /tmp/order) || true
-	[ -n "${received:-}" ] || fail "the receiver printed no result (exit status $rc)"
-	[ "$received" -ge $((total / 10)) ] || fail "only $received of $total datagrams arrived"
 	# Printed, not asserted: a CPU going offline hands its receive backlog
 	# to another CPU's tail (dev_cpu_dead), behind datagrams that arrived
 	# there later, so the outer flow is out of order before wgx sees it.
-	echo "reordered datagrams (the backlog handed over included): $reordered"
+	echo "reordered datagrams (the backlog handed over included): $REORDERED"
 	# A message stuck at the head would hold back everything after it.
 	ping_ok b 10.0.0.1
 	ping_ok a 10.0.0.2
