@@ -204,85 +204,42 @@ struct wgx_telemetry_tcpinfo {
 };
 
 /*
- * Read the TCP header of @skb (an IPv4 packet that is not a fragment, or an
- * IPv6 packet whose first next header is TCP; its network header set) into
- * @ti.  False for anything else, or when the lengths do not hold together:
- * never reads past the skb or the TCP header.
+ * Read the TCP segment of @skb (its network header set) into @ti with the
+ * core's reader, wgx_tcp_segment_parse(), over the packet's first
+ * WGX_TCPSEG_HEADERS_MAX bytes (copied only when they are not linear).
+ * False for anything but a well-formed TCP segment; never reads past the skb.
  */
 static bool wgx_telemetry_parse_tcp(const struct sk_buff *skb, struct wgx_telemetry_tcpinfo *ti)
 {
-	u8 buf[sizeof(struct tcphdr) + MAX_TCP_OPTION_SPACE];
-	unsigned int off = skb_network_offset(skb), len, thlen, i;
-	const struct tcphdr *th;
-	const u8 *opt;
-	__be32 ts[2];
+	u8 buf[WGX_TCPSEG_HEADERS_MAX];
+	unsigned int off = skb_network_offset(skb), len;
+	struct wgx_tcp_segment seg;
+	u32 addr[8];
+	const u8 *p;
+	int family;
 
-	if (skb->protocol == htons(ETH_P_IP)) {
-		struct iphdr _iph;
-		const struct iphdr *iph = skb_header_pointer(skb, off, sizeof(_iph), &_iph);
-
-		if (!iph || iph->version != 4 || iph->ihl < 5 || iph->protocol != IPPROTO_TCP ||
-		    ip_is_fragment(iph))
-			return false;
-		len = ntohs(iph->tot_len);
-		if (len < iph->ihl * 4U)
-			return false;
-		len -= iph->ihl * 4U;
-		off += iph->ihl * 4U;
-		ti->flow = jhash_2words((__force u32)iph->saddr, (__force u32)iph->daddr, 0);
-	} else if (skb->protocol == htons(ETH_P_IPV6)) {
-		struct ipv6hdr _ip6h;
-		const struct ipv6hdr *ip6h = skb_header_pointer(skb, off, sizeof(_ip6h), &_ip6h);
-
-		if (!ip6h || ip6h->version != 6 || ip6h->nexthdr != IPPROTO_TCP)
-			return false;
-		len = ntohs(ip6h->payload_len);
-		off += sizeof(*ip6h);
-		ti->flow = jhash2((const u32 *)&ip6h->saddr, 2 * sizeof(struct in6_addr) / 4, 0);
-	} else {
+	if (skb->protocol == htons(ETH_P_IP))
+		family = WGX_AF_INET;
+	else if (skb->protocol == htons(ETH_P_IPV6))
+		family = WGX_AF_INET6;
+	else
 		return false;
-	}
-	th = skb_header_pointer(skb, off, sizeof(*th), buf);
-	if (!th)
+	if (skb->len <= off)
 		return false;
-	thlen = th->doff * 4U;
-	if (thlen < sizeof(*th) || thlen > len)
+	len = min_t(unsigned int, skb->len - off, sizeof(buf));
+	p = skb_header_pointer(skb, off, len, buf);
+	if (!p || !wgx_tcp_segment_parse(p, len, family, &seg))
 		return false;
-	th = skb_header_pointer(skb, off, thlen, buf);
-	if (!th)
-		return false;
-	ti->seq = ntohl(th->seq);
-	ti->payload = len - thlen;
-	ti->ports = (u32)ntohs(th->source) << 16 | ntohs(th->dest);
+	memcpy(addr, p + seg.addr_off, seg.addr_len);
+	ti->flow = seg.addr_len == 8 ? jhash_2words(addr[0], addr[1], 0) :
+				       jhash2(addr, seg.addr_len / 4, 0);
+	ti->seq = seg.seq;
+	ti->payload = seg.payload;
+	ti->ports = (u32)seg.sport << 16 | seg.dport;
 	ti->flow = jhash_1word(ti->ports, ti->flow) ?: 1;
-	ti->has_ts = false;
-
-	/* Options: kind, length, data; EOL ends them, NOP is one byte. */
-	opt = (const u8 *)(th + 1);
-	thlen -= sizeof(*th);
-	for (i = 0; i < thlen;) {
-		u8 kind = opt[i], olen;
-
-		if (kind == TCPOPT_EOL)
-			break;
-		if (kind == TCPOPT_NOP) {
-			++i;
-			continue;
-		}
-		if (i + 1 >= thlen)
-			break;
-		olen = opt[i + 1];
-		if (olen < 2 || olen > thlen - i)
-			break;
-		if (kind == TCPOPT_TIMESTAMP && olen == TCPOLEN_TIMESTAMP) {
-			memcpy(ts, opt + i + 2, sizeof(ts));
-			ti->tsval = be32_to_cpu(ts[0]);
-			ti->tsecr = be32_to_cpu(ts[1]);
-			ti->has_ts = true;
-			break;
-		}
-		i += olen;
-	}
+	ti->has_ts = seg.has_ts;
+	ti->tsval = seg.tsval;
+	ti->tsecr = seg.tsecr;
 	return true;
 }
 

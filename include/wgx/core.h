@@ -14,6 +14,7 @@
  *   wgx/allowedips.h   cryptokey routing table (section 2)
  *   wgx/ratelimiter.h  per-source handshake ratelimiter
  *   wgx/timers.h       the per-peer timer state machine (6.1-6.5)
+ *   wgx/tcpseg.h       inner TCP segment headers for telemetry (RFC 9293, 7323)
  * The entry points only tests use are in wgx/core_test.h, which this header
  * does not include.
  *
@@ -38,5 +39,6 @@
 #include "allowedips.h"
 #include "ratelimiter.h"
 #include "timers.h"
+#include "tcpseg.h"
 
 #endif /* WGX_CORE_H */
