@@ -132,7 +132,7 @@ struct wgx_handshake_worker {
  *                    workers.
  * @handshake_budget_tat: the budget's state, lockless (atomic64 cmpxchg):
  *                        boot time in ns at which the bucket is empty again
- *                        (handshake.c, wgx_handshake_budget_take()).
+ *                        (handshake_initiate.c, wgx_handshake_budget_take()).
  */
 struct wgx_device {
 	struct net_device *dev;

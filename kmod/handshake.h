@@ -118,4 +118,12 @@ void wgx_handshake_send_initiation(struct wgx_peer *peer, bool is_retry);
 /** wgx_handshake_initiation_worker - work function of peer->initiation_work (holds a peer reference). */
 void wgx_handshake_initiation_worker(struct kthread_work *work);
 
+/**
+ * wgx_handshake_handle - the handshake state @peer uses with the device's
+ * current identity (@prev false) or with the previous one during a key grace
+ * (@prev true; NULL when the peer has none).  identity_lock (read) and the
+ * peer's handshake_lock held.
+ */
+struct wgx_noise_handshake *wgx_handshake_handle(struct wgx_peer *peer, bool prev);
+
 #endif /* WGX_HANDSHAKE_H */

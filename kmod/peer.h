@@ -147,7 +147,7 @@ struct wgx_peer_stats_rare {
  *	re-key, under @handshake_lock (keypairs record it).
  * @handshake_entry: index of the initiation/response in progress.
  * @initiation_work: makes and sends an initiation on @initiation_worker
- *	(handshake.c); delayed when the device's handshake budget defers it.
+ *	(handshake_initiate.c); delayed when the device's handshake budget defers it.
  * @initiation_worker: the wgx-hs thread @initiation_work always goes to
  *	(hsworker.h), chosen by @internal_id at creation.  @initiation_is_retry: the pending request is a retransmit.
  * @initiation_paced: the pending initiation was deferred by the budget and

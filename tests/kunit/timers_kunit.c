@@ -177,7 +177,7 @@ static void wgx_timers_handshake_retransmit_and_complete(struct kunit *test)
 }
 
 /*
- * The device's handshake budget (handshake.c): a burst, then one slot per
+ * The device's handshake budget (handshake_initiate.c): a burst, then one slot per
  * interval; an initiation beyond it is paced without touching the peer's
  * timer state, and goes with its slot without asking again.
  */
