@@ -438,7 +438,7 @@ test_prepared_ephemerals_peer_churn() {
 # a freezable thread that never froze would fail the suspend) and resumes
 # after 5 s, as in tunnel/suspend_clears_sessions.
 test_ephemeral_pool_wiped_on_suspend() {
-	local state=freeze made
+	local state=freeze made pmade
 	[ -w /sys/power/pm_test ] || fail "no /sys/power/pm_test (CONFIG_PM_DEBUG)"
 	trap 'echo none >/sys/power/pm_test; rmmod wgx 2>/dev/null; insmod "$WGX_MODULE_KO"' EXIT
 	rmmod wgx
@@ -466,6 +466,7 @@ test_ephemeral_pool_wiped_on_suspend() {
 	# The handshake took pairs from the pool: wait for its refill.
 	ephemeral_wait_held 8
 	made=$(ephemeral_stat made)
+	pmade=$(prepare_stat made)
 	grep -qw freeze /sys/power/state || state=mem
 	echo freezer >/sys/power/pm_test
 	echo "$state" >/sys/power/state || fail "suspend test failed"
@@ -477,7 +478,13 @@ test_ephemeral_pool_wiped_on_suspend() {
 	expect_eq "pairs expired" 0 "$(ephemeral_stat expired)"
 	expect_eq "per-peer ephemerals wiped by the suspend" 2 "$(prepare_stat wiped)"
 	prepare_wait held 2
-	expect_eq "per-peer ephemerals made: before and after the resume" 4 "$(prepare_stat made)"
+	# Remade after the resume: at least the two wiped ones.  More when the
+	# persistent keepalive's new handshake (the sessions went with the
+	# suspend) took a slot before this look, which is then remade too.
+	made=$(prepare_stat made)
+	echo "per-peer ephemerals made: $pmade before the suspend, $made after the resume"
+	[ "$made" -ge $((pmade + 2)) ] ||
+		fail "per-peer ephemerals made after the resume: $made, expected at least $((pmade + 2))"
 	ip link del wgs0
 	ip link del wgt0
 	prepare_wait held 0
