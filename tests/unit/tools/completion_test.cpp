@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 // dist/bash-completion/wgx against the tool's own lists of subcommands,
-// show fields and options, set keywords and the options of top and exporter:
-// the completion is run in a real bash with bash-completion's
-// _init_completion, and every word the tool accepts at a position must be
-// offered there, so a keyword added to the tool without its completion fails.
+// show fields and options, set keywords, the values of the settings of
+// options.hpp and the options of top and exporter: the completion is run in
+// a real bash with bash-completion's _init_completion, and every word the
+// tool accepts at a position must be offered there, so a keyword added to
+// the tool without its completion fails.
 #include <sys/wait.h>
 
 #include <cstdio>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "../../../tools/wgx/format.hpp"
+#include "../../../tools/wgx/options.hpp"
 #include "../../../tools/wgx/subcommands.hpp"
 #include "../../../tools/wgx/telemetry.hpp"
 #include "tool_test_util.hpp"
@@ -65,6 +68,16 @@ std::set<std::string> complete(const std::vector<std::string> &words)
     return out;
 }
 
+// The space-separated words of @text.
+std::vector<std::string> words(const std::string &text)
+{
+    std::vector<std::string> w;
+    std::istringstream in(text);
+    for (std::string word; in >> word;)
+        w.push_back(word);
+    return w;
+}
+
 void expect_offered(const std::vector<std::string> &words, const std::vector<std::string> &wanted)
 {
     std::set<std::string> got = complete(words);
@@ -99,10 +112,11 @@ TEST(ToolCompletion, OffersEveryWordTheToolAccepts)
     expect_offered({"wgx", "set", "wgx0", "peer", test::kPub2, ""}, peer);
     expect_offered({"wgx", "set", "wgx0", "offload", ""}, offload_names());
     expect_offered({"wgx", "set", "wgx0", "offload", "gso", ""}, {"on", "off"});
-    expect_offered({"wgx", "set", "wgx0", "rx-spread", ""}, {"auto", "on", "off"});
-    expect_offered({"wgx", "set", "wgx0", "dscp", ""}, {"copy", "clear"});
-    expect_offered({"wgx", "set", "wgx0", "mtu", ""}, {"auto"});
-    expect_offered({"wgx", "set", "wgx0", "peer", test::kPub2, "mtu", ""}, {"auto"});
+    // The value words of every setting of the table (options.hpp).
+    for (const DeviceOption &o : device_options())
+        expect_offered({"wgx", "set", "wgx0", o.keyword, ""}, words(o.completion));
+    for (const PeerOption &o : peer_options())
+        expect_offered({"wgx", "set", "wgx0", "peer", test::kPub2, o.keyword, ""}, words(o.completion));
 
     expect_offered({"wgx", "top", ""}, top_options());
     expect_offered({"wgx", "top", "--once", ""}, top_options());

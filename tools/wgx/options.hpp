@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// options.hpp - the one table of the device and peer settings that `wgx set`
+// and the configuration files share: for each, its `set` keyword, its
+// config-file key, its value parser (values.hpp), the model field it fills
+// (model.hpp), its showconf formatter and its usage text.  config.cpp,
+// set_args.cpp, showconf.cpp, the usage of `set` and of the tool, and the
+// completion test are made from it.  The settings with a grammar of their
+// own (peer, remove, public-key, preshared-key, endpoint, allowed-ips,
+// offload) stay with their parsers.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model.hpp"
+
+namespace wgx {
+
+/**
+ * One setting of a device (T = Device) or of a peer (T = Peer).  The value
+ * parser and formatter are inverses: parse(format(x)) gives x back.
+ */
+template <class T> struct Option {
+    const char *keyword;     // `wgx set` keyword: "listen-ports"
+    const char *config_key;  // config-file key, as showconf prints it: "ListenPorts"
+    const char *usage;       // the value in usage text: "<count>", "auto|on|off"
+    const char *purpose;     // what a wgx extension is for, in `wgx --help`; nullptr for wg(8)'s own settings
+    const char *completion;  // space-separated words bash completion offers for the value ("" none)
+    const char *example;     // a valid value other than the default (tests, docs)
+    bool key_file;           // `set` names a file holding the value (a key), as wg set reads it
+    /** Parse @value into @obj's field; false with @expected ("expected ...") if invalid. */
+    bool (*parse)(std::string_view value, T &obj, std::string &expected);
+    /** The value as showconf prints it; "" when @obj's field is unset or the default (not printed). */
+    std::string (*format)(const Device &dev, const T &obj);
+    /** Set @obj's field to what a configuration file without the key means (setconf); nullptr: left unset. */
+    void (*reset)(T &obj);
+};
+
+using DeviceOption = Option<Device>;
+using PeerOption = Option<Peer>;
+
+/** The device settings, in the order of wg's `set` usage and showconf. */
+const std::vector<DeviceOption> &device_options();
+/** The peer settings of the table, in usage and showconf order. */
+const std::vector<PeerOption> &peer_options();
+
+/** The device option whose `set` keyword is @keyword, or nullptr. */
+const DeviceOption *find_device_option(std::string_view keyword);
+/** The peer option whose `set` keyword is @keyword, or nullptr. */
+const PeerOption *find_peer_option(std::string_view keyword);
+/** The device option whose config key is @key (case-insensitive, as wg reads keys), or nullptr. */
+const DeviceOption *find_device_config_key(std::string_view key);
+/** The peer option whose config key is @key (case-insensitive), or nullptr. */
+const PeerOption *find_peer_config_key(std::string_view key);
+
+/**
+ * The `KEY = VALUE` lines of every option of @obj that showconf prints, in
+ * table order ("" when none).
+ */
+std::string format_config_lines(const Device &dev, const Device &obj);
+std::string format_config_lines(const Device &dev, const Peer &obj);
+
+}  // namespace wgx
