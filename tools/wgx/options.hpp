@@ -3,9 +3,10 @@
 // options.hpp - the one table of the device and peer settings that `wgx set`
 // and the configuration files share: for each, its `set` keyword, its
 // config-file key, its value parser (values.hpp), the model field it fills
-// (model.hpp), its showconf formatter and its usage text.  config.cpp,
-// set_args.cpp, showconf.cpp, the usage of `set` and of the tool, and the
-// completion test are made from it.  The settings with a grammar of their
+// (model.hpp), its showconf formatter, its usage text and its generic
+// netlink attribute.  config.cpp, set_args.cpp, showconf.cpp, the usage of
+// `set` and of the tool, the SET_DEVICE builder and GET_DEVICE parser of
+// wgnl.cpp, and the completion test are made from it.  The settings with a grammar of their
 // own (peer, remove, public-key, preshared-key, endpoint, allowed-ips,
 // offload) stay with their parsers.
 #pragma once
@@ -15,8 +16,20 @@
 #include <vector>
 
 #include "model.hpp"
+#include "netlink.hpp"
 
 namespace wgx {
+
+/** How one setting of a T (Device or Peer) travels in its generic netlink attribute. */
+template <class T> struct Wire {
+    std::uint16_t attr;  // WGX_DEVICE_A_* / WGX_PEER_A_* (the same numbers in the "wireguard" family)
+    /** True when @obj's field is set: a SET_DEVICE carries it. */
+    bool (*has)(const T &obj);
+    /** Add the attribute of @obj's field (which has() says is set) to @m; false when @m has no room. */
+    bool (*put)(NlMessage &m, const T &obj);
+    /** Read attribute @a of a GET_DEVICE reply (or a SET_DEVICE message) into @obj; a malformed one is ignored. */
+    void (*get)(const nlattr *a, T &obj);
+};
 
 /**
  * One setting of a device (T = Device) or of a peer (T = Peer).  The value
@@ -36,6 +49,7 @@ template <class T> struct Option {
     std::string (*format)(const Device &dev, const T &obj);
     /** Set @obj's field to what a configuration file without the key means (setconf); nullptr: left unset. */
     void (*reset)(T &obj);
+    Wire<T> wire;  // its generic netlink attribute
 };
 
 using DeviceOption = Option<Device>;
@@ -54,6 +68,11 @@ const PeerOption *find_peer_option(std::string_view keyword);
 const DeviceOption *find_device_config_key(std::string_view key);
 /** The peer option whose config key is @key (case-insensitive), or nullptr. */
 const PeerOption *find_peer_config_key(std::string_view key);
+
+/** The device option carried in attribute @attr (WGX_DEVICE_A_*), or nullptr. */
+const DeviceOption *find_device_attr(std::uint16_t attr);
+/** The peer option carried in attribute @attr (WGX_PEER_A_*), or nullptr. */
+const PeerOption *find_peer_attr(std::uint16_t attr);
 
 /**
  * The `KEY = VALUE` lines of every option of @obj that showconf prints, in

@@ -3,8 +3,10 @@
 // entry reads back what it prints, names nothing twice, is taken by `set`
 // and by configuration files alike, and is listed in the usage.
 #include <set>
+#include <sstream>
 
 #include "../../../tools/wgx/options.hpp"
+#include "../../../tools/wgx/wgnl.hpp"
 #include "tool_test_util.hpp"
 
 namespace wgx {
@@ -102,6 +104,15 @@ TEST(ToolOptions, KeywordsAndConfigKeysAreUnique)
         EXPECT_EQ(find_peer_option(o.keyword), &o);
         EXPECT_EQ(find_peer_config_key(lower(o.config_key)), &o);
     }
+    std::set<std::uint16_t> device_attrs, peer_attrs;
+    for (const DeviceOption &o : device_options()) {
+        EXPECT_TRUE(device_attrs.insert(o.wire.attr).second) << o.keyword;
+        EXPECT_EQ(find_device_attr(o.wire.attr), &o);
+    }
+    for (const PeerOption &o : peer_options()) {
+        EXPECT_TRUE(peer_attrs.insert(o.wire.attr).second) << o.keyword;
+        EXPECT_EQ(find_peer_attr(o.wire.attr), &o);
+    }
     EXPECT_EQ(find_device_option("peer"), nullptr);
     EXPECT_EQ(find_device_config_key("PublicKey"), nullptr);
 }
@@ -132,6 +143,80 @@ TEST(ToolOptions, SetAndConfigFilesTakeEveryEntryAlike)
         const Device dev = wgx_device();
         EXPECT_EQ(o.format(dev, set.device.peers[0]), parse_and_format(o, o.example, Peer{})) << o.keyword;
         EXPECT_EQ(o.format(dev, conf.device.peers[0]), o.format(dev, set.device.peers[0])) << o.keyword;
+    }
+}
+
+// The bytes of the SET_DEVICE message of @d ("" when it is not one message).
+std::string set_message(const Device &d)
+{
+    std::vector<NlMessage> msgs;
+    if (!build_set_device_messages(d, 0x1d, 8192, msgs).is_ok() || msgs.size() != 1)
+        return "";
+    return std::string(reinterpret_cast<const char *>(msgs[0].hdr()), msgs[0].hdr()->nlmsg_len);
+}
+
+// @d through its SET_DEVICE message and back (the attribute parser is the
+// one of GET_DEVICE replies).
+Device through_netlink(const Device &d)
+{
+    std::vector<NlMessage> msgs;
+    Device back;
+    EXPECT_TRUE(build_set_device_messages(d, 0x1d, 8192, msgs).is_ok());
+    EXPECT_EQ(msgs.size(), 1u);
+    if (msgs.size() == 1) {
+        EXPECT_TRUE(parse_set_device_message(msgs[0].hdr(), back).is_ok());
+    }
+    back.kind = Kind::Wgx;
+    return back;
+}
+
+std::vector<std::string> sample_values(const char *example, const char *completion)
+{
+    std::vector<std::string> v = {example};
+    std::istringstream in(completion);
+    for (std::string w; in >> w;)
+        v.push_back(w);
+    return v;
+}
+
+// Each entry's example or value words are carried by its attribute, and
+// what is parsed back makes the same message and prints the same.
+TEST(ToolOptions, EveryEntryTravelsInItsAttribute)
+{
+    for (const DeviceOption &o : device_options()) {
+        unsigned carried = 0;
+        for (const std::string &text : sample_values(o.example, o.completion)) {
+            Device d = wgx_device();
+            d.name = "wgx0";
+            std::string expected;
+            ASSERT_TRUE(o.parse(text, d, expected)) << o.keyword << " " << text;
+            if (!o.wire.has(d))
+                continue;  // the MTU in bytes is a link setting (rtnetlink), not in SET_DEVICE
+            ++carried;
+            EXPECT_TRUE(has_genl_changes(d)) << o.keyword;
+            Device back = through_netlink(d);
+            EXPECT_TRUE(o.wire.has(back)) << o.keyword << " " << text;
+            EXPECT_EQ(set_message(back), set_message(d)) << o.keyword << " " << text;
+            EXPECT_EQ(o.format(back, back), o.format(d, d)) << o.keyword << " " << text;
+        }
+        EXPECT_GT(carried, 0u) << o.keyword;
+    }
+    for (const PeerOption &o : peer_options()) {
+        for (const std::string &text : sample_values(o.example, o.completion)) {
+            Device d = wgx_device();
+            d.name = "wgx0";
+            d.peers.emplace_back();
+            d.peers[0].public_key = test::key(test::kPub2);
+            std::string expected;
+            ASSERT_TRUE(o.parse(text, d.peers[0], expected)) << o.keyword << " " << text;
+            ASSERT_TRUE(o.wire.has(d.peers[0])) << o.keyword << " " << text;
+            Device back = through_netlink(d);
+            ASSERT_EQ(back.peers.size(), 1u);
+            EXPECT_TRUE(o.wire.has(back.peers[0])) << o.keyword << " " << text;
+            back.name = "wgx0";
+            EXPECT_EQ(set_message(back), set_message(d)) << o.keyword << " " << text;
+            EXPECT_EQ(o.format(back, back.peers[0]), o.format(d, d.peers[0])) << o.keyword << " " << text;
+        }
     }
 }
 
