@@ -40,7 +40,7 @@ template <class T> struct Option {
     const char *config_key;  // config-file key, as showconf prints it: "ListenPorts"
     const char *usage;       // the value in usage text: "<count>", "auto|on|off"
     const char *purpose;     // what a wgx extension is for, in `wgx --help`; nullptr for wg(8)'s own settings
-    const char *completion;  // space-separated words bash completion offers for the value ("" none)
+    const char *completion;  // words completion offers for the value (the test checks; most come from the usage)
     const char *example;     // a valid value other than the default (tests, docs)
     bool key_file;           // `set` names a file holding the value (a key), as wg set reads it
     /** Parse @value into @obj's field; false with @expected ("expected ...") if invalid. */

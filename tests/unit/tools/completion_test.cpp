@@ -43,13 +43,16 @@ std::set<std::string> complete(const std::vector<std::string> &words)
     }
     std::string script = std::string("source ") + kBashCompletion + " || exit 2\n" + "source " +
                          shell_quote(std::string(WGX_SOURCE_DIR) + "/dist/bash-completion/wgx") + " || exit 3\n" +
+                         "_wgx_interfaces() { :; }\n" +  // not this host's interfaces
+
                          "COMP_WORDS=(" + array + ")\n" + "COMP_CWORD=" + std::to_string(words.size() - 1) + "\n" +
                          "COMP_LINE=" + shell_quote(line) + "\n" + "COMP_POINT=${#COMP_LINE}\n" + "_wgx wgx " +
                          shell_quote(words.back()) + " " + shell_quote(words[words.size() - 2]) + "\n" +
                          "printf '%s\\n' \"${COMPREPLY[@]}\"\n";
     test::TempFile file(script);
-    // PATH without wgx: the interface lists come out empty, not from this host.
-    std::string cmd = "env PATH=/usr/bin:/bin bash --noprofile --norc " + file.path() + " 2>&1";
+    // The wgx of this build: the completion reads the keywords of `set` from its usage.
+    std::string cmd = "env PATH=" + shell_quote(std::string(WGX_BINARY_DIR) + "/tools") +
+                      ":/usr/bin:/bin bash --noprofile --norc " + file.path() + " 2>&1";
     FILE *p = popen(cmd.c_str(), "r");
     EXPECT_NE(p, nullptr);
     std::set<std::string> out;
@@ -139,6 +142,21 @@ TEST(ToolCompletion, NoticesAMissingWord)
     EXPECT_FALSE(got.empty());
     EXPECT_FALSE(got.count("no-such-keyword"));
     EXPECT_FALSE(got.count("remove"));  // a peer keyword, not before `peer'
+}
+
+// After a keyword without a value the next keyword completes; after one
+// whose value is free text (a port), nothing does.
+TEST(ToolCompletion, KeywordValuesComeFromTheUsage)
+{
+    if (access(kBashCompletion, R_OK))
+        GTEST_SKIP() << kBashCompletion << " missing (package bash-completion)";
+    std::set<std::string> got = complete({"wgx", "set", "wgx0", "peer", test::kPub2, "remove", ""});
+    EXPECT_TRUE(got.count("endpoint"));
+    EXPECT_FALSE(got.count("listen-port"));  // an interface keyword, not after `peer'
+    EXPECT_EQ(complete({"wgx", "set", "wgx0", "listen-port", ""}), std::set<std::string>{});
+    EXPECT_EQ(complete({"wgx", "set", "wgx0", "peer", test::kPub2, "allowed-ips", ""}), std::set<std::string>{});
+    EXPECT_EQ(complete({"wgx", "set", "wgx0", "mtu", "1400", "peer", test::kPub2, "mtu", ""}),
+              std::set<std::string>{"auto"});
 }
 
 }  // namespace
