@@ -5,6 +5,7 @@
 // messages and the tests pick it up.
 #include "options.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -96,6 +97,79 @@ std::string format_peer_mtu(const Device &dev, const Peer &p)
     return dev.kind == Kind::Wgx && p.mtu.value_or(0) ? std::to_string(*p.mtu) : "";
 }
 
+// show: a formatter's text followed by a unit ("200/s"), "" when it prints nothing.
+template <std::size_t N> struct Literal {
+    constexpr Literal(const char (&s)[N]) { std::copy_n(s, N, text); }
+    char text[N];
+};
+
+template <class T, std::string (*format)(const Device &, const T &), Literal unit>
+std::string with_unit(const Device &dev, const T &obj)
+{
+    std::string v = format(dev, obj);
+    return v.empty() ? v : v + unit.text;
+}
+
+std::string show_listen_ports(const Device &, const Device &d)
+{
+    if (d.listen_ports.value_or(1) <= 1 || !d.listen_port.value_or(0))
+        return "";
+    return std::to_string(*d.listen_ports) + " (" + std::to_string(*d.listen_port) + "-" +
+           std::to_string(*d.listen_port + *d.listen_ports - 1) + ")";
+}
+
+// Auto, the default, is not shown; a mode this tool cannot name is shown by number.
+std::string show_rx_spread(const Device &, const Device &d)
+{
+    if (!d.rx_spread || *d.rx_spread == RxSpread::Auto)
+        return "";
+    const char *mode = rx_spread_name(*d.rx_spread);
+    return mode ? mode : "unknown mode " + std::to_string(static_cast<unsigned>(*d.rx_spread));
+}
+
+// json: "key": the number, or @dflt when unset.
+template <class T, class V, std::optional<V> T::*field, V dflt, Literal key>
+void json_number(JsonWriter &w, const T &obj)
+{
+    w.key(key.text);
+    w.num((obj.*field).value_or(dflt));
+}
+
+// rx_spread: true exactly when spreading is forced on, as before auto
+// existed; rx_spread_mode names the mode ("off" without one: a WireGuard
+// device never spreads).
+void json_rx_spread(JsonWriter &w, const Device &d)
+{
+    const RxSpread rx_spread = d.rx_spread.value_or(RxSpread::Off);
+    const char *mode = rx_spread_name(rx_spread);
+    w.key("rx_spread");
+    w.boolean(rx_spread == RxSpread::On);
+    w.key("rx_spread_mode");
+    w.str(mode ? mode : "unknown");
+}
+
+void json_priority_dscp(JsonWriter &w, const Device &d)
+{
+    w.key("priority_dscp");
+    w.open('[');
+    for (unsigned n = 0; n < 64; ++n)
+        if (d.priority_dscp.value_or(WGX_PRIORITY_DSCP_DEFAULT) & (std::uint64_t{1} << n))
+            w.num(n);
+    w.close(']');
+}
+
+// The configured MTU: "auto" or fixed inner bytes (null: not wgx).
+void json_peer_mtu(JsonWriter &w, const Peer &p)
+{
+    w.key("mtu");
+    if (p.mtu.value_or(0))
+        w.num(*p.mtu);
+    else if (p.mtu)
+        w.str("auto");
+    else
+        w.null();
+}
+
 // The libmnl type of an attribute holding a W.
 template <class W> constexpr mnl_attr_data_type mnl_type()
 {
@@ -185,47 +259,145 @@ template <class T> std::string config_lines(const Device &dev, const T &obj, con
 
 const std::vector<DeviceOption> &device_options()
 {
+    using D = Device;
     static const std::vector<DeviceOption> t = {
-        {"listen-port", "ListenPort", "<port>", nullptr, "", "51820", false,
-         parse_into<Device, std::uint16_t, &Device::listen_port, parse_port>,
-         nonzero<Device, std::uint16_t, &Device::listen_port>, [](Device &d) { d.listen_port = 0; },
-         wire_number<Device, std::uint16_t, &Device::listen_port, std::uint16_t, WGX_DEVICE_A_LISTEN_PORT>()},
-        {"listen-ports", "ListenPorts", "<count>", "send a peer's flows from several UDP ports, for the receiver's RSS",
-         "", "4", false, parse_into<Device, std::uint16_t, &Device::listen_ports, parse_listen_ports>,
-         format_listen_ports, [](Device &d) { d.listen_ports = 1; },
-         wire_number<Device, std::uint16_t, &Device::listen_ports, std::uint16_t, WGX_DEVICE_A_LISTEN_PORTS>()},
-        {"rx-spread", "RxSpread", "auto|on|off",
-         "decrypt a one-port peer on every CPU, deliver in order (auto, the default, does so for a peer that needs it)",
-         "auto on off", "on", false, parse_into<Device, RxSpread, &Device::rx_spread, parse_rx_spread>,
-         format_rx_spread, [](Device &d) { d.rx_spread = RxSpread::Auto; },
-         wire_number<Device, RxSpread, &Device::rx_spread, std::uint8_t, WGX_DEVICE_A_RX_SPREAD>()},
-        {"dscp", "DSCP", "copy|clear", "the inner DSCP on the outer header", "copy clear", "copy", false,
-         parse_into<Device, bool, &Device::dscp_copy, parse_dscp_mode>, format_dscp,
-         [](Device &d) { d.dscp_copy = false; }, wire_dscp()},
-        {"priority-dscp", "PriorityDSCP", "<list>", "the DSCP values of the priority lane",
-         "none EF CS5 CS6 CS7 AF41 AF42 AF43", "EF,CS6", false,
-         parse_into<Device, std::uint64_t, &Device::priority_dscp, parse_dscp_set>, format_priority_dscp,
-         [](Device &d) { d.priority_dscp = WGX_PRIORITY_DSCP_DEFAULT; },
-         wire_number<Device, std::uint64_t, &Device::priority_dscp, std::uint64_t, WGX_DEVICE_A_PRIORITY_DSCP>()},
-        {"handshake-budget", "HandshakeBudget", "<per second>|auto", "pace handshake initiations", "auto", "200", false,
-         parse_into<Device, std::uint32_t, &Device::handshake_budget, parse_handshake_budget>,
-         nonzero<Device, std::uint32_t, &Device::handshake_budget>, [](Device &d) { d.handshake_budget = 0; },
-         wire_number<Device, std::uint32_t, &Device::handshake_budget, std::uint32_t, WGX_DEVICE_A_HANDSHAKE_BUDGET>()},
-        {"key-grace", "KeyGrace", "<seconds>", "keep accepting the previous private key after a change", "", "30",
-         false, parse_into<Device, std::uint32_t, &Device::key_grace, parse_key_grace>,
-         nonzero<Device, std::uint32_t, &Device::key_grace>, [](Device &d) { d.key_grace = 0; },
-         wire_number<Device, std::uint32_t, &Device::key_grace, std::uint32_t, WGX_DEVICE_A_KEY_GRACE>()},
-        {"fwmark", "FwMark", "<mark>", nullptr, "", "0x1234", false,
-         parse_into<Device, std::uint32_t, &Device::fwmark, parse_fwmark>, format_fwmark,
-         [](Device &d) { d.fwmark = 0; },
-         wire_number<Device, std::uint32_t, &Device::fwmark, std::uint32_t, WGX_DEVICE_A_FWMARK>()},
-        {"private-key", "PrivateKey", "<file path>", nullptr, "", "6OhdF6DJ6fK2AXgitAO7qxhIem6hVWgBG6Sf3bMm7kM=", true,
-         parse_into<Device, Key, &Device::private_key, parse_key>, format_private_key,
-         [](Device &d) { d.private_key = Key{}; }, wire_key<Device, &Device::private_key, WGX_DEVICE_A_PRIVATE_KEY>()},
-        {"mtu", "MTU", "<bytes>|auto", "auto (the default until an MTU is set) follows the underlay", "auto", "1380",
-         false, parse_device_mtu, format_device_mtu, nullptr,
-         // The MTU itself is a link setting (rtnetlink); genetlink carries only "follow the underlay".
-         wire_number<Device, bool, &Device::mtu_auto, std::uint8_t, WGX_DEVICE_A_MTU_AUTO>()},
+        {
+            .keyword = "listen-port",
+            .config_key = "ListenPort",
+            .usage = "<port>",
+            .example = "51820",
+            .parse = parse_into<D, std::uint16_t, &D::listen_port, parse_port>,
+            .format = nonzero<D, std::uint16_t, &D::listen_port>,
+            .reset = [](D &d) { d.listen_port = 0; },
+            .wire = wire_number<D, std::uint16_t, &D::listen_port, std::uint16_t, WGX_DEVICE_A_LISTEN_PORT>(),
+        },
+        {
+            .keyword = "listen-ports",
+            .config_key = "ListenPorts",
+            .usage = "<count>",
+            .purpose = "send a peer's flows from several UDP ports, for the receiver's RSS",
+            .example = "4",
+            .parse = parse_into<D, std::uint16_t, &D::listen_ports, parse_listen_ports>,
+            .format = format_listen_ports,
+            .reset = [](D &d) { d.listen_ports = 1; },
+            .wire = wire_number<D, std::uint16_t, &D::listen_ports, std::uint16_t, WGX_DEVICE_A_LISTEN_PORTS>(),
+            .show_label = "listening ports",
+            .show = show_listen_ports,
+            .json = json_number<D, std::uint16_t, &D::listen_ports, 1, "listen_ports">,
+        },
+        {
+            .keyword = "rx-spread",
+            .config_key = "RxSpread",
+            .usage = "auto|on|off",
+            .purpose = "decrypt a one-port peer on every CPU, deliver in order (auto, the default, does so for a "
+                       "peer that needs it)",
+            .completion = "auto on off",
+            .example = "on",
+            .parse = parse_into<D, RxSpread, &D::rx_spread, parse_rx_spread>,
+            .format = format_rx_spread,
+            .reset = [](D &d) { d.rx_spread = RxSpread::Auto; },
+            // A newer kernel's mode is kept as it came.
+            .wire = wire_number<D, RxSpread, &D::rx_spread, std::uint8_t, WGX_DEVICE_A_RX_SPREAD>(),
+            .show_label = "rx spread",
+            .show = show_rx_spread,
+            .json = json_rx_spread,
+        },
+        {
+            .keyword = "dscp",
+            .config_key = "DSCP",
+            .usage = "copy|clear",
+            .purpose = "the inner DSCP on the outer header",
+            .completion = "copy clear",
+            .example = "copy",
+            .parse = parse_into<D, bool, &D::dscp_copy, parse_dscp_mode>,
+            .format = format_dscp,
+            .reset = [](D &d) { d.dscp_copy = false; },
+            .wire = wire_dscp(),
+            .show_label = "dscp",
+            .show = format_dscp,
+            .json =
+                [](JsonWriter &w, const D &d) {
+                    w.key("dscp");
+                    w.str(d.dscp_copy.value_or(false) ? "copy" : "clear");
+                },
+        },
+        {
+            .keyword = "priority-dscp",
+            .config_key = "PriorityDSCP",
+            .usage = "<list>",
+            .purpose = "the DSCP values of the priority lane",
+            .completion = "none EF CS5 CS6 CS7 AF41 AF42 AF43",
+            .example = "EF,CS6",
+            .parse = parse_into<D, std::uint64_t, &D::priority_dscp, parse_dscp_set>,
+            .format = format_priority_dscp,
+            .reset = [](D &d) { d.priority_dscp = WGX_PRIORITY_DSCP_DEFAULT; },
+            .wire = wire_number<D, std::uint64_t, &D::priority_dscp, std::uint64_t, WGX_DEVICE_A_PRIORITY_DSCP>(),
+            .show_label = "priority dscp",
+            .show = format_priority_dscp,
+            .json = json_priority_dscp,
+        },
+        {
+            .keyword = "handshake-budget",
+            .config_key = "HandshakeBudget",
+            .usage = "<per second>|auto",
+            .purpose = "pace handshake initiations",
+            .completion = "auto",
+            .example = "200",
+            .parse = parse_into<D, std::uint32_t, &D::handshake_budget, parse_handshake_budget>,
+            .format = nonzero<D, std::uint32_t, &D::handshake_budget>,
+            .reset = [](D &d) { d.handshake_budget = 0; },
+            .wire = wire_number<D, std::uint32_t, &D::handshake_budget, std::uint32_t, WGX_DEVICE_A_HANDSHAKE_BUDGET>(),
+            .show_label = "handshake budget",
+            .show = with_unit<D, nonzero<D, std::uint32_t, &D::handshake_budget>, "/s">,
+            .json = json_number<D, std::uint32_t, &D::handshake_budget, 0, "handshake_budget">,
+        },
+        {
+            .keyword = "key-grace",
+            .config_key = "KeyGrace",
+            .usage = "<seconds>",
+            .purpose = "keep accepting the previous private key after a change",
+            .example = "30",
+            .parse = parse_into<D, std::uint32_t, &D::key_grace, parse_key_grace>,
+            .format = nonzero<D, std::uint32_t, &D::key_grace>,
+            .reset = [](D &d) { d.key_grace = 0; },
+            .wire = wire_number<D, std::uint32_t, &D::key_grace, std::uint32_t, WGX_DEVICE_A_KEY_GRACE>(),
+            .show_label = "key grace",
+            .show = with_unit<D, nonzero<D, std::uint32_t, &D::key_grace>, " s">,
+            .json = json_number<D, std::uint32_t, &D::key_grace, 0, "key_grace">,
+        },
+        {
+            .keyword = "fwmark",
+            .config_key = "FwMark",
+            .usage = "<mark>",
+            .example = "0x1234",
+            .parse = parse_into<D, std::uint32_t, &D::fwmark, parse_fwmark>,
+            .format = format_fwmark,
+            .reset = [](D &d) { d.fwmark = 0; },
+            .wire = wire_number<D, std::uint32_t, &D::fwmark, std::uint32_t, WGX_DEVICE_A_FWMARK>(),
+        },
+        {
+            .keyword = "private-key",
+            .config_key = "PrivateKey",
+            .usage = "<file path>",
+            .example = "6OhdF6DJ6fK2AXgitAO7qxhIem6hVWgBG6Sf3bMm7kM=",
+            .key_file = true,
+            .parse = parse_into<D, Key, &D::private_key, parse_key>,
+            .format = format_private_key,
+            .reset = [](D &d) { d.private_key = Key{}; },
+            .wire = wire_key<D, &D::private_key, WGX_DEVICE_A_PRIVATE_KEY>(),
+        },
+        {
+            .keyword = "mtu",
+            .config_key = "MTU",
+            .usage = "<bytes>|auto",
+            .purpose = "auto (the default until an MTU is set) follows the underlay",
+            .completion = "auto",
+            .example = "1380",
+            .parse = parse_device_mtu,
+            .format = format_device_mtu,
+            // The MTU itself is a link setting (rtnetlink); genetlink carries only "follow the underlay".
+            .wire = wire_number<D, bool, &D::mtu_auto, std::uint8_t, WGX_DEVICE_A_MTU_AUTO>(),
+        },
     };
     return t;
 }
@@ -233,14 +405,31 @@ const std::vector<DeviceOption> &device_options()
 const std::vector<PeerOption> &peer_options()
 {
     static const std::vector<PeerOption> t = {
-        {"persistent-keepalive", "PersistentKeepalive", "<interval seconds>|off", nullptr, "off", "25", false,
-         parse_into<Peer, std::uint16_t, &Peer::persistent_keepalive, parse_keepalive>,
-         nonzero<Peer, std::uint16_t, &Peer::persistent_keepalive>, nullptr,
-         wire_number<Peer, std::uint16_t, &Peer::persistent_keepalive, std::uint16_t,
-                     WGX_PEER_A_PERSISTENT_KEEPALIVE_INTERVAL>()},
-        {"mtu", "MTU", "<bytes>|auto", "fix a peer's MTU (auto, the default, learns its path MTU)", "auto", "1300",
-         false, parse_into<Peer, std::uint32_t, &Peer::mtu, parse_peer_mtu>, format_peer_mtu, nullptr,
-         wire_number<Peer, std::uint32_t, &Peer::mtu, std::uint32_t, WGX_PEER_A_MTU>()},
+        {
+            .keyword = "persistent-keepalive",
+            .config_key = "PersistentKeepalive",
+            .usage = "<interval seconds>|off",
+            .completion = "off",
+            .example = "25",
+            .parse = parse_into<Peer, std::uint16_t, &Peer::persistent_keepalive, parse_keepalive>,
+            .format = nonzero<Peer, std::uint16_t, &Peer::persistent_keepalive>,
+            .wire = wire_number<Peer, std::uint16_t, &Peer::persistent_keepalive, std::uint16_t,
+                                WGX_PEER_A_PERSISTENT_KEEPALIVE_INTERVAL>(),
+        },
+        {
+            .keyword = "mtu",
+            .config_key = "MTU",
+            .usage = "<bytes>|auto",
+            .purpose = "fix a peer's MTU (auto, the default, learns its path MTU)",
+            .completion = "auto",
+            .example = "1300",
+            .parse = parse_into<Peer, std::uint32_t, &Peer::mtu, parse_peer_mtu>,
+            .format = format_peer_mtu,
+            .wire = wire_number<Peer, std::uint32_t, &Peer::mtu, std::uint32_t, WGX_PEER_A_MTU>(),
+            .show_label = "mtu",
+            .show = with_unit<Peer, nonzero<Peer, std::uint32_t, &Peer::mtu>, " (fixed)">,
+            .json = json_peer_mtu,
+        },
     };
     return t;
 }

@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 //
-// options.hpp - the one table of the device and peer settings that `wgx set`
-// and the configuration files share: for each, its `set` keyword, its
-// config-file key, its value parser (values.hpp), the model field it fills
-// (model.hpp), its showconf formatter, its usage text and its generic
-// netlink attribute.  config.cpp, set_args.cpp, showconf.cpp, the usage of
-// `set` and of the tool, the SET_DEVICE builder and GET_DEVICE parser of
-// wgnl.cpp, and the completion test are made from it.  The settings with a grammar of their
-// own (peer, remove, public-key, preshared-key, endpoint, allowed-ips,
-// offload) stay with their parsers.
+// options.hpp - the one table of the device and peer settings: for each,
+// its `set` keyword, its config-file key, its value parser (values.hpp),
+// the model field it fills (model.hpp), its showconf formatter, its usage
+// text, its generic netlink attribute, and its line in `show` and members
+// in `show --json`.  config.cpp, set_args.cpp, showconf.cpp, the usage of
+// `set` and of the tool, wgnl.cpp's SET_DEVICE builder and GET_DEVICE
+// parser, show.cpp, json.cpp and the completion test are made from it.
+// The settings with a grammar of their own (peer, remove, public-key,
+// preshared-key, endpoint, allowed-ips, offload) stay with their parsers.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "json_writer.hpp"
 #include "model.hpp"
 #include "netlink.hpp"
 
@@ -36,20 +37,32 @@ template <class T> struct Wire {
  * parser and formatter are inverses: parse(format(x)) gives x back.
  */
 template <class T> struct Option {
-    const char *keyword;     // `wgx set` keyword: "listen-ports"
-    const char *config_key;  // config-file key, as showconf prints it: "ListenPorts"
-    const char *usage;       // the value in usage text: "<count>", "auto|on|off"
-    const char *purpose;     // what a wgx extension is for, in `wgx --help`; nullptr for wg(8)'s own settings
-    const char *completion;  // words completion offers for the value (the test checks; most come from the usage)
-    const char *example;     // a valid value other than the default (tests, docs)
-    bool key_file;           // `set` names a file holding the value (a key), as wg set reads it
+    const char *keyword = nullptr;     // `wgx set` keyword: "listen-ports"
+    const char *config_key = nullptr;  // config-file key, as showconf prints it: "ListenPorts"
+    const char *usage = nullptr;       // the value in usage text: "<count>", "auto|on|off"
+    const char *purpose = nullptr;     // what a wgx extension is for, in `wgx --help`; nullptr for wg(8)'s own
+    const char *completion = "";       // words completion offers for the value (the test checks; most from usage)
+    const char *example = nullptr;     // a valid value other than the default (tests, docs)
+    bool key_file = false;             // `set` names a file holding the value (a key), as wg set reads it
     /** Parse @value into @obj's field; false with @expected ("expected ...") if invalid. */
-    bool (*parse)(std::string_view value, T &obj, std::string &expected);
+    bool (*parse)(std::string_view value, T &obj, std::string &expected) = nullptr;
     /** The value as showconf prints it; "" when @obj's field is unset or the default (not printed). */
-    std::string (*format)(const Device &dev, const T &obj);
+    std::string (*format)(const Device &dev, const T &obj) = nullptr;
     /** Set @obj's field to what a configuration file without the key means (setconf); nullptr: left unset. */
-    void (*reset)(T &obj);
-    Wire<T> wire;  // its generic netlink attribute
+    void (*reset)(T &obj) = nullptr;
+    Wire<T> wire{};  // its generic netlink attribute
+    /**
+     * Its line in `show`: the label ("rx spread") and the text after it, ""
+     * when not shown (unset or the default).  nullptr: show.cpp prints the
+     * setting where wg(8) does (keys, ports, fwmark, keepalive).
+     */
+    const char *show_label = nullptr;
+    std::string (*show)(const Device &dev, const T &obj) = nullptr;
+    /**
+     * Write its members of `show --json` (format.hpp: always present, a
+     * default when unset); nullptr: json.cpp writes them where wg's go.
+     */
+    void (*json)(JsonWriter &w, const T &obj) = nullptr;
 };
 
 using DeviceOption = Option<Device>;

@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "../../../tools/wgx/format.hpp"
 #include "../../../tools/wgx/options.hpp"
 #include "../../../tools/wgx/wgnl.hpp"
 #include "tool_test_util.hpp"
@@ -69,6 +70,41 @@ TEST(ToolOptions, TheResetValueIsNotPrinted)
         o.reset(d);
         EXPECT_EQ(o.format(d, d), "") << o.keyword;
     }
+}
+
+// `show` has a line for a setting at its example value and none at its default.
+TEST(ToolOptions, ShowLinesForTheExampleNotTheDefault)
+{
+    unsigned shown = 0;
+    for (const DeviceOption &o : device_options()) {
+        if (!o.show)
+            continue;
+        ++shown;
+        ASSERT_NE(o.show_label, nullptr) << o.keyword;
+        Device d = wgx_device();
+        d.listen_port = 51820;  // the range of listen-ports starts there
+        std::string expected;
+        ASSERT_TRUE(o.parse(o.example, d, expected)) << o.keyword;
+        EXPECT_NE(o.show(d, d), "") << o.keyword;
+        EXPECT_NE(format_show(d, ShowOptions{}).find(std::string("  ") + o.show_label + ": " + o.show(d, d) + "\n"),
+                  std::string::npos)
+            << o.keyword;
+        if (o.reset) {
+            Device r = wgx_device();
+            o.reset(r);
+            EXPECT_EQ(o.show(r, r), "") << o.keyword;
+        }
+    }
+    for (const PeerOption &o : peer_options()) {
+        if (!o.show)
+            continue;
+        ++shown;
+        Peer p;
+        std::string expected;
+        ASSERT_TRUE(o.parse(o.example, p, expected)) << o.keyword;
+        EXPECT_NE(o.show(wgx_device(), p), "") << o.keyword;
+    }
+    EXPECT_GT(shown, 0u);
 }
 
 TEST(ToolOptions, ARefusedValueSaysWhatIsExpected)
