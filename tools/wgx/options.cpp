@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 //
 // options.cpp - the table of device and peer settings (options.hpp).  A new
-// setting is one entry here: the parsers, showconf, the usage, the netlink
-// messages and the tests pick it up.
+// setting is one entry here: the parsers, showconf, show, --json, the usage
+// and completion, the netlink messages and the tests pick it up.
 #include "options.hpp"
 
 #include <algorithm>
