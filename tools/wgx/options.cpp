@@ -2,10 +2,12 @@
 //
 // options.cpp - the table of device and peer settings (options.hpp).  A new
 // setting is one entry here: the parsers, showconf, show, --json, the usage
-// and completion, the netlink messages and the tests pick it up.
+// and completion, the netlink messages, what a WireGuard device is refused
+// and the tests pick it up.
 #include "options.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 
@@ -148,6 +150,12 @@ void json_rx_spread(JsonWriter &w, const Device &d)
     w.str(mode ? mode : "unknown");
 }
 
+void json_dscp(JsonWriter &w, const Device &d)
+{
+    w.key("dscp");
+    w.str(d.dscp_copy.value_or(false) ? "copy" : "clear");
+}
+
 void json_priority_dscp(JsonWriter &w, const Device &d)
 {
     w.key("priority_dscp");
@@ -183,6 +191,7 @@ template <class T, class V, std::optional<V> T::*field, class W, std::uint16_t a
     return {
         attr,
         [](const T &obj) { return (obj.*field).has_value(); },
+        [](T &obj) { (obj.*field).reset(); },
         [](NlMessage &m, const T &obj) {
             const W w = static_cast<W>(*(obj.*field));
             return m.put(attr, &w, sizeof(w));
@@ -203,6 +212,7 @@ template <class T, std::optional<Key> T::*field, std::uint16_t attr> Wire<T> wir
     return {
         attr,
         [](const T &obj) { return (obj.*field).has_value(); },
+        [](T &obj) { (obj.*field).reset(); },
         [](NlMessage &m, const T &obj) { return m.put(attr, (obj.*field)->data(), kKeyLen); },
         [](const nlattr *a, T &obj) {
             if (mnl_attr_get_payload_len(a) != kKeyLen)
@@ -220,6 +230,7 @@ Wire<Device> wire_dscp()
     return {
         WGX_DEVICE_A_DSCP,
         [](const Device &d) { return d.dscp_copy.has_value(); },
+        [](Device &d) { d.dscp_copy.reset(); },
         [](NlMessage &m, const Device &d) {
             return m.put_u8(WGX_DEVICE_A_DSCP, *d.dscp_copy ? WGX_DSCP_COPY : WGX_DSCP_CLEAR);
         },
@@ -284,6 +295,12 @@ const std::vector<DeviceOption> &device_options()
             .show_label = "listening ports",
             .show = show_listen_ports,
             .json = json_number<D, std::uint16_t, &D::listen_ports, 1, "listen_ports">,
+            .refusal = [](const D &d) -> std::string {
+                // WireGuard listens on one port, which is what 1 asks for.
+                return *d.listen_ports == 1 ? ""
+                                            : "listen-ports " + std::to_string(*d.listen_ports) +
+                                                  ": several listen ports are a wgx extension";
+            },
         },
         {
             .keyword = "rx-spread",
@@ -301,6 +318,10 @@ const std::vector<DeviceOption> &device_options()
             .show_label = "rx spread",
             .show = show_rx_spread,
             .json = json_rx_spread,
+            .refusal = [](const D &d) -> std::string {
+                // Off is WireGuard's behaviour; auto is setconf's default.
+                return *d.rx_spread == RxSpread::On ? "rx-spread on: receive spreading is a wgx extension" : "";
+            },
         },
         {
             .keyword = "dscp",
@@ -315,11 +336,10 @@ const std::vector<DeviceOption> &device_options()
             .wire = wire_dscp(),
             .show_label = "dscp",
             .show = format_dscp,
-            .json =
-                [](JsonWriter &w, const D &d) {
-                    w.key("dscp");
-                    w.str(d.dscp_copy.value_or(false) ? "copy" : "clear");
-                },
+            .json = json_dscp,
+            .refusal = [](const D &d) -> std::string {
+                return *d.dscp_copy ? "dscp copy: copying the inner DSCP is a wgx extension" : "";
+            },
         },
         {
             .keyword = "priority-dscp",
@@ -335,6 +355,12 @@ const std::vector<DeviceOption> &device_options()
             .show_label = "priority dscp",
             .show = format_priority_dscp,
             .json = json_priority_dscp,
+            .refusal = [](const D &d) -> std::string {
+                // setconf's default; WireGuard has no priority lane to configure.
+                return *d.priority_dscp != WGX_PRIORITY_DSCP_DEFAULT
+                           ? "priority-dscp: the priority lane is a wgx extension"
+                           : "";
+            },
         },
         {
             .keyword = "handshake-budget",
@@ -350,6 +376,10 @@ const std::vector<DeviceOption> &device_options()
             .show_label = "handshake budget",
             .show = with_unit<D, nonzero<D, std::uint32_t, &D::handshake_budget>, "/s">,
             .json = json_number<D, std::uint32_t, &D::handshake_budget, 0, "handshake_budget">,
+            .refusal = [](const D &d) -> std::string {
+                // setconf's default (automatic); WireGuard has no handshake budget.
+                return *d.handshake_budget ? "handshake-budget: pacing handshake initiations is a wgx extension" : "";
+            },
         },
         {
             .keyword = "key-grace",
@@ -364,6 +394,9 @@ const std::vector<DeviceOption> &device_options()
             .show_label = "key grace",
             .show = with_unit<D, nonzero<D, std::uint32_t, &D::key_grace>, " s">,
             .json = json_number<D, std::uint32_t, &D::key_grace, 0, "key_grace">,
+            .refusal = [](const D &d) -> std::string {
+                return *d.key_grace ? "key-grace: keeping the previous private key is a wgx extension" : "";
+            },
         },
         {
             .keyword = "fwmark",
@@ -397,6 +430,9 @@ const std::vector<DeviceOption> &device_options()
             .format = format_device_mtu,
             // The MTU itself is a link setting (rtnetlink); genetlink carries only "follow the underlay".
             .wire = wire_number<D, bool, &D::mtu_auto, std::uint8_t, WGX_DEVICE_A_MTU_AUTO>(),
+            .refusal = [](const D &) -> std::string {
+                return "mtu auto: an MTU that follows the underlay is a wgx extension";
+            },
         },
     };
     return t;
@@ -429,6 +465,10 @@ const std::vector<PeerOption> &peer_options()
             .show_label = "mtu",
             .show = with_unit<Peer, nonzero<Peer, std::uint32_t, &Peer::mtu>, " (fixed)">,
             .json = json_peer_mtu,
+            .refusal = [](const Peer &p) -> std::string {
+                // auto is setconf's default; WireGuard has no per-peer MTU.
+                return *p.mtu ? "mtu " + std::to_string(*p.mtu) + ": a per-peer MTU is a wgx extension" : "";
+            },
         },
     };
     return t;
@@ -462,6 +502,33 @@ const DeviceOption *find_device_config_key(std::string_view key)
 const PeerOption *find_peer_config_key(std::string_view key)
 {
     return find_by(peer_options(), key, true);
+}
+
+namespace {
+
+// Drop @obj's WireGuard-compatible wgx settings; the first refusal, or "".
+template <class T> std::string drop_wgx_settings(T &obj, const std::vector<Option<T>> &table)
+{
+    for (const Option<T> &o : table) {
+        if (!o.refusal || !o.wire.has(obj))
+            continue;
+        if (std::string r = o.refusal(obj); !r.empty())
+            return r;
+        o.wire.clear(obj);
+    }
+    return "";
+}
+
+}  // namespace
+
+Status wireguard_settings(Device &dev)
+{
+    std::string r = drop_wgx_settings(dev, device_options());
+    for (std::size_t i = 0; r.empty() && i < dev.peers.size(); ++i)
+        r = drop_wgx_settings(dev.peers[i], peer_options());
+    if (r.empty())
+        return Status::ok();
+    return Status::error(EOPNOTSUPP, r + "; `" + dev.name + "' is a WireGuard device");
 }
 
 std::string format_config_lines(const Device &dev, const Device &obj)

@@ -3,10 +3,11 @@
 // options.hpp - the one table of the device and peer settings: for each,
 // its `set` keyword, its config-file key, its value parser (values.hpp),
 // the model field it fills (model.hpp), its showconf formatter, its usage
-// text, its generic netlink attribute, and its line in `show` and members
-// in `show --json`.  config.cpp, set_args.cpp, showconf.cpp, the usage of
-// `set` and of the tool, wgnl.cpp's SET_DEVICE builder and GET_DEVICE
-// parser, show.cpp, json.cpp and the completion test are made from it.
+// text, its generic netlink attribute, its line in `show` and members in
+// `show --json`, and what a WireGuard device makes of it.  config.cpp,
+// set_args.cpp, showconf.cpp, the usage of `set` and of the tool, wgnl.cpp's
+// SET_DEVICE builder and GET_DEVICE parser, show.cpp, json.cpp, ipc.cpp's
+// checks for a WireGuard device and the completion test are made from it.
 // The settings with a grammar of their own (peer, remove, public-key,
 // preshared-key, endpoint, allowed-ips, offload) stay with their parsers.
 #pragma once
@@ -26,6 +27,8 @@ template <class T> struct Wire {
     std::uint16_t attr;  // WGX_DEVICE_A_* / WGX_PEER_A_* (the same numbers in the "wireguard" family)
     /** True when @obj's field is set: a SET_DEVICE carries it. */
     bool (*has)(const T &obj);
+    /** Unset @obj's field. */
+    void (*clear)(T &obj);
     /** Add the attribute of @obj's field (which has() says is set) to @m; false when @m has no room. */
     bool (*put)(NlMessage &m, const T &obj);
     /** Read attribute @a of a GET_DEVICE reply (or a SET_DEVICE message) into @obj; a malformed one is ignored. */
@@ -63,6 +66,13 @@ template <class T> struct Option {
      * default when unset); nullptr: json.cpp writes them where wg's go.
      */
     void (*json)(JsonWriter &w, const T &obj) = nullptr;
+    /**
+     * For a WireGuard device (which has no wgx extension): "" when @obj's
+     * value is WireGuard's behaviour (then the field is dropped), else the
+     * refusal ("dscp copy: copying the inner DSCP is a wgx extension").
+     * nullptr: a setting wg(8) has too.
+     */
+    std::string (*refusal)(const T &obj) = nullptr;
 };
 
 using DeviceOption = Option<Device>;
@@ -86,6 +96,14 @@ const PeerOption *find_peer_config_key(std::string_view key);
 const DeviceOption *find_device_attr(std::uint16_t attr);
 /** The peer option carried in attribute @attr (WGX_PEER_A_*), or nullptr. */
 const PeerOption *find_peer_attr(std::uint16_t attr);
+
+/**
+ * wireguard_settings - make @dev a request a WireGuard device can take:
+ * drop the wgx settings whose value is WireGuard's own behaviour (setconf's
+ * defaults), and refuse any other with EOPNOTSUPP naming the setting and
+ * @dev.  Peers' re-keys are not checked here.
+ */
+Status wireguard_settings(Device &dev);
 
 /**
  * The `KEY = VALUE` lines of every option of @obj that showconf prints, in

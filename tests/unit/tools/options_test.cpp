@@ -2,6 +2,7 @@
 // The table of device and peer settings (tools/wgx/options.hpp): every
 // entry reads back what it prints, names nothing twice, is taken by `set`
 // and by configuration files alike, and is listed in the usage.
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -253,6 +254,44 @@ TEST(ToolOptions, EveryEntryTravelsInItsAttribute)
             EXPECT_EQ(set_message(back), set_message(d)) << o.keyword << " " << text;
             EXPECT_EQ(o.format(back, back.peers[0]), o.format(d, d.peers[0])) << o.keyword << " " << text;
         }
+    }
+}
+
+// A WireGuard device: setconf's defaults of the wgx settings are dropped,
+// any other value refused naming the setting and the device.
+TEST(ToolOptions, WireGuardDeviceTakesOnlyWireGuardsBehaviour)
+{
+    ParseResult defaults = parse_config(
+        "[Interface]\nListenPort = 51820\n[Peer]\nPublicKey = " + std::string(test::kPub2) + "\nMTU = auto\n",
+        "wg0.conf", test::test_options());
+    ASSERT_TRUE(defaults.ok()) << defaults.errors[0];
+    Device d = defaults.device;
+    d.name = "wg0";
+    d.rx_spread = RxSpread::Off;  // WireGuard's behaviour too
+    ASSERT_TRUE(wireguard_settings(d).is_ok());
+    for (const DeviceOption &o : device_options())
+        EXPECT_EQ(o.wire.has(d), o.refusal == nullptr) << o.keyword;  // wg's own stay, the wgx ones go
+    EXPECT_FALSE(d.peers[0].mtu);
+    EXPECT_EQ(d.listen_port, 51820);
+
+    const std::vector<std::pair<std::function<void(Device &)>, std::string>> refused = {
+        {[](Device &x) { x.listen_ports = 4; }, "listen-ports 4: several listen ports are a wgx extension"},
+        {[](Device &x) { x.rx_spread = RxSpread::On; }, "rx-spread on: receive spreading is a wgx extension"},
+        {[](Device &x) { x.dscp_copy = true; }, "dscp copy: copying the inner DSCP is a wgx extension"},
+        {[](Device &x) { x.priority_dscp = 0; }, "priority-dscp: the priority lane is a wgx extension"},
+        {[](Device &x) { x.handshake_budget = 20; },
+         "handshake-budget: pacing handshake initiations is a wgx extension"},
+        {[](Device &x) { x.key_grace = 30; }, "key-grace: keeping the previous private key is a wgx extension"},
+        {[](Device &x) { x.mtu_auto = true; }, "mtu auto: an MTU that follows the underlay is a wgx extension"},
+        {[](Device &x) { x.peers[0].mtu = 1300; }, "mtu 1300: a per-peer MTU is a wgx extension"},
+    };
+    for (const auto &[set, message] : refused) {
+        Device x = defaults.device;
+        x.name = "wg0";
+        set(x);
+        Status st = wireguard_settings(x);
+        EXPECT_EQ(st.err, EOPNOTSUPP) << message;
+        EXPECT_EQ(st.msg, message + "; `wg0' is a WireGuard device");
     }
 }
 
