@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 //
 // config.cpp - the configuration-file parser (config.hpp): wg(8) grammar,
-// every problem reported with FILE:LINE.  The single values are parsed by
-// values.cpp.
+// every problem reported with FILE:LINE.  The settings of options.hpp are
+// parsed by its table, the other single values by values.cpp.
 #include "config.hpp"
 
 #include <algorithm>
+#include <iterator>
 
-#include "encoding.hpp"
-#include "uapi/linux/wgx.h"
+#include "options.hpp"
 
 namespace wgx {
 namespace {
@@ -37,15 +37,9 @@ public:
     {
         if (!opts.append) {
             r_.device.replace_peers = true;
-            r_.device.private_key = Key{};
-            r_.device.listen_port = 0;
-            r_.device.fwmark = 0;
-            r_.device.listen_ports = 1;
-            r_.device.rx_spread = RxSpread::Auto;
-            r_.device.dscp_copy = false;
-            r_.device.priority_dscp = WGX_PRIORITY_DSCP_DEFAULT;
-            r_.device.handshake_budget = 0;
-            r_.device.key_grace = 0;
+            for (const DeviceOption &o : device_options())
+                if (o.reset)
+                    o.reset(r_.device);
         }
     }
 
@@ -134,79 +128,15 @@ private:
 
     void interface_key(const std::string &key, const std::string &value)
     {
-        Device &d = r_.device;
         std::string expected;
-        if (iequals(key, "PrivateKey")) {
-            Key k;
-            if (key_from_base64(k, value))
-                d.private_key = k;
-            else
-                invalid("PrivateKey", value, key_expected());
-        } else if (iequals(key, "ListenPort")) {
-            std::uint16_t p;
-            if (parse_port(value, p, expected))
-                d.listen_port = p;
-            else
-                invalid("ListenPort", value, expected);
-        } else if (iequals(key, "ListenPorts")) {
-            std::uint16_t n;
-            if (parse_listen_ports(value, n, expected))
-                d.listen_ports = n;
-            else
-                invalid("ListenPorts", value, expected);
-        } else if (iequals(key, "RxSpread")) {
-            RxSpread mode;
-            if (parse_rx_spread(value, mode, expected))
-                d.rx_spread = mode;
-            else
-                invalid("RxSpread", value, expected);
-        } else if (iequals(key, "DSCP")) {
-            bool copy;
-            if (parse_dscp_mode(value, copy, expected))
-                d.dscp_copy = copy;
-            else
-                invalid("DSCP", value, expected);
-        } else if (iequals(key, "PriorityDSCP")) {
-            std::uint64_t set;
-            if (parse_dscp_set(value, set, expected))
-                d.priority_dscp = set;
-            else
-                invalid("PriorityDSCP", value, expected);
-        } else if (iequals(key, "HandshakeBudget")) {
-            std::uint32_t n;
-            if (parse_handshake_budget(value, n, expected))
-                d.handshake_budget = n;
-            else
-                invalid("HandshakeBudget", value, expected);
-        } else if (iequals(key, "KeyGrace")) {
-            std::uint32_t n;
-            if (parse_key_grace(value, n, expected))
-                d.key_grace = n;
-            else
-                invalid("KeyGrace", value, expected);
-        } else if (iequals(key, "FwMark")) {
-            std::uint32_t m;
-            if (parse_fwmark(value, m, expected))
-                d.fwmark = m;
-            else
-                invalid("FwMark", value, expected);
-        } else if (iequals(key, "MTU")) {
-            std::uint32_t m;
-            if (value == "auto")
-                d.mtu_auto = true;
-            else if (parse_mtu(value, m, expected))
-                d.mtu = m;
-            else
-                invalid("MTU", value, expected + " or auto");
+        if (const DeviceOption *o = find_device_config_key(key)) {
+            if (!o->parse(value, r_.device, expected))
+                invalid(o->config_key, value, expected);
         } else if (is_peer_key(key)) {
             error("unknown key " + quoted(key) +
-                  " in [Interface]: it belongs in a [Peer] section; [Interface] accepts "
-                  "PrivateKey, ListenPort, ListenPorts, RxSpread, DSCP, PriorityDSCP, HandshakeBudget, "
-                  "KeyGrace, FwMark and MTU");
+                  " in [Interface]: it belongs in a [Peer] section; [Interface] accepts " + interface_keys_list("and"));
         } else {
-            error("unknown key " + quoted(key) +
-                  " in [Interface]: expected PrivateKey, ListenPort, ListenPorts, RxSpread, DSCP, "
-                  "PriorityDSCP, HandshakeBudget, KeyGrace, FwMark or MTU");
+            error("unknown key " + quoted(key) + " in [Interface]: expected " + interface_keys_list("or"));
         }
     }
 
@@ -215,20 +145,19 @@ private:
         Peer &p = r_.device.peers.back();
         std::size_t idx = r_.device.peers.size() - 1;
         std::string expected, err;
+        Key k;
         if (iequals(key, "PublicKey")) {
-            Key k;
-            if (key_from_base64(k, value)) {
+            if (parse_key(value, k, expected)) {
                 p.public_key = k;
                 peer_has_key_[idx] = true;
             } else {
-                invalid("PublicKey", value, key_expected());
+                invalid("PublicKey", value, expected);
             }
         } else if (iequals(key, "PresharedKey")) {
-            Key k;
-            if (key_from_base64(k, value))
+            if (parse_key(value, k, expected))
                 p.preshared_key = k;
             else
-                invalid("PresharedKey", value, key_expected());
+                invalid("PresharedKey", value, expected);
         } else if (iequals(key, "AllowedIPs")) {
             allowed_ips(p, idx, value);
         } else if (iequals(key, "Endpoint")) {
@@ -241,21 +170,10 @@ private:
             } else {
                 error("unable to resolve Endpoint " + quoted(value) + ": " + err);
             }
-        } else if (iequals(key, "PersistentKeepalive")) {
-            std::uint16_t k;
-            if (parse_keepalive(value, k, expected))
-                p.persistent_keepalive = k;
-            else
-                invalid("PersistentKeepalive", value, expected);
-        } else if (iequals(key, "MTU")) {
-            std::uint32_t m;
-            if (parse_peer_mtu(value, m, expected))
-                p.mtu = m;
-            else
-                invalid("MTU", value, expected);
-        } else if (iequals(key, "PrivateKey") || iequals(key, "ListenPort") || iequals(key, "ListenPorts") ||
-                   iequals(key, "RxSpread") || iequals(key, "DSCP") || iequals(key, "PriorityDSCP") ||
-                   iequals(key, "HandshakeBudget") || iequals(key, "KeyGrace") || iequals(key, "FwMark")) {
+        } else if (const PeerOption *o = find_peer_config_key(key)) {
+            if (!o->parse(value, p, expected))
+                invalid(o->config_key, value, expected);
+        } else if (find_device_config_key(key)) {
             error("unknown key " + quoted(key) + " in [Peer]: it belongs in the [Interface] section; [Peer] accepts " +
                   peer_keys_list());
         } else {
@@ -297,19 +215,37 @@ private:
             p.replace_allowed_ips = false;
     }
 
+    // The [Peer] keys with a grammar of their own, before those of peer_options().
+    static constexpr const char *kPeerKeys[] = {"PublicKey", "PresharedKey", "AllowedIPs", "Endpoint"};
+
     static bool is_peer_key(const std::string &k)
     {
-        return iequals(k, "PublicKey") || iequals(k, "PresharedKey") || iequals(k, "AllowedIPs") ||
-               iequals(k, "Endpoint") || iequals(k, "PersistentKeepalive") || iequals(k, "MTU");
+        return std::any_of(std::begin(kPeerKeys), std::end(kPeerKeys), [&](const char *p) { return iequals(k, p); }) ||
+               find_peer_config_key(k);
     }
+    // "PublicKey, PresharedKey, AllowedIPs, Endpoint, PersistentKeepalive or MTU"
     static std::string peer_keys_list()
     {
-        return "PublicKey, PresharedKey, AllowedIPs, Endpoint, PersistentKeepalive or MTU";
+        std::vector<std::string> keys(std::begin(kPeerKeys), std::end(kPeerKeys));
+        for (const PeerOption &o : peer_options())
+            keys.push_back(o.config_key);
+        return key_list(keys, "or");
     }
-    static std::string key_expected()
+    // The [Interface] keys with the private key first, as wg(8)'s CONFIGURATION FILE FORMAT lists them.
+    static std::string interface_keys_list(const char *last)
     {
-        return "expected a base64 key of 44 characters ending in '=' (as printed by `wgx "
-               "genkey')";
+        std::vector<std::string> keys;
+        for (const DeviceOption &o : device_options())
+            keys.insert(o.key_file ? keys.begin() : keys.end(), o.config_key);
+        return key_list(keys, last);
+    }
+    // "a, b, c LAST d"
+    static std::string key_list(const std::vector<std::string> &keys, const char *last)
+    {
+        std::string s;
+        for (std::size_t i = 0; i < keys.size(); ++i)
+            s += (i == 0 ? "" : i + 1 < keys.size() ? ", " : std::string(" ") + last + " ") + keys[i];
+        return s;
     }
 
     std::string_view filename_;

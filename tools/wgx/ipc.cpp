@@ -6,6 +6,7 @@
 #include <cerrno>
 
 #include "ethtool.hpp"
+#include "options.hpp"
 #include "uapi/linux/wgx.h"
 #include "wgnl.hpp"
 
@@ -163,61 +164,9 @@ Status set_device(const Device &requested)
         }
     }
     Device dev = requested;
-    if (served != Kind::Wgx && dev.listen_ports) {
-        // A wgx extension; WireGuard listens on one port, which is what 1 asks for.
-        if (*dev.listen_ports != 1)
-            return Status::error(EOPNOTSUPP, "listen-ports " + std::to_string(*dev.listen_ports) +
-                                                 ": several listen ports are a wgx extension; `" + dev.name +
-                                                 "' is a WireGuard device");
-        dev.listen_ports.reset();
-    }
-    if (served != Kind::Wgx && dev.rx_spread) {
-        // Off is WireGuard's behaviour; auto is setconf's default.
-        if (*dev.rx_spread == RxSpread::On)
-            return Status::error(EOPNOTSUPP, "rx-spread on: receive spreading is a wgx extension; `" + dev.name +
-                                                 "' is a WireGuard device");
-        dev.rx_spread.reset();
-    }
-    if (served != Kind::Wgx && dev.dscp_copy) {
-        if (*dev.dscp_copy)
-            return Status::error(EOPNOTSUPP, "dscp copy: copying the inner DSCP is a wgx extension; `" + dev.name +
-                                                 "' is a WireGuard device");
-        dev.dscp_copy.reset();
-    }
-    if (served != Kind::Wgx && dev.priority_dscp) {
-        // setconf's default; WireGuard has no priority lane to configure.
-        if (*dev.priority_dscp != WGX_PRIORITY_DSCP_DEFAULT)
-            return Status::error(EOPNOTSUPP, "priority-dscp: the priority lane is a wgx extension; `" + dev.name +
-                                                 "' is a WireGuard device");
-        dev.priority_dscp.reset();
-    }
-    if (served != Kind::Wgx && dev.handshake_budget) {
-        // setconf's default (automatic); WireGuard has no handshake budget.
-        if (*dev.handshake_budget)
-            return Status::error(EOPNOTSUPP, "handshake-budget: pacing handshake initiations is a wgx "
-                                             "extension; `" +
-                                                 dev.name + "' is a WireGuard device");
-        dev.handshake_budget.reset();
-    }
-    if (served != Kind::Wgx && dev.key_grace) {
-        if (*dev.key_grace)
-            return Status::error(EOPNOTSUPP, "key-grace: keeping the previous private key is a wgx "
-                                             "extension; `" +
-                                                 dev.name + "' is a WireGuard device");
-        dev.key_grace.reset();
-    }
-    if (served != Kind::Wgx && dev.mtu_auto)
-        return Status::error(EOPNOTSUPP, "mtu auto: an MTU that follows the underlay is a wgx extension; `" + dev.name +
-                                             "' is a WireGuard device");
+    if (served != Kind::Wgx && !(st = wireguard_settings(dev)).is_ok())
+        return st;
     if (served != Kind::Wgx) {
-        for (Peer &p : dev.peers) {
-            // auto is setconf's default; WireGuard has no per-peer MTU.
-            if (p.mtu.value_or(0))
-                return Status::error(EOPNOTSUPP, "mtu " + std::to_string(*p.mtu) +
-                                                     ": a per-peer MTU is a wgx extension; `" + dev.name +
-                                                     "' is a WireGuard device");
-            p.mtu.reset();
-        }
         for (const Peer &p : dev.peers)
             if (p.new_public_key)
                 return Status::error(EOPNOTSUPP,

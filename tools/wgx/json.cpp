@@ -5,6 +5,8 @@
 
 #include "encoding.hpp"
 #include "format.hpp"
+#include "json_writer.hpp"
+#include "options.hpp"
 #include "uapi/linux/wgx.h"
 #include "values.hpp"
 
@@ -45,69 +47,7 @@ std::string json_quote(std::string_view s)
 
 namespace {
 
-class Writer {
-public:
-    // An object member: "key": value, with commas and indentation handled here.
-    void key(const char *k)
-    {
-        sep();
-        s_ += json_quote(k) + ": ";
-        pending_value_ = true;  // the value follows on the same line
-    }
-    void raw(const std::string &v)
-    {
-        if (!pending_value_)
-            sep();
-        pending_value_ = false;
-        s_ += v;
-        first_ = false;
-    }
-    void str(std::string_view v) { raw(json_quote(v)); }
-    void num(std::uint64_t v) { raw(std::to_string(v)); }
-    void snum(std::int64_t v) { raw(std::to_string(v)); }
-    void boolean(bool v) { raw(v ? "true" : "false"); }
-    void null() { raw("null"); }
-    void open(char c)
-    {
-        if (!pending_value_)
-            sep();
-        pending_value_ = false;
-        s_ += c;
-        ++depth_;
-        first_ = true;
-    }
-    void close(char c)
-    {
-        --depth_;
-        if (!first_) {
-            s_ += "\n";
-            indent();
-        }
-        s_ += c;
-        first_ = false;
-    }
-    std::string take() { return std::move(s_) + "\n"; }
-
-private:
-    void sep()
-    {
-        if (depth_ == 0)
-            return;
-        if (!first_)
-            s_ += ",";
-        s_ += "\n";
-        indent();
-        first_ = false;
-    }
-    void indent() { s_.append(static_cast<std::size_t>(depth_) * 2, ' '); }
-
-    std::string s_;
-    int depth_ = 0;
-    bool first_ = true;
-    bool pending_value_ = false;
-};
-
-void counters(Writer &w, const std::optional<Counters> &c, const char *(*name)(std::uint16_t))
+void counters(JsonWriter &w, const std::optional<Counters> &c, const char *(*name)(std::uint16_t))
 {
     if (!c) {
         w.null();
@@ -124,7 +64,7 @@ void counters(Writer &w, const std::optional<Counters> &c, const char *(*name)(s
     w.close('}');
 }
 
-void optional_key(Writer &w, const std::optional<Key> &k, bool show)
+void optional_key(JsonWriter &w, const std::optional<Key> &k, bool show)
 {
     if (k && !key_is_zero(*k) && show)
         w.str(key_to_base64(*k));
@@ -136,7 +76,7 @@ void optional_key(Writer &w, const std::optional<Key> &k, bool show)
 
 std::string format_json(const std::vector<Device> &devs, bool hide_keys)
 {
-    Writer w;
+    JsonWriter w;
     w.open('{');
     w.key("version");
     w.num(1);
@@ -158,30 +98,9 @@ std::string format_json(const std::vector<Device> &devs, bool hide_keys)
         optional_key(w, d.private_key, !hide_keys);
         w.key("listen_port");
         w.num(d.listen_port.value_or(0));
-        w.key("listen_ports");
-        w.num(d.listen_ports.value_or(1));
-        // rx_spread: true exactly when spreading is forced on, as before
-        // auto existed; rx_spread_mode names the mode ("off" without one:
-        // a WireGuard device never spreads).
-        const RxSpread rx_spread = d.rx_spread.value_or(RxSpread::Off);
-        const char *rx_spread_mode = rx_spread_name(rx_spread);
-        w.key("rx_spread");
-        w.boolean(rx_spread == RxSpread::On);
-        w.key("rx_spread_mode");
-        w.str(rx_spread_mode ? rx_spread_mode : "unknown");
-        w.key("dscp");
-        w.str(d.dscp_copy.value_or(false) ? "copy" : "clear");
-        w.key("priority_dscp");
-        w.open('[');
-        for (unsigned n = 0; n < 64; ++n) {
-            if (d.priority_dscp.value_or(WGX_PRIORITY_DSCP_DEFAULT) & (std::uint64_t{1} << n))
-                w.num(n);
-        }
-        w.close(']');
-        w.key("handshake_budget");
-        w.num(d.handshake_budget.value_or(0));
-        w.key("key_grace");
-        w.num(d.key_grace.value_or(0));
+        for (const DeviceOption &opt : device_options())
+            if (opt.json)
+                opt.json(w, d);
         w.key("previous_public_key");
         if (d.previous_public_key)
             w.str(key_to_base64(*d.previous_public_key));
@@ -257,14 +176,9 @@ std::string format_json(const std::vector<Device> &devs, bool hide_keys)
                 w.str(path_mtu_source_name(p.path_mtu_source));
             else
                 w.null();
-            // The configured MTU: "auto" or fixed inner bytes (null: not wgx).
-            w.key("mtu");
-            if (p.mtu.value_or(0))
-                w.num(*p.mtu);
-            else if (p.mtu)
-                w.str("auto");
-            else
-                w.null();
+            for (const PeerOption &opt : peer_options())
+                if (opt.json)
+                    opt.json(w, p);
             w.close('}');
         }
         w.close(']');

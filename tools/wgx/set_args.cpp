@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 //
 // set_args.cpp - the argument parser of `wgx set` (set_args.hpp).  The
-// single values are parsed by values.cpp.
+// settings of options.hpp are parsed by its table, the other single values
+// by values.cpp.
 #include "set_args.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <type_traits>
 
 #include "encoding.hpp"
+#include "options.hpp"
 
 namespace wgx {
 
@@ -20,27 +23,23 @@ const std::vector<std::string> &offload_names()
 
 const std::vector<SetKeyword> &set_keywords()
 {
-    static const std::vector<SetKeyword> k = {
-        {"listen-port", "<port>", false, false},
-        {"listen-ports", "<count>", false, false},
-        {"rx-spread", "auto|on|off", false, false},
-        {"dscp", "copy|clear", false, false},
-        {"priority-dscp", "<list>", false, false},
-        {"handshake-budget", "<per second>|auto", false, false},
-        {"key-grace", "<seconds>", false, false},
-        {"fwmark", "<mark>", false, false},
-        {"private-key", "<file path>", false, false},
-        {"mtu", "<bytes>|auto", false, false},
-        {"offload", "{gso|gro|tx-checksum|rx-checksum} {on|off}", false, true},
-        {"peer", "<base64 public key>", false, true},
-        {"remove", "", true, false},
-        {"public-key", "<new base64 public key>", true, false},
-        {"preshared-key", "<file path>", true, false},
-        {"endpoint", "<host>:<port>", true, false},
-        {"persistent-keepalive", "<interval seconds>|off", true, false},
-        {"mtu", "<bytes>|auto", true, false},
-        {"allowed-ips", "[+|-]<ip1>/<cidr1>[,[+|-]<ip2>/<cidr2>]...", true, false},
-    };
+    static const std::vector<SetKeyword> k = [] {
+        std::vector<SetKeyword> v;
+        for (const DeviceOption &o : device_options())
+            v.push_back({o.keyword, o.usage, false, false});
+        v.insert(v.end(), {
+                              {"offload", "{gso|gro|tx-checksum|rx-checksum} {on|off}", false, true},
+                              {"peer", "<base64 public key>", false, true},
+                              {"remove", "", true, false},
+                              {"public-key", "<new base64 public key>", true, false},
+                              {"preshared-key", "<file path>", true, false},
+                              {"endpoint", "<host>:<port>", true, false},
+                          });
+        for (const PeerOption &o : peer_options())
+            v.push_back({o.keyword, o.usage, true, false});
+        v.push_back({"allowed-ips", "[+|-]<ip1>/<cidr1>[,[+|-]<ip2>/<cidr2>]...", true, false});
+        return v;
+    }();
     return k;
 }
 
@@ -57,6 +56,26 @@ std::string keyword_list(bool peer, const char *last)
     for (std::size_t i = 0; i < names.size(); ++i)
         s += (i ? ", " : "") + names[i];
     return *last ? s + " or " + last : s;
+}
+
+// Parse @value of the setting @o into @obj: "" or the error message.  The
+// value of a key_file setting is the name of the file holding it.
+template <class T>
+std::string set_option(const Option<T> &o, const std::string &value, T &obj, std::vector<std::string> &warnings)
+{
+    // A peer setting whose keyword is also an interface one (mtu) is called `peer mtu' in messages.
+    const std::string name =
+        std::string(std::is_same_v<T, Peer> && find_device_option(o.keyword) ? "peer " : "") + o.keyword;
+    std::string text = value, expected, err;
+    if (o.key_file) {
+        Key k;
+        if (!read_key_file(value, k, err, warnings))
+            return name + ": " + err;
+        text = key_to_base64(k);
+    }
+    if (!o.parse(text, obj, expected))
+        return "invalid " + name + " " + quoted(value) + ": " + expected;
+    return "";
 }
 
 }  // namespace
@@ -97,74 +116,13 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
         if (a != "remove" && (is_device_arg || is_peer_arg || a == "peer") && !have_value)
             return fail(quoted(a) + " needs a value");
 
-        if (a == "listen-port") {
-            std::uint16_t p;
-            if (!parse_port(value, p, expected))
-                return invalid(a, value, expected);
-            d.listen_port = p;
+        if (const DeviceOption *o = is_device_arg ? find_device_option(a) : nullptr) {
+            if (std::string msg = set_option(*o, value, d, r.warnings); !msg.empty())
+                return fail(msg);
             i += 2;
-        } else if (a == "listen-ports") {
-            std::uint16_t n;
-            if (!parse_listen_ports(value, n, expected))
-                return invalid(a, value, expected);
-            d.listen_ports = n;
-            i += 2;
-        } else if (a == "rx-spread") {
-            RxSpread mode;
-            if (!parse_rx_spread(value, mode, expected))
-                return invalid(a, value, expected);
-            d.rx_spread = mode;
-            i += 2;
-        } else if (a == "dscp") {
-            bool copy;
-            if (!parse_dscp_mode(value, copy, expected))
-                return invalid(a, value, expected);
-            d.dscp_copy = copy;
-            i += 2;
-        } else if (a == "priority-dscp") {
-            std::uint64_t set;
-            if (!parse_dscp_set(value, set, expected))
-                return invalid(a, value, expected);
-            d.priority_dscp = set;
-            i += 2;
-        } else if (a == "handshake-budget") {
-            std::uint32_t n;
-            if (!parse_handshake_budget(value, n, expected))
-                return invalid(a, value, expected);
-            d.handshake_budget = n;
-            i += 2;
-        } else if (a == "key-grace") {
-            std::uint32_t n;
-            if (!parse_key_grace(value, n, expected))
-                return invalid(a, value, expected);
-            d.key_grace = n;
-            i += 2;
-        } else if (a == "fwmark") {
-            std::uint32_t m;
-            if (!parse_fwmark(value, m, expected))
-                return invalid(a, value, expected);
-            d.fwmark = m;
-            i += 2;
-        } else if (a == "private-key") {
-            Key k;
-            if (!read_key_file(value, k, err, r.warnings))
-                return fail("private-key: " + err);
-            d.private_key = k;
-            i += 2;
-        } else if (a == "mtu" && is_peer_arg) {
-            std::uint32_t m;
-            if (!parse_peer_mtu(value, m, expected))
-                return invalid("peer mtu", value, expected);
-            peer->mtu = m;
-            i += 2;
-        } else if (a == "mtu" && value == "auto") {
-            d.mtu_auto = true;
-            i += 2;
-        } else if (a == "mtu") {
-            std::uint32_t m;
-            if (!parse_mtu(value, m, expected))
-                return invalid(a, value, expected + " or auto");
-            d.mtu = m;
+        } else if (const PeerOption *po = is_peer_arg ? find_peer_option(a) : nullptr) {
+            if (std::string msg = set_option(*po, value, *peer, r.warnings); !msg.empty())
+                return fail(msg);
             i += 2;
         } else if (a == "offload") {
             const auto &names = offload_names();
@@ -211,12 +169,6 @@ ParseResult parse_set_args(const std::vector<std::string> &args, const ParseOpti
                 return fail("unable to resolve endpoint " + quoted(value) + ": " + err);
             }
             peer->endpoint = ep;
-            i += 2;
-        } else if (a == "persistent-keepalive") {
-            std::uint16_t k;
-            if (!parse_keepalive(value, k, expected))
-                return invalid(a, value, expected);
-            peer->persistent_keepalive = k;
             i += 2;
         } else if (a == "allowed-ips") {
             std::string list = strip_spaces(value);

@@ -30,8 +30,9 @@ struct SetKeyword {
 
 /**
  * set_keywords - every keyword parse_set_args() accepts, in usage order:
- * the interface settings, then `peer`, then the peer settings.  The usage
- * of `set`, its error messages and the tests are made from this list.
+ * the interface settings, then `peer`, then the peer settings; those of
+ * options.hpp come from its table.  The usage of `set`, its error messages
+ * and the tests are made from this list.
  */
 const std::vector<SetKeyword> &set_keywords();
 

@@ -16,6 +16,7 @@
 #include "encoding.hpp"
 #include "format.hpp"
 #include "ipc.hpp"
+#include "options.hpp"
 #include "subcommands.hpp"
 #include "values.hpp"
 #include "telemetry.hpp"
@@ -299,23 +300,9 @@ std::string format_show(const Device &dev, const ShowOptions &o)
         s += label("private key") + secret(*dev.private_key) + "\n";
     if (dev.listen_port.value_or(0))
         s += label("listening port") + std::to_string(*dev.listen_port) + "\n";
-    if (dev.listen_ports.value_or(1) > 1 && dev.listen_port.value_or(0))
-        s += label("listening ports") + std::to_string(*dev.listen_ports) + " (" + std::to_string(*dev.listen_port) +
-             "-" + std::to_string(*dev.listen_port + *dev.listen_ports - 1) + ")\n";
-    if (dev.rx_spread && *dev.rx_spread != RxSpread::Auto) {
-        const char *mode = rx_spread_name(*dev.rx_spread);
-        s += label("rx spread") +
-             (mode ? std::string(mode) : "unknown mode " + std::to_string(static_cast<unsigned>(*dev.rx_spread))) +
-             "\n";
-    }
-    if (dev.dscp_copy.value_or(false))
-        s += label("dscp") + "copy\n";
-    if (dev.priority_dscp && *dev.priority_dscp != WGX_PRIORITY_DSCP_DEFAULT)
-        s += label("priority dscp") + format_dscp_set(*dev.priority_dscp) + "\n";
-    if (dev.handshake_budget.value_or(0))
-        s += label("handshake budget") + std::to_string(*dev.handshake_budget) + "/s\n";
-    if (dev.key_grace.value_or(0))
-        s += label("key grace") + std::to_string(*dev.key_grace) + " s\n";
+    for (const DeviceOption &opt : device_options())
+        if (std::string v = opt.show ? opt.show(dev, dev) : ""; !v.empty())
+            s += label(opt.show_label) + v + "\n";
     if (dev.previous_public_key)
         s += label("previous public key") + key_to_base64(*dev.previous_public_key) +
              " (still accepted: grace period)\n";
@@ -367,8 +354,9 @@ std::string format_show(const Device &dev, const ShowOptions &o)
             s += *p.session_keys & WGX_SESSION_F_PEER_PREVIOUS ? ", the peer's previous key\n"
                                                                : ", the peer's current key\n";
         }
-        if (p.mtu.value_or(0))
-            s += label("mtu") + std::to_string(*p.mtu) + " (fixed)\n";
+        for (const PeerOption &opt : peer_options())
+            if (std::string v = opt.show ? opt.show(dev, p) : ""; !v.empty())
+                s += label(opt.show_label) + v + "\n";
         if (p.path_mtu)
             s += label("path mtu") + std::to_string(*p.path_mtu) + " (" + path_mtu_source_name(p.path_mtu_source) +
                  ")\n";
@@ -508,19 +496,25 @@ void show_usage(const char *cmd, FILE *f = stderr)
             prog_name, cmd, prog_name, cmd);
 }
 
+// The wgx and WireGuard links; false after saying why they cannot be listed.
+bool list_links(std::vector<LinkInfo> &links)
+{
+    Status st = list_devices(links);
+    if (!st.is_ok())
+        fprintf(stderr, "Unable to list interfaces: %s\n", st.text().c_str());
+    return st.is_ok();
+}
+
 int show_json(const std::vector<std::string> &args)
 {
     std::vector<Device> devs;
     if (args.empty() || args[0] == "all") {
         std::vector<LinkInfo> links;
-        Status st = list_devices(links);
-        if (!st.is_ok()) {
-            fprintf(stderr, "Unable to list interfaces: %s\n", st.text().c_str());
+        if (!list_links(links))
             return 1;
-        }
         for (const LinkInfo &l : links) {
             Device d;
-            st = get_device(l.name, d);
+            Status st = get_device(l.name, d);
             if (!st.is_ok()) {
                 fprintf(stderr, "Unable to access interface %s: %s\n", l.name.c_str(), st.text().c_str());
                 continue;
@@ -602,16 +596,13 @@ int show_main(int argc, const char *argv[])
 
     if (args.empty() || args[0] == "all") {
         std::vector<LinkInfo> links;
-        Status st = list_devices(links);
-        if (!st.is_ok()) {
-            fprintf(stderr, "Unable to list interfaces: %s\n", st.text().c_str());
+        if (!list_links(links))
             return 1;
-        }
         int ret = 0;
         for (std::size_t i = 0; i < links.size(); ++i) {
             Device d;
             // One field (wg's scripting interface): most need no counters.
-            st = get_device(links[i].name, d, args.size() != 2 || show_field_needs_stats(args[1]));
+            Status st = get_device(links[i].name, d, args.size() != 2 || show_field_needs_stats(args[1]));
             if (!st.is_ok()) {
                 fprintf(stderr, "Unable to access interface %s: %s\n", links[i].name.c_str(), st.text().c_str());
                 continue;
@@ -639,11 +630,8 @@ int show_main(int argc, const char *argv[])
             return 1;
         }
         std::vector<LinkInfo> links;
-        Status st = list_devices(links);
-        if (!st.is_ok()) {
-            fprintf(stderr, "Unable to list interfaces: %s\n", st.text().c_str());
+        if (!list_links(links))
             return 1;
-        }
         for (std::size_t i = 0; i < links.size(); ++i)
             printf("%s%c", links[i].name.c_str(), i + 1 < links.size() ? ' ' : '\n');
         return 0;

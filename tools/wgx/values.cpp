@@ -268,6 +268,14 @@ bool parse_fwmark(std::string_view v, std::uint32_t &out, std::string &expected)
     return true;
 }
 
+bool parse_key(std::string_view v, Key &out, std::string &expected)
+{
+    if (key_from_base64(out, v))
+        return true;
+    expected = "expected a base64 key of 44 characters ending in '=' (as printed by `wgx genkey')";
+    return false;
+}
+
 bool parse_keepalive(std::string_view v, std::uint16_t &out, std::string &expected)
 {
     expected = "expected \"off\" or an interval in seconds 0-65535";

@@ -82,6 +82,8 @@ bool parse_handshake_budget(std::string_view v, std::uint32_t &out, std::string 
 bool parse_key_grace(std::string_view v, std::uint32_t &out, std::string &expected);
 /** FwMark: "off", or decimal / 0x-hexadecimal 0-0xffffffff. */
 bool parse_fwmark(std::string_view v, std::uint32_t &out, std::string &expected);
+/** A key in a file (PrivateKey, PublicKey, PresharedKey): 44 base64 characters, as wg reads it. */
+bool parse_key(std::string_view v, Key &out, std::string &expected);
 /** PersistentKeepalive: "off" or decimal seconds 0-65535 (0 = off). */
 bool parse_keepalive(std::string_view v, std::uint16_t &out, std::string &expected);
 /** MTU: decimal bytes 68-65535. */

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "options.hpp"
 #include "uapi/linux/wgx.h"
 
 namespace wgx {
@@ -72,9 +73,9 @@ NlMessage build_get_device_request(std::uint16_t family, const std::string &ifna
 
 bool has_genl_changes(const Device &dev)
 {
-    return dev.private_key || dev.listen_port || dev.listen_ports || dev.rx_spread || dev.dscp_copy ||
-           dev.priority_dscp || dev.handshake_budget || dev.key_grace || dev.fwmark || dev.mtu_auto ||
-           dev.replace_peers || !dev.peers.empty();
+    const auto &opts = device_options();
+    return dev.replace_peers || !dev.peers.empty() ||
+           std::any_of(opts.begin(), opts.end(), [&](const DeviceOption &o) { return o.wire.has(dev); });
 }
 
 namespace {
@@ -104,12 +105,11 @@ bool put_peer_head(NlMessage &m, const Peer &p, bool first_fragment)
         return false;
     if (p.endpoint && p.endpoint->size() && !m.put(WGX_PEER_A_ENDPOINT, &p.endpoint->addr6, p.endpoint->size()))
         return false;
-    if (p.persistent_keepalive && !m.put_u16(WGX_PEER_A_PERSISTENT_KEEPALIVE_INTERVAL, *p.persistent_keepalive))
-        return false;
     if (p.new_public_key && !m.put(WGX_PEER_A_NEW_PUBLIC_KEY, p.new_public_key->data(), kKeyLen))
         return false;
-    if (p.mtu && !m.put_u32(WGX_PEER_A_MTU, *p.mtu))
-        return false;
+    for (const PeerOption &o : peer_options())
+        if (o.wire.has(p) && !o.wire.put(m, p))
+            return false;
     return true;
 }
 
@@ -132,8 +132,10 @@ std::vector<Peer> expand_rekeys(const std::vector<Peer> &peers)
         Peer settings = p;
         settings.new_public_key.reset();
         settings.update_only = true;
-        if (settings.remove || settings.preshared_key || settings.endpoint || settings.persistent_keepalive ||
-            settings.mtu || !settings.allowed_ips.empty() || settings.replace_allowed_ips)
+        const auto &opts = peer_options();
+        if (settings.remove || settings.preshared_key || settings.endpoint || !settings.allowed_ips.empty() ||
+            settings.replace_allowed_ips ||
+            std::any_of(opts.begin(), opts.end(), [&](const PeerOption &o) { return o.wire.has(settings); }))
             out.push_back(std::move(settings));
         Peer rekey;
         rekey.public_key = p.public_key;
@@ -185,18 +187,9 @@ Status build_set_device_messages(const Device &requested, std::uint16_t family, 
         bool progress = false;
         if (first) {
             std::uint32_t flags = dev.replace_peers ? WGX_DEVICE_F_REPLACE_PEERS : 0;
-            bool ok =
-                (!dev.private_key || m.put(WGX_DEVICE_A_PRIVATE_KEY, dev.private_key->data(), kKeyLen)) &&
-                (!dev.listen_port || m.put_u16(WGX_DEVICE_A_LISTEN_PORT, *dev.listen_port)) &&
-                (!dev.listen_ports || m.put_u16(WGX_DEVICE_A_LISTEN_PORTS, *dev.listen_ports)) &&
-                (!dev.rx_spread || m.put_u8(WGX_DEVICE_A_RX_SPREAD, static_cast<std::uint8_t>(*dev.rx_spread))) &&
-                (!dev.dscp_copy || m.put_u8(WGX_DEVICE_A_DSCP, *dev.dscp_copy ? WGX_DSCP_COPY : WGX_DSCP_CLEAR)) &&
-                (!dev.priority_dscp || m.put_u64(WGX_DEVICE_A_PRIORITY_DSCP, *dev.priority_dscp)) &&
-                (!dev.handshake_budget || m.put_u32(WGX_DEVICE_A_HANDSHAKE_BUDGET, *dev.handshake_budget)) &&
-                (!dev.key_grace || m.put_u32(WGX_DEVICE_A_KEY_GRACE, *dev.key_grace)) &&
-                (!dev.fwmark || m.put_u32(WGX_DEVICE_A_FWMARK, *dev.fwmark)) &&
-                (!dev.mtu_auto || m.put_u8(WGX_DEVICE_A_MTU_AUTO, *dev.mtu_auto ? 1 : 0)) &&
-                (!flags || m.put_u32(WGX_DEVICE_A_FLAGS, flags));
+            bool ok = !flags || m.put_u32(WGX_DEVICE_A_FLAGS, flags);
+            for (const DeviceOption &o : device_options())
+                ok = ok && (!o.wire.has(dev) || o.wire.put(m, dev));
             if (!ok)
                 return Status::error(EMSGSIZE, "message size too small for the device attributes");
             progress = true;
@@ -359,10 +352,6 @@ Status parse_peer(const nlattr *nest, Peer &p, bool set_mode)
             if (!set_mode && mnl_attr_validate(a, MNL_TYPE_U32) == 0)
                 p.path_mtu_source = mnl_attr_get_u32(a);
             break;
-        case WGX_PEER_A_MTU:
-            if (mnl_attr_validate(a, MNL_TYPE_U32) == 0)
-                p.mtu = mnl_attr_get_u32(a);
-            break;
         case WGX_PEER_A_FLAGS:
             if (mnl_attr_validate(a, MNL_TYPE_U32) == 0) {
                 std::uint32_t f = mnl_attr_get_u32(a);
@@ -384,10 +373,6 @@ Status parse_peer(const nlattr *nest, Peer &p, bool set_mode)
             }
             break;
         }
-        case WGX_PEER_A_PERSISTENT_KEEPALIVE_INTERVAL:
-            if (mnl_attr_validate(a, MNL_TYPE_U16) == 0)
-                p.persistent_keepalive = mnl_attr_get_u16(a);
-            break;
         case WGX_PEER_A_LAST_HANDSHAKE_TIME:
             if (len == 16) {
                 std::int64_t ts[2];
@@ -425,6 +410,8 @@ Status parse_peer(const nlattr *nest, Peer &p, bool set_mode)
             break;
         }
         default:
+            if (const PeerOption *o = find_peer_attr(mnl_attr_get_type(a)))
+                o->wire.get(a, p);
             break;  // unknown (newer) attributes are skipped
         }
     });
@@ -452,13 +439,6 @@ Status parse_device(const nlmsghdr *nlh, Device &dev, bool set_mode)
             if (mnl_attr_validate(a, MNL_TYPE_STRING) == 0)
                 dev.name.assign(static_cast<const char *>(data), strnlen(static_cast<const char *>(data), len));
             break;
-        case WGX_DEVICE_A_PRIVATE_KEY:
-            if (len == kKeyLen) {
-                Key k;
-                std::memcpy(k.data(), data, kKeyLen);
-                dev.private_key = k;
-            }
-            break;
         case WGX_DEVICE_A_PUBLIC_KEY:
             if (len == kKeyLen) {
                 Key k;
@@ -470,48 +450,12 @@ Status parse_device(const nlmsghdr *nlh, Device &dev, bool set_mode)
             if (set_mode && mnl_attr_validate(a, MNL_TYPE_U32) == 0)
                 dev.replace_peers = mnl_attr_get_u32(a) & WGX_DEVICE_F_REPLACE_PEERS;
             break;
-        case WGX_DEVICE_A_LISTEN_PORT:
-            if (mnl_attr_validate(a, MNL_TYPE_U16) == 0)
-                dev.listen_port = mnl_attr_get_u16(a);
-            break;
-        case WGX_DEVICE_A_RX_SPREAD:
-            if (mnl_attr_validate(a, MNL_TYPE_U8) == 0)
-                dev.rx_spread = static_cast<RxSpread>(mnl_attr_get_u8(a));  // a newer kernel's mode: kept
-            break;
-        case WGX_DEVICE_A_DSCP:
-            if (mnl_attr_validate(a, MNL_TYPE_U8) == 0)
-                dev.dscp_copy = mnl_attr_get_u8(a) == WGX_DSCP_COPY;
-            break;
-        case WGX_DEVICE_A_PRIORITY_DSCP:
-            if (mnl_attr_validate(a, MNL_TYPE_U64) == 0)
-                dev.priority_dscp = mnl_attr_get_u64(a);
-            break;
-        case WGX_DEVICE_A_HANDSHAKE_BUDGET:
-            if (mnl_attr_validate(a, MNL_TYPE_U32) == 0)
-                dev.handshake_budget = mnl_attr_get_u32(a);
-            break;
-        case WGX_DEVICE_A_KEY_GRACE:
-            if (mnl_attr_validate(a, MNL_TYPE_U32) == 0)
-                dev.key_grace = mnl_attr_get_u32(a);
-            break;
         case WGX_DEVICE_A_PREVIOUS_PUBLIC_KEY:
             if (mnl_attr_get_payload_len(a) == kKeyLen) {
                 Key k;
                 std::memcpy(k.data(), mnl_attr_get_payload(a), kKeyLen);
                 dev.previous_public_key = k;
             }
-            break;
-        case WGX_DEVICE_A_LISTEN_PORTS:
-            if (mnl_attr_validate(a, MNL_TYPE_U16) == 0)
-                dev.listen_ports = mnl_attr_get_u16(a);
-            break;
-        case WGX_DEVICE_A_FWMARK:
-            if (mnl_attr_validate(a, MNL_TYPE_U32) == 0)
-                dev.fwmark = mnl_attr_get_u32(a);
-            break;
-        case WGX_DEVICE_A_MTU_AUTO:
-            if (mnl_attr_validate(a, MNL_TYPE_U8) == 0)
-                dev.mtu_auto = mnl_attr_get_u8(a) != 0;
             break;
         case WGX_DEVICE_A_PEERS:
             for_each_nested(a, [&](const nlattr *pa) {
@@ -530,6 +474,8 @@ Status parse_device(const nlmsghdr *nlh, Device &dev, bool set_mode)
             break;
         }
         default:
+            if (const DeviceOption *o = find_device_attr(mnl_attr_get_type(a)))
+                o->wire.get(a, dev);
             break;
         }
     });

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "options.hpp"
 #include "subcommands.hpp"
 
 namespace wgx {
@@ -39,29 +40,37 @@ constexpr Subcommand kSubcommands[] = {
      "extension)"},
 };
 
-// The wgx extensions to wg(8): one entry per feature, its syntax and what it is for.
+// The wgx extensions to wg(8) that are not settings of options.hpp: one entry per feature, its syntax and what
+// it is for.
 struct Extension {
-    const char *syntax;
-    const char *purpose;  // "" when the syntax says it all
+    std::string syntax;
+    std::string purpose;  // "" when the syntax says it all
 };
 
-constexpr Extension kExtensions[] = {
-    {"set <interface> mtu <bytes>|auto", "auto (the default until an MTU is set) follows the underlay"},
-    {"set <interface> offload {gso|gro|tx-checksum|rx-checksum} {on|off}", ""},
-    {"set <interface> listen-ports <1-16>", "send a peer's flows from several UDP ports, for the receiver's RSS"},
-    {"set <interface> rx-spread auto|on|off",
-     "decrypt a one-port peer on every CPU, deliver in order (auto, the default, does so for a peer that needs it)"},
-    {"set <interface> dscp copy|clear", "the inner DSCP on the outer header"},
-    {"set <interface> priority-dscp <list>", "the DSCP values of the priority lane"},
-    {"set <interface> handshake-budget <per second>|auto", "pace handshake initiations"},
-    {"set <interface> key-grace <seconds>", "keep accepting the previous private key after a change"},
-    {"set <interface> peer <key> public-key <new key>", "re-key a peer in place"},
-    {"set <interface> peer <key> mtu <bytes>|auto", "fix a peer's MTU (auto, the default, learns its path MTU)"},
-    {"[Interface] MTU, ListenPorts, RxSpread, DSCP, PriorityDSCP, HandshakeBudget, KeyGrace", ""},
-    {"[Peer] MTU", ""},
-    {"show <interface> dump-telemetry", "dump with one column per peer statistic"},
-    {"show --json, show --prometheus, top, exporter, reresolve", ""},
-};
+std::vector<Extension> extensions()
+{
+    std::vector<Extension> e;
+    std::string interface_keys, peer_keys;
+    for (const DeviceOption &o : device_options()) {
+        if (!o.purpose)
+            continue;
+        e.push_back({std::string("set <interface> ") + o.keyword + " " + o.usage, o.purpose});
+        interface_keys += (interface_keys.empty() ? "" : ", ") + std::string(o.config_key);
+    }
+    e.push_back({"set <interface> offload {gso|gro|tx-checksum|rx-checksum} {on|off}", ""});
+    e.push_back({"set <interface> peer <key> public-key <new key>", "re-key a peer in place"});
+    for (const PeerOption &o : peer_options()) {
+        if (!o.purpose)
+            continue;
+        e.push_back({std::string("set <interface> peer <key> ") + o.keyword + " " + o.usage, o.purpose});
+        peer_keys += (peer_keys.empty() ? "" : ", ") + std::string(o.config_key);
+    }
+    e.push_back({"[Interface] " + interface_keys, ""});
+    e.push_back({"[Peer] " + peer_keys, ""});
+    e.push_back({"show <interface> dump-telemetry", "dump with one column per peer statistic"});
+    e.push_back({"show --json, show --prometheus, top, exporter, reresolve", ""});
+    return e;
+}
 
 void usage(FILE *f)
 {
@@ -82,12 +91,12 @@ void usage(FILE *f)
     }
     fprintf(f, "You may pass `--help' to any of these subcommands to view usage.\n\n");
     fprintf(f, "wgx extensions to wg(8):\n");
-    for (const Extension &e : kExtensions) {
+    for (const Extension &e : extensions()) {
         std::vector<std::string> words;
-        split(e.syntax, words);
-        if (*e.purpose) {
+        split(e.syntax.c_str(), words);
+        if (!e.purpose.empty()) {
             words.back() += ":";
-            split(e.purpose, words);
+            split(e.purpose.c_str(), words);
         }
         fputs(wrap_items("  " + words[0], std::vector<std::string>(words.begin() + 1, words.end()), "      ").c_str(),
               f);

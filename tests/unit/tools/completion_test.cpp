@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 // dist/bash-completion/wgx against the tool's own lists of subcommands,
-// show fields and options, set keywords and the options of top and exporter:
-// the completion is run in a real bash with bash-completion's
-// _init_completion, and every word the tool accepts at a position must be
-// offered there, so a keyword added to the tool without its completion fails.
+// show fields and options, set keywords, the values of the settings of
+// options.hpp and the options of top and exporter: the completion is run in
+// a real bash with bash-completion's _init_completion, and every word the
+// tool accepts at a position must be offered there, so a keyword added to
+// the tool without its completion fails.
 #include <sys/wait.h>
 
 #include <cstdio>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "../../../tools/wgx/format.hpp"
+#include "../../../tools/wgx/options.hpp"
 #include "../../../tools/wgx/subcommands.hpp"
 #include "../../../tools/wgx/telemetry.hpp"
 #include "tool_test_util.hpp"
@@ -40,13 +43,16 @@ std::set<std::string> complete(const std::vector<std::string> &words)
     }
     std::string script = std::string("source ") + kBashCompletion + " || exit 2\n" + "source " +
                          shell_quote(std::string(WGX_SOURCE_DIR) + "/dist/bash-completion/wgx") + " || exit 3\n" +
+                         "_wgx_interfaces() { :; }\n" +  // not this host's interfaces
+
                          "COMP_WORDS=(" + array + ")\n" + "COMP_CWORD=" + std::to_string(words.size() - 1) + "\n" +
                          "COMP_LINE=" + shell_quote(line) + "\n" + "COMP_POINT=${#COMP_LINE}\n" + "_wgx wgx " +
                          shell_quote(words.back()) + " " + shell_quote(words[words.size() - 2]) + "\n" +
                          "printf '%s\\n' \"${COMPREPLY[@]}\"\n";
     test::TempFile file(script);
-    // PATH without wgx: the interface lists come out empty, not from this host.
-    std::string cmd = "env PATH=/usr/bin:/bin bash --noprofile --norc " + file.path() + " 2>&1";
+    // The wgx of this build: the completion reads the keywords of `set` from its usage.
+    std::string cmd = "env PATH=" + shell_quote(std::string(WGX_BINARY_DIR) + "/tools") +
+                      ":/usr/bin:/bin bash --noprofile --norc " + file.path() + " 2>&1";
     FILE *p = popen(cmd.c_str(), "r");
     EXPECT_NE(p, nullptr);
     std::set<std::string> out;
@@ -63,6 +69,16 @@ std::set<std::string> complete(const std::vector<std::string> &words)
     int status = pclose(p);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "bash exited with status " << status;
     return out;
+}
+
+// The space-separated words of @text.
+std::vector<std::string> words(const std::string &text)
+{
+    std::vector<std::string> w;
+    std::istringstream in(text);
+    for (std::string word; in >> word;)
+        w.push_back(word);
+    return w;
 }
 
 void expect_offered(const std::vector<std::string> &words, const std::vector<std::string> &wanted)
@@ -99,10 +115,11 @@ TEST(ToolCompletion, OffersEveryWordTheToolAccepts)
     expect_offered({"wgx", "set", "wgx0", "peer", test::kPub2, ""}, peer);
     expect_offered({"wgx", "set", "wgx0", "offload", ""}, offload_names());
     expect_offered({"wgx", "set", "wgx0", "offload", "gso", ""}, {"on", "off"});
-    expect_offered({"wgx", "set", "wgx0", "rx-spread", ""}, {"auto", "on", "off"});
-    expect_offered({"wgx", "set", "wgx0", "dscp", ""}, {"copy", "clear"});
-    expect_offered({"wgx", "set", "wgx0", "mtu", ""}, {"auto"});
-    expect_offered({"wgx", "set", "wgx0", "peer", test::kPub2, "mtu", ""}, {"auto"});
+    // The value words of every setting of the table (options.hpp).
+    for (const DeviceOption &o : device_options())
+        expect_offered({"wgx", "set", "wgx0", o.keyword, ""}, words(o.completion));
+    for (const PeerOption &o : peer_options())
+        expect_offered({"wgx", "set", "wgx0", "peer", test::kPub2, o.keyword, ""}, words(o.completion));
 
     expect_offered({"wgx", "top", ""}, top_options());
     expect_offered({"wgx", "top", "--once", ""}, top_options());
@@ -125,6 +142,21 @@ TEST(ToolCompletion, NoticesAMissingWord)
     EXPECT_FALSE(got.empty());
     EXPECT_FALSE(got.count("no-such-keyword"));
     EXPECT_FALSE(got.count("remove"));  // a peer keyword, not before `peer'
+}
+
+// After a keyword without a value the next keyword completes; after one
+// whose value is free text (a port), nothing does.
+TEST(ToolCompletion, KeywordValuesComeFromTheUsage)
+{
+    if (access(kBashCompletion, R_OK))
+        GTEST_SKIP() << kBashCompletion << " missing (package bash-completion)";
+    std::set<std::string> got = complete({"wgx", "set", "wgx0", "peer", test::kPub2, "remove", ""});
+    EXPECT_TRUE(got.count("endpoint"));
+    EXPECT_FALSE(got.count("listen-port"));  // an interface keyword, not after `peer'
+    EXPECT_EQ(complete({"wgx", "set", "wgx0", "listen-port", ""}), std::set<std::string>{});
+    EXPECT_EQ(complete({"wgx", "set", "wgx0", "peer", test::kPub2, "allowed-ips", ""}), std::set<std::string>{});
+    EXPECT_EQ(complete({"wgx", "set", "wgx0", "mtu", "1400", "peer", test::kPub2, "mtu", ""}),
+              std::set<std::string>{"auto"});
 }
 
 }  // namespace

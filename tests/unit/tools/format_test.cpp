@@ -192,6 +192,67 @@ TEST(ToolFormat, ShowHandshakeBudget)
     EXPECT_NE(format_json({d}, true).find("\"handshake_budget\": 20"), std::string::npos);
 }
 
+// Every wgx setting at a value other than its default, in show and in JSON:
+// the lines and members, their order and their spelling.
+TEST(ToolFormat, EveryWgxSettingShownInItsPlace)
+{
+    Device d;
+    d.name = "wgx0";
+    d.kind = Kind::Wgx;
+    d.listen_port = 51820;
+    d.listen_ports = 4;
+    d.rx_spread = RxSpread::On;
+    d.dscp_copy = true;
+    d.priority_dscp = (1ULL << 46) | (1ULL << 48);
+    d.handshake_budget = 200;
+    d.key_grace = 30;
+    d.fwmark = 0x10;
+    d.mtu = 1420;
+    d.mtu_auto = false;
+    d.peers.emplace_back();
+    d.peers[0].public_key = key(test::kPub2);
+    d.peers[0].mtu = 1300;
+    ShowOptions o;
+    o.now = kNow;
+    EXPECT_EQ(format_show(d, o), std::string("interface: wgx0\n"
+                                             "  listening port: 51820\n"
+                                             "  listening ports: 4 (51820-51823)\n"
+                                             "  rx spread: on\n"
+                                             "  dscp: copy\n"
+                                             "  priority dscp: EF,CS6\n"
+                                             "  handshake budget: 200/s\n"
+                                             "  key grace: 30 s\n"
+                                             "  fwmark: 0x10\n"
+                                             "\n"
+                                             "peer: ") +
+                                     test::kPub2 +
+                                     "\n"
+                                     "  allowed ips: (none)\n"
+                                     "  mtu: 1300 (fixed)\n");
+    const std::string j = format_json({d}, true);
+    EXPECT_NE(j.find("      \"listen_port\": 51820,\n"
+                     "      \"listen_ports\": 4,\n"
+                     "      \"rx_spread\": true,\n"
+                     "      \"rx_spread_mode\": \"on\",\n"
+                     "      \"dscp\": \"copy\",\n"
+                     "      \"priority_dscp\": [\n"
+                     "        46,\n"
+                     "        48\n"
+                     "      ],\n"
+                     "      \"handshake_budget\": 200,\n"
+                     "      \"key_grace\": 30,\n"
+                     "      \"previous_public_key\": null,\n"
+                     "      \"fwmark\": 16,\n"
+                     "      \"mtu\": 1420,\n"
+                     "      \"mtu_auto\": false,\n"),
+              std::string::npos)
+        << j;
+    EXPECT_NE(j.find("          \"mtu\": 1300\n"
+                     "        }"),
+              std::string::npos)
+        << j;
+}
+
 TEST(ToolFormat, PeersSortedByLatestHandshakeLikeWg)
 {
     Device d;
