@@ -59,6 +59,10 @@ inline u64 load_le64(const u8 *p)
 {
     return u64(load_le32(p)) | u64(load_le32(p + 4)) << 32;
 }
+inline u16 load_be16(const u8 *p)
+{
+    return u16(u16(p[0]) << 8 | p[1]);
+}
 inline u32 load_be32(const u8 *p)
 {
     return u32(p[3]) | u32(p[2]) << 8 | u32(p[1]) << 16 | u32(p[0]) << 24;

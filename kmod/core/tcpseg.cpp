@@ -24,11 +24,6 @@ constexpr u8 OPT_TIMESTAMPS_LEN = 10;
 constexpr u16 IPV4_MF = 0x2000;
 constexpr u16 IPV4_OFFSET_MASK = 0x1fff;
 
-inline u16 load_be16(const u8 *p)
-{
-    return u16(u16(p[0]) << 8 | p[1]);
-}
-
 // The IP header: where TCP starts (@tcp_off) and how many bytes the IP
 // length gives it and its payload (@tcp_len).
 bool parse_ip(const u8 *pkt, usize len, int family, usize &tcp_off, usize &tcp_len, wgx_tcp_segment &seg)
