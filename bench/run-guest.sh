@@ -6,7 +6,7 @@
 # rounds, durations, which paths, ...), the handshake key material (hs/) and
 # the many-peers configuration (peers.conf).  This script only runs the
 # workloads and stores their raw output under WORKDIR/raw plus one JSON object
-# per measurement in WORKDIR/samples.jsonl; bench/report.py on the host turns
+# per measurement in WORKDIR/samples.jsonl; bench/report on the host turns
 # them into figures.  Nothing is parsed here and few processes are started:
 # under TCG every fork+exec costs a good fraction of a second.
 #
