@@ -17,11 +17,6 @@ def declare(run):
         run.metric("rot_delay_max", "rotation: one-way delay max", "ms", False, group="control")
 
 
-def on_rot(run, s):
-    """One rotation run: rot_sample over the run's figures and bed."""
-    rot_sample(run.work, run.metrics, run.rot_bed, s.get("path"), s, s.get("error"))
-
-
 def _wgx_show(path):
     """`wgx show DEV --json` -> the interface dict, or None."""
     try:
@@ -60,11 +55,13 @@ def _dev_rx_packets(text, dev):
     return None
 
 
-def rot_sample(work, metrics, rot_bed, path, s, err):
+def on_rot(run, s):
     """One rotation run (bench/run-guest.sh rot_kind): the figures (longest
     gap, lost packets, largest one-way delay) and the bed check (what the
     sender did, when the steps ran, where the gap fell, the devices'
     counters and session keys after)."""
+    work, metrics, rot_bed = run.work, run.metrics, run.rot_bed
+    path, err = s.get("path"), s.get("error")
     ms = [metrics["rot_gap"], metrics["rot_lost"], metrics["rot_delay_max"]]
     if err:
         for m in ms:

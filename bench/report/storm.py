@@ -60,16 +60,6 @@ def on_hs(run, s):
                                 % (PATH_LABEL[path], rnd, data["cmd_exit"]))
 
 
-def on_storm(run, s):
-    """One storm wave: storm_sample over the run's figures and bed."""
-    storm_sample(run.work, run.metrics, run.storm_bed, run.storm_rtts, s.get("path"), s, s.get("error"))
-
-
-def on_burst(run, s):
-    """One burst: burst_sample over the run's figures and bed."""
-    burst_sample(run.work, run.metrics, run.storm_bed, s.get("path"), s, s.get("error"))
-
-
 def finish(run):
     """After every sample: the established peer's ping p99 over all waves of
     each storm size."""
@@ -114,12 +104,14 @@ def nl_error(what, data, text, rc):
     return what + ": " + (data["error"] if data else "exit %s: %s" % (rc, first_line(text)))
 
 
-def storm_sample(work, metrics, storm_bed, storm_rtts, path, s, err):
+def on_storm(run, s):
     """One storm wave (bench/run-guest.sh storm_kind): the three figures,
     and the bed check (sessions made, ping loss, wire and device counters,
     the budget in force) for the table's notes and the JSON.  The
     established peer's round trips during the wave are also added to
-    storm_rtts[(path, size)], for the p99 over every wave's probes."""
+    run.storm_rtts[(path, size)], for the p99 over every wave's probes."""
+    work, metrics, storm_bed, storm_rtts = run.work, run.metrics, run.storm_bed, run.storm_rtts
+    path, err = s.get("path"), s.get("error")
     n = s["size"]
     rnd = int(s.get("round", 1))  # the wave: storm_kind runs ROUNDS of each size
     ms = [metrics["storm_hs_%d" % n], metrics["storm_all_%d" % n], metrics["storm_ping_p99_%d" % n],
@@ -271,10 +263,12 @@ def eph_delta(base):
         return {}
 
 
-def burst_sample(work, metrics, storm_bed, path, s, err):
+def on_burst(run, s):
     """One burst (bench/run-guest.sh storm_kind): N prepared initiations
     against the responder alone -> responses per second, and the median
     response's time."""
+    work, metrics, storm_bed = run.work, run.metrics, run.storm_bed
+    path, err = s.get("path"), s.get("error")
     n, rnd = s["size"], int(s.get("round", 1))
     ms = [metrics["burst_hs_%d" % n], metrics["burst_p50_%d" % n]]
     if err:
