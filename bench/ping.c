@@ -10,7 +10,7 @@
  * sent (default: no limit), DEADLINE seconds have passed (default: none)
  * or SIGINT/SIGTERM arrives.  After the last request it waits up to
  * TIMEOUT seconds (default 1) for outstanding replies.  Output is a subset
- * of iputils ping's, which bench/report.py parses: one line per reply
+ * of iputils ping's, which bench/report parses: one line per reply
  *   64 bytes from HOST: icmp_seq=N ttl=T time=MS ms
  * and a summary
  *   N packets transmitted, M received, P% packet loss, time Tms

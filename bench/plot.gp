@@ -1,4 +1,4 @@
-# bench/plot.gp — the benchmark chart, called by bench/report.py:
+# bench/plot.gp — the benchmark chart, called by bench/report (table.py):
 #   gnuplot -e "advfile='A'; ceilfile='C'; outfile='O.png'; nadv=N; nceil=M; plottitle='T'" bench/plot.gp
 # advfile:  "label" advantage     (wgx vs wireguard.ko; > 1 = wgx better:
 #                                  wgx/wg for rates, wg/wgx for times)

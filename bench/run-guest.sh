@@ -6,7 +6,7 @@
 # rounds, durations, which paths, ...), the handshake key material (hs/) and
 # the many-peers configuration (peers.conf).  This script only runs the
 # workloads and stores their raw output under WORKDIR/raw plus one JSON object
-# per measurement in WORKDIR/samples.jsonl; bench/report.py on the host turns
+# per measurement in WORKDIR/samples.jsonl; bench/report on the host turns
 # them into figures.  Nothing is parsed here and few processes are started:
 # under TCG every fork+exec costs a good fraction of a second.
 #
@@ -562,7 +562,7 @@ if [ "$TELEMETRY" = 1 ] && [ "${TELEM_ROUNDS:-0}" -gt 0 ]; then
 fi
 
 # ---- the data-path gap during a key rotation ------------------------------------
-# rot_kind PATH — a ROT_RATE packets/s UDP flow (bench/probes/rotgap.py, 64
+# rot_kind PATH — a ROT_RATE packets/s UDP flow (bench/rotgap.py, 64
 # bytes) from a to b through a tunnel of PATH's kind made for it alone
 # (rot_dev: wgkr0 / wgxr0, 10.7/10.8.0.1 -> .2, so the traffic paths keep
 # their keys), while b, the receiving node, rotates its static key:
@@ -597,7 +597,7 @@ rot_kind() {
 		return
 	fi
 	rm -f "$WORK/$base".*
-	ip netns exec b python3 "$here/probes/rotgap.py" recv "$ROT_PORT" "$WORK/$base.recv.json" \
+	ip netns exec b python3 "$here/rotgap.py" recv "$ROT_PORT" "$WORK/$base.recv.json" \
 		"$WORK/$base.ready" "$WORK/$base.send.json" $((ROT_SECONDS + 60)) 2>"$WORK/$base.recv.err" &
 	rp=$!
 	for ((i = 0; i < 200; i++)); do
@@ -613,7 +613,7 @@ rot_kind() {
 	cat "/proc/$ANCHOR_b/net/snmp" >"$WORK/$base.snmp0.txt"
 	cat "/proc/$ANCHOR_b/net/dev" >"$WORK/$base.dev0.txt"
 	t0=$EPOCHREALTIME
-	python3 "$here/probes/rotgap.py" send "$ab" "$ROT_PORT" "$ROT_RATE" "$ROT_SECONDS" \
+	python3 "$here/rotgap.py" send "$ab" "$ROT_PORT" "$ROT_RATE" "$ROT_SECONDS" \
 		"$WORK/$base.send.json" 2>"$WORK/$base.send.err" &
 	sp=$!
 	sleep "$ROT_BEFORE"
@@ -831,7 +831,7 @@ storm_kind() {
 			"$PING_BIN" -c "$STORM_IDLE_PINGS" -i "$STORM_PING_INTERVAL" -W 1 "10.$net.0.1" >"$WORK/$file.idle.txt" 2>&1
 			cpu_stat >"$WORK/$file.idlestat1.txt"
 			# What the background is, once per size (the probe's start-up costs a second).
-			[ "$w" = 1 ] && python3 "$here/probes/cpu-tasks.py" 1 >"$WORK/$file.tasks.json" 2>&1
+			[ "$w" = 1 ] && python3 "$here/cpu-tasks.py" 1 >"$WORK/$file.tasks.json" 2>&1
 			[ "$ipt" = 1 ] && n b iptables-save -c >"$WORK/$file.ipt0.txt" 2>&1
 			[ "$kind" = wgx ] && n b "$tool" show "$resp" --json >"$WORK/$file.show0.json" 2>&1
 			eph_stat "$kind" >"$WORK/$file.eph0.txt"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/probes/rotgap.py — a paced UDP flow and its receiver, for the
+"""bench/rotgap.py — a paced UDP flow and its receiver, for the
 data-path gap during a key rotation (`make bench`'s rotation workload,
 bench/run-guest.sh rot_kind).
 

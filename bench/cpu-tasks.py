@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""cpu-tasks.py SECONDS [TOP] - which tasks, and which kinds of CPU time,
+"""bench/cpu-tasks.py SECONDS [TOP] - which tasks, and which kinds of CPU time,
 use the guest's CPUs over the next SECONDS: a bed check for the benchmark's
 "background" (what runs while the bench itself is idle).
 
