@@ -177,8 +177,8 @@ static void wgx_keygrace_test_worker_at(struct wgx_device *wgx, unsigned long en
 }
 
 /* Remote side number @i with a random key, and a peer for it on the device. */
-static struct wgx_peer *wgx_keygrace_test_add_peer(struct kunit *test, struct wgx_keygrace_fixture *f,
-						   int i)
+static struct wgx_peer *wgx_keygrace_test_add_peer(struct kunit *test,
+						   struct wgx_keygrace_fixture *f, int i)
 {
 	struct wgx_keygrace_remote *r = &f->r[i];
 	u8 priv[WGX_KEY_LEN];
@@ -196,6 +196,22 @@ static struct wgx_peer *wgx_keygrace_test_add_peer(struct kunit *test, struct wg
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, peer);
 	r->peer = peer;
 	return peer;
+}
+
+/*
+ * The peer whose handshake holds receiver index @index, or NULL; only to
+ * compare (the reference the lookup took is dropped).
+ */
+static struct wgx_peer *wgx_keygrace_test_index_owner(struct wgx_device *wgx, __le32 index)
+{
+	struct wgx_index_entry *entry;
+	struct wgx_peer *peer = NULL;
+
+	rcu_read_lock_bh();
+	entry = wgx_index_hashtable_lookup(wgx->index_hashtable, WGX_INDEX_HANDSHAKE, index, &peer);
+	rcu_read_unlock_bh();
+	wgx_peer_put(peer);
+	return entry ? peer : NULL;
 }
 
 /*
@@ -450,9 +466,8 @@ static void wgx_keygrace_end_drops_initiation_in_progress(struct kunit *test)
 {
 	struct wgx_keygrace_fixture *f = test->priv;
 	struct wgx_device *wgx = f->wgx;
-	struct wgx_peer *heard, *silent, *found = NULL;
 	u8 a[WGX_KEY_LEN], b[WGX_KEY_LEN], msg[WGX_MSG_INITIATION_LEN];
-	struct wgx_index_entry *entry;
+	struct wgx_peer *heard, *silent;
 	__le32 index;
 
 	wgx->key_grace_s = 60;
@@ -474,22 +489,12 @@ static void wgx_keygrace_end_drops_initiation_in_progress(struct kunit *test)
 	mutex_unlock(&heard->handshake_lock);
 	up_read(&wgx->identity_lock);
 
-	rcu_read_lock_bh();
-	entry = wgx_index_hashtable_lookup(wgx->index_hashtable, WGX_INDEX_HANDSHAKE, index, &found);
-	rcu_read_unlock_bh();
-	KUNIT_EXPECT_NOT_NULL(test, entry);
-	KUNIT_EXPECT_PTR_EQ(test, found, heard);
-	wgx_peer_put(found);
+	KUNIT_EXPECT_PTR_EQ(test, wgx_keygrace_test_index_owner(wgx, index), heard);
 
 	wgx_keygrace_test_worker_at(wgx, jiffies);
 	KUNIT_EXPECT_NULL(test, heard->prev_handshake);
 	KUNIT_EXPECT_FALSE(test, heard->init_prev);
-	found = NULL;
-	rcu_read_lock_bh();
-	entry = wgx_index_hashtable_lookup(wgx->index_hashtable, WGX_INDEX_HANDSHAKE, index, &found);
-	rcu_read_unlock_bh();
-	KUNIT_EXPECT_NULL(test, entry);
-	wgx_peer_put(found);
+	KUNIT_EXPECT_NULL(test, wgx_keygrace_test_index_owner(wgx, index));
 }
 
 /*
@@ -502,8 +507,7 @@ static void wgx_keygrace_peer_removed_during_grace(struct kunit *test)
 	struct wgx_keygrace_fixture *f = test->priv;
 	struct wgx_device *wgx = f->wgx;
 	u8 a[WGX_KEY_LEN], b[WGX_KEY_LEN];
-	struct wgx_peer *gone, *kept, *found = NULL;
-	struct wgx_index_entry *entry;
+	struct wgx_peer *gone, *kept;
 	__le32 index;
 
 	wgx->key_grace_s = 60;
@@ -520,11 +524,7 @@ static void wgx_keygrace_peer_removed_during_grace(struct kunit *test)
 	wgx_peer_remove(gone);
 	mutex_unlock(&wgx->device_update_lock);
 	f->r[0].peer = NULL;
-	rcu_read_lock_bh();
-	entry = wgx_index_hashtable_lookup(wgx->index_hashtable, WGX_INDEX_HANDSHAKE, index, &found);
-	rcu_read_unlock_bh();
-	KUNIT_EXPECT_NULL(test, entry);
-	wgx_peer_put(found);
+	KUNIT_EXPECT_NULL(test, wgx_keygrace_test_index_owner(wgx, index));
 	KUNIT_EXPECT_EQ(test, wgx_keygrace_test_answer(test, f, &f->r[0], a), WGX_KT_DROPPED);
 	KUNIT_EXPECT_EQ(test, wgx_keygrace_test_answer(test, f, &f->r[1], a), WGX_KT_PREVIOUS);
 
@@ -607,7 +607,8 @@ static void wgx_keygrace_period_units_and_limits(struct kunit *test)
 			  wgx->grace_end - before <= max + (after - before));
 	KUNIT_ASSERT_TRUE(test, delayed_work_pending(&wgx->grace_work));
 	expires = READ_ONCE(wgx->grace_work.timer.expires);
-	KUNIT_EXPECT_TRUE(test, expires - before >= max && expires - before <= max + (after - before));
+	KUNIT_EXPECT_TRUE(test, expires - before >= max &&
+			  expires - before <= max + (after - before));
 	KUNIT_EXPECT_FALSE(test, wgx_keygrace_over(wgx, after));
 	/* A run now leaves the longest grace. */
 	wgx_keygrace_end_worker(&wgx->grace_work.work);
