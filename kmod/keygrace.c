@@ -19,6 +19,24 @@
 #include "timers.h"
 
 /*
+ * A grace period of @key_grace_s seconds (WGX_DEVICE_A_KEY_GRACE, at most
+ * WGX_MAX_KEY_GRACE) in jiffies.
+ */
+static unsigned long wgx_keygrace_period(u32 key_grace_s)
+{
+	return (unsigned long)key_grace_s * HZ;
+}
+
+/*
+ * Whether the running grace period is over at @now (jiffies), across the
+ * wrap of jiffies.  identity_lock held.
+ */
+static bool wgx_keygrace_over(const struct wgx_device *wgx, unsigned long now)
+{
+	return !time_before(now, wgx->grace_end);
+}
+
+/*
  * Wipe the previous identity and everything derived from it: its MAC1/cookie
  * keys and every peer's handshake state for it (with the index of a
  * handshake in progress under it).  identity_lock held for writing.
@@ -164,7 +182,7 @@ int wgx_keygrace_set_private_key(struct wgx_device *wgx, const u8 *private_key)
 		wgx_keygrace_wipe(wgx);	/* the new key was refused: no grace */
 	grace = wgx->grace_active;
 	if (grace)
-		wgx->grace_end = jiffies + (unsigned long)wgx->key_grace_s * HZ;
+		wgx->grace_end = jiffies + wgx_keygrace_period(wgx->key_grace_s);
 	spin_lock_bh(&wgx->cookie_lock);
 	wgx_cookie_checker_set_identity(wgx->cookie_checker, wgx->identity);
 	spin_unlock_bh(&wgx->cookie_lock);
@@ -176,7 +194,7 @@ int wgx_keygrace_set_private_key(struct wgx_device *wgx, const u8 *private_key)
 	up_write(&wgx->identity_lock);
 
 	if (grace)
-		mod_delayed_work(system_wq, &wgx->grace_work, (unsigned long)wgx->key_grace_s * HZ);
+		mod_delayed_work(system_wq, &wgx->grace_work, wgx_keygrace_period(wgx->key_grace_s));
 	else
 		cancel_delayed_work(&wgx->grace_work);
 
@@ -227,7 +245,7 @@ static void wgx_keygrace_end_worker(struct work_struct *work)
 	mutex_lock(&wgx->device_update_lock);
 	down_write(&wgx->identity_lock);
 	/* Not yet: this run waited for the lock while a new grace began. */
-	if (!wgx->grace_active || time_before(jiffies, wgx->grace_end)) {
+	if (!wgx->grace_active || !wgx_keygrace_over(wgx, jiffies)) {
 		up_write(&wgx->identity_lock);
 		goto out;
 	}

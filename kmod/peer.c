@@ -30,7 +30,7 @@ static atomic64_t wgx_keypair_ids = ATOMIC64_INIT(0);
  */
 static struct kmem_cache *wgx_peer_cache;
 
-int __init wgx_peer_init(void)
+int wgx_peer_init(void)
 {
 	wgx_peer_cache = kmem_cache_create("wgx_peer",
 					   sizeof(struct wgx_peer) + wgx_noise_handshake_size(),

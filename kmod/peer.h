@@ -227,7 +227,8 @@ struct wgx_peer {
 };
 
 /**
- * wgx_peer_init - make the peers' slab cache at module load; 0 or -ENOMEM.
+ * wgx_peer_init - make the peers' slab cache at module load (and for a KUnit suite
+ * that makes peers, before it); 0 or -ENOMEM.
  * wgx_peer_exit - destroy it at unload, after every peer's RCU free ran.
  */
 int wgx_peer_init(void);
