@@ -30,7 +30,7 @@ module_param_named(timer_scale, wgx_timer_scale, uint, 0444);
 MODULE_PARM_DESC(timer_scale,
 		 "TESTS ONLY: divide every protocol time (REKEY_AFTER_TIME, ...) by this; default 1");
 /* What marks the debug build: `modinfo -F test_hooks` (make install refuses it). */
-MODULE_INFO(test_hooks, "timer_scale handshake_hold crypto_ceiling telemetry_cost");
+MODULE_INFO(test_hooks, "timer_scale handshake_hold rx_worker_delay_ms crypto_ceiling telemetry_cost");
 #endif
 
 /*

@@ -376,8 +376,7 @@ static void wgx_receive_data(struct wgx_device *wgx, struct sk_buff *skb)
 	atomic_set(&cb->state, WGX_RX_PENDING);
 	/* Decrypted on another CPU, delivered in arrival order (rxspread.c)? */
 	mode = READ_ONCE(wgx->rx_spread);
-	if (mode != WGX_RX_SPREAD_OFF &&
-	    wgx_rxspread_enqueue(peer, skb, mode == WGX_RX_SPREAD_AUTO))
+	if (wgx_rxspread_enqueue(peer, skb, mode))
 		return;
 	wgx_receive_decrypt_stage(skb);
 	wgx_receive_finish(skb, NULL);

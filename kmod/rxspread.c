@@ -4,6 +4,8 @@
  * in-order delivery.  See rxspread.h for the design and the lifetime rules.
  */
 #include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/moduleparam.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
@@ -16,6 +18,19 @@
 
 /* Workers yield the CPU after this many messages. */
 #define WGX_RXSPREAD_BATCH 64
+
+#ifdef WGX_DEBUG
+/*
+ * rx_worker_delay_ms, TESTS ONLY: every run of a decrypt worker starts this
+ * many milliseconds late, so a spread peer's messages stay pending in its
+ * ordered queue that long: a test can switch the spreading mode while
+ * messages wait there.
+ */
+static unsigned int wgx_rxspread_worker_delay_ms;
+module_param_named(rx_worker_delay_ms, wgx_rxspread_worker_delay_ms, uint, 0644);
+MODULE_PARM_DESC(rx_worker_delay_ms,
+		 "TESTS ONLY: every decrypt worker run starts this many ms late");
+#endif
 
 /*
  * The head of @rx's ordered queue, unlinked, if its decryption is done
@@ -63,6 +78,10 @@ static void wgx_rxspread_worker(struct work_struct *work)
 	struct sk_buff *skb;
 	unsigned int n = 0;
 
+#ifdef WGX_DEBUG
+	if (READ_ONCE(wgx_rxspread_worker_delay_ms))
+		msleep(READ_ONCE(wgx_rxspread_worker_delay_ms));
+#endif
 	while ((skb = ptr_ring_consume_bh(&worker->ring)) != NULL) {
 		struct wgx_peer_rx *rx = READ_ONCE(WGX_RX_CB(skb)->peer->rx);
 
@@ -165,14 +184,14 @@ static bool wgx_rxspread_settling(struct wgx_peer_rx *rx)
 	return false;
 }
 
-bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb, bool automatic)
+bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb, u8 mode)
 {
 	struct wgx_device *wgx = peer->wgx;
 	struct wgx_peer_rx *rx;
 	struct wgx_rx_worker *worker;
 	int cpu;
 
-	if (automatic)
+	if (mode == WGX_RX_SPREAD_AUTO)
 		wgx_rxspread_judge(peer);
 	/* Pairs with the release in wgx_rxspread_peer_init(): the queue is set up. */
 	rx = smp_load_acquire(&peer->rx);
@@ -180,14 +199,16 @@ bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb, bool autom
 	if (!rx || unlikely(READ_ONCE(peer->is_dead)))
 		return false;
 	/*
-	 * Not spread now (auto mode; mode on spreads every peer, whatever a
-	 * late judgement of auto wrote), nor while a new queue settles:
-	 * decrypted here, but delivered by the peer's NAPI from its ordered
-	 * queue like a spread message, so a switch either way never lets a
-	 * message overtake another.  We are in encap_rcv: @rx lives until we
-	 * return (synchronize_net() at its end).
+	 * Not spread now (mode off; auto while the load does not ask for it;
+	 * mode on spreads every peer, whatever a late judgement of auto
+	 * wrote), nor while a new queue settles: decrypted here, but delivered
+	 * by the peer's NAPI from its ordered queue like a spread message, so
+	 * a switch either way never lets a message overtake another.  We are
+	 * in encap_rcv: @rx lives until we return (synchronize_net() at its
+	 * end).
 	 */
-	if ((automatic && !READ_ONCE(rx->active)) || unlikely(wgx_rxspread_settling(rx))) {
+	if (mode == WGX_RX_SPREAD_OFF || (mode == WGX_RX_SPREAD_AUTO && !READ_ONCE(rx->active)) ||
+	    unlikely(wgx_rxspread_settling(rx))) {
 		spin_lock_bh(&rx->queue.lock);
 		if (unlikely(!wgx_rxspread_admit(rx, skb))) {
 			spin_unlock_bh(&rx->queue.lock);
@@ -334,8 +355,7 @@ int wgx_rxspread_set(struct wgx_device *wgx, u8 mode)
 	lockdep_assert_held(&wgx->device_update_lock);
 	if (mode == READ_ONCE(wgx->rx_spread))
 		return 0;
-	switch (mode) {
-	case WGX_RX_SPREAD_ON:
+	if (mode == WGX_RX_SPREAD_ON) {
 		list_for_each_entry(peer, &wgx->peer_list, peer_list) {
 			ret = wgx_rxspread_peer_init(peer, true);
 			if (ret)
@@ -343,26 +363,24 @@ int wgx_rxspread_set(struct wgx_device *wgx, u8 mode)
 		}
 		WRITE_ONCE(wgx->rx_spread, mode);
 		return 0;
-	case WGX_RX_SPREAD_AUTO:
-		/* Each peer is spread again when its next window asks for it. */
-		WRITE_ONCE(wgx->rx_spread, mode);
-		list_for_each_entry(peer, &wgx->peer_list, peer_list)
-			if (peer->rx)
-				WRITE_ONCE(peer->rx->active, false);
-		return 0;
 	}
-	WRITE_ONCE(wgx->rx_spread, WGX_RX_SPREAD_OFF);
-	/* No encap_rcv queues anything any more once its readers are gone. */
-	synchronize_net();
-	flush_workqueue(wgx->rx_wq);
+	/*
+	 * Auto: each peer is spread again when its next window asks for it.
+	 * Off: no peer is.  Either way a peer keeps its queue until it goes:
+	 * its messages keep arriving in it, decrypted where they arrive,
+	 * behind the ones workers still hold, which messages delivered around
+	 * the queue could overtake.
+	 */
+	WRITE_ONCE(wgx->rx_spread, mode);
 	list_for_each_entry(peer, &wgx->peer_list, peer_list)
-		wgx_rxspread_peer_uninit(peer, false);
+		if (peer->rx)
+			WRITE_ONCE(peer->rx->active, false);
 	return 0;
 
 undo:
 	/*
-	 * The mode stays: queues made so far stay too (the peer's removal or
-	 * mode off frees them), and only the load spreads a peer, as before.
+	 * The mode stays: queues made so far stay too (until their peers go),
+	 * and only the load spreads a peer, as before.
 	 */
 	list_for_each_entry(peer, &wgx->peer_list, peer_list)
 		if (peer->rx && READ_ONCE(wgx->rx_spread) != WGX_RX_SPREAD_ON)

@@ -46,10 +46,12 @@
  * peer's struct wgx_peer_rx is made for every peer when the option is
  * switched on and at peer creation while it is on, and in auto mode by the
  * device's grow work (process context, rtnl and device_update_lock) for a
- * peer whose load asked for it; it goes at the peer's removal or when the
- * option goes off, after every message that could reach it has: encap_rcv
- * readers are waited for with synchronize_net(), the workers with
- * flush_workqueue(), the NAPI with napi_disable().
+ * peer whose load asked for it.  It goes only at the peer's removal, after
+ * every message that could reach it has: encap_rcv readers are waited for
+ * with synchronize_net(), the workers with flush_workqueue(), the NAPI with
+ * napi_disable().  Not when the option goes off: messages that arrive then
+ * still go through the queue (decrypted where they arrive), since messages
+ * delivered around it could overtake the ones the workers still hold.
  */
 #ifndef WGX_RXSPREAD_H
 #define WGX_RXSPREAD_H
@@ -236,7 +238,7 @@ void wgx_rxspread_uninit(struct wgx_device *wgx);
  * wgx_rx_spread_mode).  On: every peer gets its ordered queue and NAPI and
  * is spread (-ENOMEM leaves the mode as it was).  Auto: peers keep the
  * queues they have and are spread again only when their load asks.  Off:
- * messages in flight are delivered or dropped, then the queues go.
+ * no peer is spread; peers keep their queues (see "Order across a switch").
  * Process context, rtnl and device_update_lock held.
  */
 int wgx_rxspread_set(struct wgx_device *wgx, u8 mode);
@@ -251,22 +253,24 @@ int wgx_rxspread_peer_init(struct wgx_peer *peer, bool active);
  * wgx_rxspread_peer_uninit - a dead peer's queue and NAPI go (no-op without
  * them); messages still queued are dropped and counted.  @flush: wait for
  * the decrypt workers first (false when the caller just did, for many peers
- * at once).  Process context, after the peer was marked dead (or the option
- * switched off) and an RCU grace period passed; sleeps.
+ * at once).  Process context, after the peer was marked dead and an RCU
+ * grace period passed; sleeps.
  */
 void wgx_rxspread_peer_uninit(struct wgx_peer *peer, bool flush);
 
 /**
  * wgx_rxspread_enqueue - queue a transport message (cb filled by the receive
  * path, state pending) for a decrypt worker and its peer's in-order delivery,
- * if its peer has a queue; in auto mode a peer that is not spread now has
- * the message decrypted here and delivered through the same queue.  With
- * @automatic (mode auto) the peer's load window is judged first when it is
+ * if its peer has a queue; a peer that is not spread now (@mode, the
+ * device's enum wgx_rx_spread_mode: off, or auto while its load does not ask
+ * for it) has the message decrypted here and delivered through the same
+ * queue.  In auto mode the peer's load window is judged first when it is
  * over.  Returns false, owning nothing, when the peer has no queue (or is
- * dead): the caller then handles @skb itself.  When a queue is full the message is dropped (it could not keep
- * its place in the order) and true returned.  Softirq.
+ * dead): the caller then handles @skb itself.  When a queue is full the
+ * message is dropped (it could not keep its place in the order) and true
+ * returned.  Softirq.
  */
-bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb, bool automatic);
+bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb, u8 mode);
 
 /**
  * wgx_rxspread_account - add @ns of decryption to @peer's load window.

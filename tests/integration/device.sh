@@ -84,7 +84,7 @@ test_module_parameters_are_the_choices() {
 	local f want got
 	want="compat ephemeral_peers ephemeral_pool"
 	# The debug build's test hooks (kmod/Kbuild, WGX_DEBUG).
-	[ -n "$(modinfo -F test_hooks "$WGX_MODULE_KO" 2>/dev/null)" ] && want="$want handshake_hold timer_scale"
+	[ -n "$(modinfo -F test_hooks "$WGX_MODULE_KO" 2>/dev/null)" ] && want="$want handshake_hold rx_worker_delay_ms timer_scale"
 	got=$(ls /sys/module/wgx/parameters | sort | xargs)
 	expect_eq "module parameters" "$want" "$got"
 	for f in compat ephemeral_pool ephemeral_peers; do

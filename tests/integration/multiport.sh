@@ -402,11 +402,13 @@ test_rx_spread_keeps_order() {
 
 # A peer's ordered queue made while its traffic flows takes over in order:
 # the messages delivered through the GRO cells before it existed are not
-# overtaken by the first ones its NAPI delivers.  8 UDP flows from b (one
-# outer flow on a NIC-like bed) arrive at a, which drops the queue and makes
-# it again and again (rx-spread off, then on; off, then auto, which makes it
-# when the load asks).  The receiver counts every datagram that came after
-# a later one of its flow.
+# overtaken by the first ones its NAPI delivers, nor does any later switch
+# between spread and not reorder.  8 UDP flows from b (one outer flow on a
+# NIC-like bed) arrive at a, which makes the peer's queue at the first
+# rx-spread on (a peer keeps it until it goes) and then switches again and
+# again (off, then on; off, then auto, which spreads when the load asks).
+# The receiver counts every datagram that came after a later one of its
+# flow.
 test_spread_start_keeps_order() {
 	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
 	local send_pid toggles=0 total=240000
@@ -430,8 +432,40 @@ test_spread_start_keeps_order() {
 	done
 	wait "$send_pid" || fail "the sender failed"
 	udp_seq_result $total 2
-	echo "queue made $toggles times while the flows ran"
-	[ "$toggles" -ge 4 ] || fail "only $toggles queue starts under traffic"
+	echo "spreading switched $toggles times while the flows ran"
+	[ "$toggles" -ge 4 ] || fail "only $toggles switches under traffic"
+	expect_eq "reordered datagrams" 0 "$REORDERED"
+}
+
+# Messages a decrypt worker still holds when spreading is switched off are
+# not overtaken by the ones that arrive after the switch.  The debug
+# module's rx_worker_delay_ms starts every worker run 20 ms late, so each
+# switch finds messages pending; 8 UDP flows of 600-byte datagrams (longer
+# than a small message, so the workers take them) from b to a, whose
+# rx-spread goes on and off again and again.
+test_spread_stop_keeps_order() {
+	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
+	local send_pid toggles=0 total=80000 hook=/sys/module/wgx/parameters/rx_worker_delay_ms
+	tunnel_setup wgx 4 0
+	nic_like a va
+	nic_like b vb
+	ping_ok b 10.0.0.1
+	echo 20 >"$hook"
+	udp_seq_recv $total 120
+	n b python3 "$WGX_REPO/tests/lib/udp_seq.py" send 10.0.0.1 9000 8 $total 0 600 &
+	send_pid=$!
+	while kill -0 "$send_pid" 2>/dev/null; do
+		n a "$WGX_TOOL" set wgt0 rx-spread on
+		sleep 0.3
+		n a "$WGX_TOOL" set wgt0 rx-spread off
+		toggles=$((toggles + 1))
+		sleep 0.2
+	done
+	echo 0 >"$hook"
+	wait "$send_pid" || fail "the sender failed"
+	udp_seq_result $total 2
+	echo "spreading switched off $toggles times while the flows ran"
+	[ "$toggles" -ge 4 ] || fail "only $toggles switches under traffic"
 	expect_eq "reordered datagrams" 0 "$REORDERED"
 }
 

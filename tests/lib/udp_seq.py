@@ -3,12 +3,13 @@
 the receiver, that every flow arrived in order.
 
   udp_seq.py recv PORT FLOWS TOTAL TIMEOUT   print "received N reordered R lost L"
-  udp_seq.py send ADDR PORT FLOWS TOTAL [TOS]
+  udp_seq.py send ADDR PORT FLOWS TOTAL [TOS [SIZE]]
 
 The sender sends TOTAL datagrams round robin over FLOWS source ports (one
 flow each: a socket per flow), each carrying (flow, sequence); TOS (an
 integer, default 0) is set on every second datagram of each flow, so one
-flow mixes marked and unmarked packets.  The receiver counts, per flow,
+flow mixes marked and unmarked packets; SIZE is each datagram's payload in
+bytes (default 208, at least 8).  The receiver counts, per flow,
 datagrams whose sequence is lower than one already seen (reordered) and
 missing ones (lost), and exits 0 when it saw no reordering and at least half
 of TOTAL arrived (loss is the network's business; order is the tunnel's).
@@ -60,13 +61,13 @@ def recv(port, flows, total, timeout):
     return 0 if reordered == 0 and received * 2 >= total else 1
 
 
-def send(addr, port, flows, total, tos):
+def send(addr, port, flows, total, tos, size):
     socks = []
     for _ in range(flows):
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         s.connect((addr, port))
         socks.append(s)
-    pad = b"\0" * 200
+    pad = b"\0" * (max(size, 8) - struct.calcsize(FMT))
     for i in range(total):
         flow = i % flows
         seq = i // flows
@@ -89,7 +90,8 @@ def main(argv):
     if len(argv) >= 5 and argv[1] == "recv":
         return recv(int(argv[2]), int(argv[3]), int(argv[4]), float(argv[5]) if len(argv) > 5 else 60)
     if len(argv) >= 6 and argv[1] == "send":
-        return send(argv[2], int(argv[3]), int(argv[4]), int(argv[5]), int(argv[6]) if len(argv) > 6 else 0)
+        return send(argv[2], int(argv[3]), int(argv[4]), int(argv[5]),
+                    int(argv[6]) if len(argv) > 6 else 0, int(argv[7]) if len(argv) > 7 else 208)
     sys.stderr.write(__doc__)
     return 2
 
