@@ -138,18 +138,13 @@ def on_bulk(run, s):
     if s["metric"] == "bulk_lane":
         obs = run.lane_obs.setdefault(path, [])
         o = {"round": rnd, "softnet_drops": s.get("softnet_drops")}
-        if s.get("qdisc_file"):
-            try:
-                with open(os.path.join(run.work, s["qdisc_file"])) as f:
-                    o.update(parse_qdisc(f.read()))
-            except OSError:
-                pass
-        if s.get("sender_file"):
-            try:
-                with open(os.path.join(run.work, s["sender_file"])) as f:
-                    o.update(parse_sender(f.read()))
-            except OSError:
-                pass
+        for key, parse in (("qdisc_file", parse_qdisc), ("sender_file", parse_sender)):
+            if s.get(key):
+                try:
+                    with open(os.path.join(run.work, s[key])) as f:
+                        o.update(parse(f.read()))
+                except OSError:
+                    pass
         if s.get("lane_counters_file"):
             o.update(lane_counter_delta(os.path.join(run.work, s["lane_counters_file"])))
         obs.append(o)
