@@ -240,9 +240,42 @@ err_unreachable:
 	return NETDEV_TX_OK;
 }
 
-/* Pad and encrypt @skb in place as transport data with @keypair and @nonce. */
+/*
+ * How long a flow bucket must have sent nothing but express packets before
+ * its small lane packets are marked express (jiffies): far longer than a
+ * message waits in a receiver's ordered queue while express delivery is
+ * allowed there (WGX_RXSPREAD_EXPRESS_HEAD_NS), so nothing an express packet
+ * could overtake is still waiting when it arrives.
+ */
+#define WGX_SEND_EXPRESS_GAP HZ
+
+/*
+ * Whether @skb, about to be encrypted, gets the express mark
+ * (WGX_TRANSPORT_EXPRESS_PAD): a small lane packet whose flow bucket sent
+ * no unmarked packet for WGX_SEND_EXPRESS_GAP.  Every other packet records
+ * its bucket's time.  The caller is the one sender of the bucket's packets
+ * at a time (see struct wgx_device, tx_ordered_last).
+ */
+static bool wgx_send_express(struct wgx_device *wgx, struct sk_buff *skb)
+{
+	struct wgx_skb_cb *cb = WGX_SKB_CB(skb);
+	u32 *last = &wgx->tx_ordered_last[cb->bucket];
+	u32 now = (u32)jiffies;
+
+	if (cb->lane && skb->len <= WGX_SEND_SMALL_LEN && now - READ_ONCE(*last) >= WGX_SEND_EXPRESS_GAP) {
+		wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_TX_EXPRESS);
+		return true;
+	}
+	WRITE_ONCE(*last, now);
+	return false;
+}
+
+/*
+ * Pad and encrypt @skb in place as transport data with @keypair and @nonce;
+ * @express adds WGX_TRANSPORT_EXPRESS_PAD zero bytes where the MTU allows.
+ */
 static bool wgx_send_encrypt_skb(struct sk_buff *skb, struct wgx_keypair *keypair, u64 nonce,
-				 u32 mtu)
+				 u32 mtu, bool express)
 {
 	struct scatterlist sg[MAX_SKB_FRAGS + 8];
 	unsigned int plaintext_len, padding_len, trailer_len;
@@ -251,6 +284,8 @@ static bool wgx_send_encrypt_skb(struct sk_buff *skb, struct wgx_keypair *keypai
 	u8 *header;
 
 	plaintext_len = wgx_transport_padded_len(skb->len, mtu);
+	if (express && (!mtu || plaintext_len + WGX_TRANSPORT_EXPRESS_PAD <= mtu))
+		plaintext_len += WGX_TRANSPORT_EXPRESS_PAD;
 	padding_len = plaintext_len - skb->len;
 	trailer_len = padding_len + WGX_AEAD_TAG_LEN;
 
@@ -440,7 +475,8 @@ enum wgx_send_result wgx_send_encrypt_and_send(struct sk_buff *skb, bool direct)
 	cb->keypair = keypair;
 	cb->nonce = nonce;
 
-	if (unlikely(!wgx_send_encrypt_skb(skb, keypair, nonce, cb->mtu))) {
+	if (unlikely(!wgx_send_encrypt_skb(skb, keypair, nonce, cb->mtu,
+					  !keepalive && wgx_send_express(peer->wgx, skb)))) {
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_TX_DROP_ERROR);
 		goto drop;
 	}

@@ -168,7 +168,7 @@ static void wgx_send_encrypt_pads_and_pushes_header(struct kunit *test)
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, orig);
 		memcpy(orig, skb->data, len);
 		KUNIT_EXPECT_EQ(test, wgx_transport_padded_len(len, WGX_KUNIT_MTU), (size_t)padded);
-		KUNIT_ASSERT_TRUE_MSG(test, wgx_send_encrypt_skb(skb, kp, 1000 + i, WGX_KUNIT_MTU),
+		KUNIT_ASSERT_TRUE_MSG(test, wgx_send_encrypt_skb(skb, kp, 1000 + i, WGX_KUNIT_MTU, false),
 				      "len %u", len);
 		KUNIT_EXPECT_EQ_MSG(test, skb->len, WGX_MSG_TRANSPORT_HEADER_LEN + padded + WGX_AEAD_TAG_LEN,
 				    "len %u", len);
@@ -187,6 +187,38 @@ static void wgx_send_encrypt_pads_and_pushes_header(struct kunit *test)
 	}
 }
 
+/*
+ * The express mark: 16 more zero bytes of padding than the rule asks, so the
+ * padding is at least 16, which the rule never makes; none where it would
+ * pass the MTU.
+ */
+static void wgx_send_encrypt_express_pads_more(struct kunit *test)
+{
+	static const unsigned int lens[] = { 0, 1, 84, 96, 256, 1404, 1405, 1420 };
+	struct wgx_keypair *kp = wgx_send_test_keypair(test);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+		unsigned int len = lens[i];
+		unsigned int padded = min_t(unsigned int, ALIGN(len, 16), WGX_KUNIT_MTU);
+		struct sk_buff *skb = wgx_send_test_raw(test, len, WGX_SEND_HEADROOM);
+		size_t plain_len = 0;
+		u8 *plain;
+
+		if (padded + WGX_TRANSPORT_EXPRESS_PAD <= WGX_KUNIT_MTU)
+			padded += WGX_TRANSPORT_EXPRESS_PAD;
+		KUNIT_ASSERT_TRUE_MSG(test, wgx_send_encrypt_skb(skb, kp, 2000 + i, WGX_KUNIT_MTU, true),
+				      "len %u", len);
+		plain = wgx_send_test_open(test, skb, kp, 2000 + i, &plain_len);
+		if (plain) {
+			KUNIT_EXPECT_EQ_MSG(test, plain_len, (size_t)padded, "len %u", len);
+			KUNIT_EXPECT_TRUE_MSG(test, wgx_kunit_all_zero(plain + len, padded - len),
+					      "padding of len %u is not zero", len);
+		}
+		kfree_skb(skb);
+	}
+}
+
 /* No headroom at all: the header push must make room, not scribble before head. */
 static void wgx_send_encrypt_without_headroom(struct kunit *test)
 {
@@ -196,7 +228,7 @@ static void wgx_send_encrypt_without_headroom(struct kunit *test)
 	u8 *plain;
 
 	KUNIT_EXPECT_EQ(test, skb_headroom(skb), 0U);
-	KUNIT_ASSERT_TRUE(test, wgx_send_encrypt_skb(skb, kp, 5, WGX_KUNIT_MTU));
+	KUNIT_ASSERT_TRUE(test, wgx_send_encrypt_skb(skb, kp, 5, WGX_KUNIT_MTU, false));
 	plain = wgx_send_test_open(test, skb, kp, 5, &plain_len);
 	KUNIT_EXPECT_EQ(test, plain_len, (size_t)64);
 	if (plain)
@@ -234,7 +266,7 @@ static void wgx_send_encrypt_paged_and_cloned(struct kunit *test)
 
 	clone = skb_clone(skb, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, clone);
-	KUNIT_ASSERT_TRUE(test, wgx_send_encrypt_skb(skb, kp, 77, WGX_KUNIT_MTU));
+	KUNIT_ASSERT_TRUE(test, wgx_send_encrypt_skb(skb, kp, 77, WGX_KUNIT_MTU, false));
 
 	/* The clone (think: a packet socket's copy) still sees the plaintext. */
 	KUNIT_EXPECT_EQ(test, clone->len, total);
@@ -261,7 +293,7 @@ static void wgx_send_encrypt_finishes_inner_checksum(struct kunit *test)
 	u8 *plain;
 
 	KUNIT_ASSERT_EQ(test, (u8)skb->ip_summed, (u8)CHECKSUM_PARTIAL);
-	KUNIT_ASSERT_TRUE(test, wgx_send_encrypt_skb(skb, kp, 9, WGX_KUNIT_MTU));
+	KUNIT_ASSERT_TRUE(test, wgx_send_encrypt_skb(skb, kp, 9, WGX_KUNIT_MTU, false));
 	KUNIT_EXPECT_NE(test, (u8)skb->ip_summed, (u8)CHECKSUM_PARTIAL);
 	plain = wgx_send_test_open(test, skb, kp, 9, &plain_len);
 	if (plain)
@@ -272,7 +304,7 @@ static void wgx_send_encrypt_finishes_inner_checksum(struct kunit *test)
 	/* An already complete checksum stays valid. */
 	skb = wgx_send_test_udp4(test, 64, false);
 	len = skb->len;
-	KUNIT_ASSERT_TRUE(test, wgx_send_encrypt_skb(skb, kp, 10, WGX_KUNIT_MTU));
+	KUNIT_ASSERT_TRUE(test, wgx_send_encrypt_skb(skb, kp, 10, WGX_KUNIT_MTU, false));
 	plain = wgx_send_test_open(test, skb, kp, 10, &plain_len);
 	if (plain)
 		KUNIT_EXPECT_TRUE(test, wgx_send_test_csum_ok(plain, len));
@@ -285,11 +317,11 @@ static void wgx_send_encrypt_refuses_exhausted_counter(struct kunit *test)
 	struct sk_buff *skb = wgx_send_test_raw(test, 32, WGX_SEND_HEADROOM);
 
 	KUNIT_EXPECT_FALSE(test, wgx_send_encrypt_skb(skb, kp, WGX_TRANSPORT_REJECT_AFTER_MESSAGES,
-						      WGX_KUNIT_MTU));
+						      WGX_KUNIT_MTU, false));
 	kfree_skb(skb);
 	skb = wgx_send_test_raw(test, 32, WGX_SEND_HEADROOM);
 	KUNIT_EXPECT_TRUE(test, wgx_send_encrypt_skb(skb, kp, WGX_TRANSPORT_REJECT_AFTER_MESSAGES - 1,
-						     WGX_KUNIT_MTU));
+						     WGX_KUNIT_MTU, false));
 	kfree_skb(skb);
 }
 
@@ -461,7 +493,7 @@ static void wgx_send_xmit_segments_gso_before_encryption(struct kunit *test)
 		payload += len - sizeof(struct iphdr) - sizeof(struct tcphdr);
 
 		/* The tx worker's step: encrypt; the receiver gets a valid TCP segment. */
-		KUNIT_EXPECT_TRUE(test, wgx_send_encrypt_skb(skb, kp, n, cb->mtu));
+		KUNIT_EXPECT_TRUE(test, wgx_send_encrypt_skb(skb, kp, n, cb->mtu, false));
 		plain = wgx_send_test_open(test, skb, kp, n, &plain_len);
 		if (plain)
 			KUNIT_EXPECT_TRUE_MSG(test, wgx_send_test_csum_ok(plain, len),
@@ -631,6 +663,7 @@ static void wgx_send_stage_drops_for_dead_peer(struct kunit *test)
 
 static struct kunit_case wgx_send_cases[] = {
 	KUNIT_CASE(wgx_send_encrypt_pads_and_pushes_header),
+	KUNIT_CASE(wgx_send_encrypt_express_pads_more),
 	KUNIT_CASE(wgx_send_encrypt_without_headroom),
 	KUNIT_CASE(wgx_send_encrypt_paged_and_cloned),
 	KUNIT_CASE(wgx_send_encrypt_finishes_inner_checksum),
@@ -643,7 +676,49 @@ static struct kunit_suite wgx_send_suite = {
 	.test_cases = wgx_send_cases,
 };
 
+/*
+ * Which packets get the express mark: a small lane packet of a bucket that
+ * sent nothing unmarked for WGX_SEND_EXPRESS_GAP; any other packet of the
+ * bucket (bulk, large, or a lane packet within the gap) restarts the gap.
+ */
+static void wgx_send_express_needs_a_quiet_bucket(struct kunit *test)
+{
+	struct wgx_send_xmit_fixture *f = test->priv;
+	struct sk_buff *skb = wgx_send_test_raw(test, 84, WGX_SEND_HEADROOM);
+	struct wgx_skb_cb *cb = WGX_SKB_CB(skb);
+	u32 now = (u32)jiffies;
+
+	cb->bucket = 7;
+	cb->lane = 1;
+	f->wgx->tx_ordered_last[7] = now - WGX_SEND_EXPRESS_GAP;
+	KUNIT_EXPECT_TRUE(test, wgx_send_express(f->wgx, skb));
+	KUNIT_EXPECT_EQ(test, wgx_device_stats_read(f->wgx, WGX_DEVICE_STAT_TX_EXPRESS), 1ULL);
+	/* Marked packets do not restart the gap. */
+	KUNIT_EXPECT_TRUE(test, wgx_send_express(f->wgx, skb));
+	/* A bulk packet of the bucket does; then even a lane packet waits. */
+	cb->lane = 0;
+	KUNIT_EXPECT_FALSE(test, wgx_send_express(f->wgx, skb));
+	cb->lane = 1;
+	KUNIT_EXPECT_FALSE(test, wgx_send_express(f->wgx, skb));
+	KUNIT_EXPECT_GE(test, (s32)(f->wgx->tx_ordered_last[7] - now), 0);
+	/* Other buckets are not concerned. */
+	cb->bucket = 8;
+	f->wgx->tx_ordered_last[8] = now - WGX_SEND_EXPRESS_GAP;
+	KUNIT_EXPECT_TRUE(test, wgx_send_express(f->wgx, skb));
+	kfree_skb(skb);
+	/* Larger than a small packet: never marked, and it restarts the gap. */
+	skb = wgx_send_test_raw(test, WGX_SEND_SMALL_LEN + 1, WGX_SEND_HEADROOM);
+	cb = WGX_SKB_CB(skb);
+	cb->bucket = 8;
+	cb->lane = 1;
+	KUNIT_EXPECT_FALSE(test, wgx_send_express(f->wgx, skb));
+	KUNIT_EXPECT_GE(test, (s32)(f->wgx->tx_ordered_last[8] - now), 0);
+	KUNIT_EXPECT_EQ(test, wgx_device_stats_read(f->wgx, WGX_DEVICE_STAT_TX_EXPRESS), 3ULL);
+	kfree_skb(skb);
+}
+
 static struct kunit_case wgx_send_xmit_cases[] = {
+	KUNIT_CASE(wgx_send_express_needs_a_quiet_bucket),
 	KUNIT_CASE(wgx_send_xmit_segments_gso_before_encryption),
 	KUNIT_CASE(wgx_send_xmit_drops_keep_references_balanced),
 	KUNIT_CASE(wgx_send_stage_flushes_when_keypair_appeared),
