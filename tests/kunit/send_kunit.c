@@ -150,15 +150,19 @@ static u8 *wgx_send_test_open(struct kunit *test, struct sk_buff *skb, struct wg
 	return ret ? NULL : buf + WGX_MSG_TRANSPORT_HEADER_LEN;
 }
 
-static void wgx_send_encrypt_pads_and_pushes_header(struct kunit *test)
+/*
+ * Encrypt packets of many lengths and open them again: the padding (to 16
+ * bytes, never beyond the MTU: whitepaper 5.4.6; with @express, the express
+ * mark's 16 more zero bytes where the MTU allows), the header in front.
+ */
+static void wgx_send_test_padding(struct kunit *test, bool express, u64 nonce)
 {
-	static const unsigned int lens[] = { 0, 1, 15, 16, 17, 100, 1403, 1404, 1419, 1420 };
+	static const unsigned int lens[] = { 0, 1, 15, 16, 17, 84, 100, 256, 1403, 1404, 1405, 1419, 1420 };
 	struct wgx_keypair *kp = wgx_send_test_keypair(test);
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+	for (i = 0; i < ARRAY_SIZE(lens); i++, nonce++) {
 		unsigned int len = lens[i];
-		/* Padding to 16 bytes, never beyond the MTU (whitepaper 5.4.6). */
 		unsigned int padded = min_t(unsigned int, ALIGN(len, 16), WGX_KUNIT_MTU);
 		struct sk_buff *skb = wgx_send_test_raw(test, len, WGX_SEND_HEADROOM);
 		u8 *orig = kunit_kmalloc(test, len + 1, GFP_KERNEL);
@@ -168,17 +172,19 @@ static void wgx_send_encrypt_pads_and_pushes_header(struct kunit *test)
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, orig);
 		memcpy(orig, skb->data, len);
 		KUNIT_EXPECT_EQ(test, wgx_transport_padded_len(len, WGX_KUNIT_MTU), (size_t)padded);
-		KUNIT_ASSERT_TRUE_MSG(test, wgx_send_encrypt_skb(skb, kp, 1000 + i, WGX_KUNIT_MTU, false),
+		if (express && padded + WGX_TRANSPORT_EXPRESS_PAD <= WGX_KUNIT_MTU)
+			padded += WGX_TRANSPORT_EXPRESS_PAD;
+		KUNIT_ASSERT_TRUE_MSG(test, wgx_send_encrypt_skb(skb, kp, nonce, WGX_KUNIT_MTU, express),
 				      "len %u", len);
 		KUNIT_EXPECT_EQ_MSG(test, skb->len, WGX_MSG_TRANSPORT_HEADER_LEN + padded + WGX_AEAD_TAG_LEN,
 				    "len %u", len);
 		/* The header is in front, as written by the core. */
 		KUNIT_EXPECT_EQ(test, skb->data[0], (u8)WGX_MSG_TRANSPORT);
 		KUNIT_EXPECT_TRUE(test, wgx_kunit_all_zero(skb->data + 1, 3));
-		KUNIT_EXPECT_EQ(test, get_unaligned_le64(skb->data + 8), 1000ULL + i);
-		plain = wgx_send_test_open(test, skb, kp, 1000 + i, &plain_len);
+		KUNIT_EXPECT_EQ(test, get_unaligned_le64(skb->data + 8), nonce);
+		plain = wgx_send_test_open(test, skb, kp, nonce, &plain_len);
 		if (plain) {
-			KUNIT_EXPECT_EQ(test, plain_len, (size_t)padded);
+			KUNIT_EXPECT_EQ_MSG(test, plain_len, (size_t)padded, "len %u", len);
 			KUNIT_EXPECT_EQ_MSG(test, memcmp(plain, orig, len), 0, "len %u", len);
 			KUNIT_EXPECT_TRUE_MSG(test, wgx_kunit_all_zero(plain + len, padded - len),
 					      "padding of len %u is not zero", len);
@@ -187,36 +193,15 @@ static void wgx_send_encrypt_pads_and_pushes_header(struct kunit *test)
 	}
 }
 
-/*
- * The express mark: 16 more zero bytes of padding than the rule asks, so the
- * padding is at least 16, which the rule never makes; none where it would
- * pass the MTU.
- */
+static void wgx_send_encrypt_pads_and_pushes_header(struct kunit *test)
+{
+	wgx_send_test_padding(test, false, 1000);
+}
+
+/* The express mark: the padding is then at least 16, which the rule never makes. */
 static void wgx_send_encrypt_express_pads_more(struct kunit *test)
 {
-	static const unsigned int lens[] = { 0, 1, 84, 96, 256, 1404, 1405, 1420 };
-	struct wgx_keypair *kp = wgx_send_test_keypair(test);
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(lens); i++) {
-		unsigned int len = lens[i];
-		unsigned int padded = min_t(unsigned int, ALIGN(len, 16), WGX_KUNIT_MTU);
-		struct sk_buff *skb = wgx_send_test_raw(test, len, WGX_SEND_HEADROOM);
-		size_t plain_len = 0;
-		u8 *plain;
-
-		if (padded + WGX_TRANSPORT_EXPRESS_PAD <= WGX_KUNIT_MTU)
-			padded += WGX_TRANSPORT_EXPRESS_PAD;
-		KUNIT_ASSERT_TRUE_MSG(test, wgx_send_encrypt_skb(skb, kp, 2000 + i, WGX_KUNIT_MTU, true),
-				      "len %u", len);
-		plain = wgx_send_test_open(test, skb, kp, 2000 + i, &plain_len);
-		if (plain) {
-			KUNIT_EXPECT_EQ_MSG(test, plain_len, (size_t)padded, "len %u", len);
-			KUNIT_EXPECT_TRUE_MSG(test, wgx_kunit_all_zero(plain + len, padded - len),
-					      "padding of len %u is not zero", len);
-		}
-		kfree_skb(skb);
-	}
+	wgx_send_test_padding(test, true, 2000);
 }
 
 /* No headroom at all: the header push must make room, not scribble before head. */
