@@ -395,7 +395,7 @@ static void wgx_receive_data(struct wgx_device *wgx, struct sk_buff *skb)
 	cb->message_len = skb->len;
 	cb->outer_ds = skb->protocol == htons(ETH_P_IP) ? ip_hdr(skb)->tos :
 							  ipv6_get_dsfield(ipv6_hdr(skb));
-	cb->express = false;
+	cb->small = false;
 	atomic_set(&cb->state, WGX_RX_PENDING);
 	/* Decrypted on another CPU, delivered in arrival order (rxspread.c)? */
 	mode = READ_ONCE(wgx->rx_spread);

@@ -33,8 +33,8 @@ enum wgx_rx_state {
  * @queued_ns: when it joined its peer's ordered queue (rxspread.c; ns,
  *             ktime_get_mono_fast_ns()).
  * @outer_ds: outer DSCP/ECN byte, for ECN decapsulation.
- * @express: it carries the express mark but waits in its peer's ordered
- *           queue (rxspread.c counts such messages while they are there).
+ * @small: a small message counted in its peer's ordered queue's
+ *         small_queued while it is there (rxspread.c).
  */
 struct wgx_rx_cb {
 	struct wgx_peer *peer;
@@ -44,7 +44,7 @@ struct wgx_rx_cb {
 	atomic_t state;
 	u64 queued_ns;
 	u8 outer_ds;
-	bool express;
+	bool small;
 };
 
 static inline struct wgx_rx_cb *WGX_RX_CB(struct sk_buff *skb)

@@ -46,8 +46,8 @@ static struct sk_buff *wgx_rxspread_dequeue_ready(struct wgx_peer_rx *rx)
 	/* Pairs with the release in wgx_receive_decrypt_stage(). */
 	if (skb && atomic_read_acquire(&WGX_RX_CB(skb)->state) != WGX_RX_PENDING) {
 		__skb_unlink(skb, &rx->queue);
-		if (WGX_RX_CB(skb)->express)
-			--rx->express_queued;
+		if (WGX_RX_CB(skb)->small)
+			--rx->small_queued;
 	} else {
 		skb = NULL;
 	}
@@ -192,7 +192,7 @@ static bool wgx_rxspread_settling(struct wgx_peer_rx *rx)
  * published, so the NAPI leaves it where it is): delivered at once through
  * this CPU's GRO cell when it has the express mark and express delivery is
  * allowed (see WGX_RXSPREAD_EXPRESS_HEAD_NS); otherwise its state is
- * published and it waits its turn.
+ * published, it is counted in small_queued and waits its turn.
  */
 static void wgx_rxspread_express(struct wgx_peer_rx *rx, struct sk_buff *skb, int state)
 {
@@ -202,20 +202,19 @@ static void wgx_rxspread_express(struct wgx_peer_rx *rx, struct sk_buff *skb, in
 	struct sk_buff *head;
 
 	spin_lock_bh(&rx->queue.lock);
-	if (marked) {
+	if (marked && !rx->small_queued) {
 		head = skb_peek(&rx->queue);
-		if (!rx->express_queued &&
-		    ktime_get_mono_fast_ns() - WGX_RX_CB(head)->queued_ns < WGX_RXSPREAD_EXPRESS_HEAD_NS) {
-			__skb_unlink(skb, &rx->queue);
-			now_out = true;
-		} else {
-			cb->express = true;
-			++rx->express_queued;
-		}
+		now_out = ktime_get_mono_fast_ns() - WGX_RX_CB(head)->queued_ns <
+			  WGX_RXSPREAD_EXPRESS_HEAD_NS;
 	}
-	if (!now_out)
+	if (now_out) {
+		__skb_unlink(skb, &rx->queue);
+	} else {
+		cb->small = true;
+		++rx->small_queued;
 		/* Pairs with the acquire in wgx_rxspread_dequeue_ready(). */
 		atomic_set_release(&cb->state, state);
+	}
 	spin_unlock_bh(&rx->queue.lock);
 	if (now_out) {
 		wgx_device_stats_inc(rx->peer->wgx, WGX_DEVICE_STAT_RX_EXPRESS);

@@ -99,10 +99,11 @@ enum {
 /*
  * Express delivery: a small message with the sender's express mark
  * (WGX_TRANSPORT_EXPRESS_PAD) is delivered at once, ahead of the ordered
- * queue, while the queue's head has waited less than this (ns) and no
- * marked message waits in the queue.  The sender marks a flow's packets
- * only after it sent nothing unmarked for WGX_SEND_EXPRESS_GAP (1 s), so
- * what the flow sent before has left a queue this short long ago.
+ * queue, while the queue's head has waited less than this (ns) and no small
+ * message waits in the queue.  The sender marks a flow's packets only after
+ * it sent nothing unmarked for WGX_SEND_EXPRESS_GAP (1 s) while busy, so
+ * what the flow sent before has left a queue this short long ago, or is a
+ * small message, which it does not pass.
  */
 #define WGX_RXSPREAD_EXPRESS_HEAD_NS (500 * NSEC_PER_MSEC)
 
@@ -176,11 +177,12 @@ static inline bool wgx_rxspread_delay_drop(struct wgx_rxspread_delay *d, u64 now
 /**
  * struct wgx_peer_rx - a peer's ordered queue and the NAPI that delivers from it.
  * @delay: the queue's delay control (under the queue's lock).
- * @express_queued: messages with the express mark in @queue (they went in
- *                  because express delivery was not allowed when they
- *                  came); while any is there, later ones queue too, so
- *                  marked messages never overtake each other.  Under the
- *                  queue's lock.
+ * @small_queued: small messages (decrypted on arrival, see
+ *                wgx_rxspread_enqueue()) in @queue: unmarked ones, and
+ *                marked ones that came when express delivery was not
+ *                allowed.  While any is there, marked ones queue too, so a
+ *                marked message only ever passes long ones.  Under the
+ *                queue's lock.
  * @settled_ns: until then (ns, ktime_get_mono_fast_ns()) nothing is spread,
  *              whatever the mode: the new queue settles (see "Order across a
  *              switch").  Set before the queue is published, 0 once passed.
@@ -193,7 +195,7 @@ struct wgx_peer_rx {
 	struct napi_struct napi;
 	struct sk_buff_head queue;
 	struct wgx_rxspread_delay delay;
-	unsigned int express_queued;
+	unsigned int small_queued;
 	struct wgx_peer *peer;
 	u64 settled_ns;
 	bool active;

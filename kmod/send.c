@@ -250,19 +250,31 @@ err_unreachable:
 #define WGX_SEND_EXPRESS_GAP HZ
 
 /*
- * Whether @skb, about to be encrypted, gets the express mark
- * (WGX_TRANSPORT_EXPRESS_PAD): a small lane packet whose flow bucket sent
- * no unmarked packet for WGX_SEND_EXPRESS_GAP.  Every other packet records
- * its bucket's time.  The caller is the one sender of the bucket's packets
- * at a time (see struct wgx_device, tx_ordered_last).
+ * Whether @skb, about to be encrypted for @peer, gets the express mark
+ * (WGX_TRANSPORT_EXPRESS_PAD): a small lane packet whose flow bucket sent no
+ * unmarked packet for WGX_SEND_EXPRESS_GAP, while the peer carries bulk (a
+ * larger packet within the same time).  An idle peer's packets stay byte
+ * for byte WireGuard's (the kernel's selftest counts them): its small ones
+ * are not marked and do not restart their bucket's gap, because a wgx
+ * receiver never lets a marked message pass a small one (small_queued in
+ * rxspread.h).  Every other unmarked packet records its bucket's time, a
+ * larger one the peer's too.  The caller is the one sender of the bucket's
+ * packets at a time (see struct wgx_device, tx_ordered_last).
  */
-static bool wgx_send_express(struct wgx_device *wgx, struct sk_buff *skb)
+static bool wgx_send_express(struct wgx_peer *peer, struct sk_buff *skb)
 {
+	struct wgx_device *wgx = peer->wgx;
 	struct wgx_skb_cb *cb = WGX_SKB_CB(skb);
 	u32 *last = &wgx->tx_ordered_last[cb->bucket];
 	u32 now = (u32)jiffies;
 
-	if (cb->lane && skb->len <= WGX_SEND_SMALL_LEN && now - READ_ONCE(*last) >= WGX_SEND_EXPRESS_GAP) {
+	if (skb->len > WGX_SEND_SMALL_LEN) {
+		if (READ_ONCE(peer->tx_bulk_jiffies) != now)
+			WRITE_ONCE(peer->tx_bulk_jiffies, now);
+	} else if (now - READ_ONCE(peer->tx_bulk_jiffies) >= WGX_SEND_EXPRESS_GAP) {
+		/* Idle: unmarked, and a receiver holds it back (small_queued). */
+		return false;
+	} else if (cb->lane && now - READ_ONCE(*last) >= WGX_SEND_EXPRESS_GAP) {
 		wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_TX_EXPRESS);
 		return true;
 	}
@@ -476,7 +488,7 @@ enum wgx_send_result wgx_send_encrypt_and_send(struct sk_buff *skb, bool direct)
 	cb->nonce = nonce;
 
 	if (unlikely(!wgx_send_encrypt_skb(skb, keypair, nonce, cb->mtu,
-					  !keepalive && wgx_send_express(peer->wgx, skb)))) {
+					  !keepalive && wgx_send_express(peer, skb)))) {
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_TX_DROP_ERROR);
 		goto drop;
 	}

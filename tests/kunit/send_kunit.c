@@ -663,43 +663,48 @@ static struct kunit_suite wgx_send_suite = {
 
 /*
  * Which packets get the express mark: a small lane packet of a bucket that
- * sent nothing unmarked for WGX_SEND_EXPRESS_GAP; any other packet of the
- * bucket (bulk, large, or a lane packet within the gap) restarts the gap.
+ * sent nothing unmarked for WGX_SEND_EXPRESS_GAP, while the peer carries
+ * bulk; any other packet of the bucket (bulk, large, or a lane packet within
+ * the gap) restarts the gap, and a large one makes the peer busy; an idle
+ * peer's small packets neither are marked nor restart the gap.
  */
 static void wgx_send_express_needs_a_quiet_bucket(struct kunit *test)
 {
 	struct wgx_send_xmit_fixture *f = test->priv;
 	struct sk_buff *skb = wgx_send_test_raw(test, 84, WGX_SEND_HEADROOM);
+	struct sk_buff *big = wgx_send_test_raw(test, WGX_SEND_SMALL_LEN + 1, WGX_SEND_HEADROOM);
 	struct wgx_skb_cb *cb = WGX_SKB_CB(skb);
 	u32 now = (u32)jiffies;
 
 	cb->bucket = 7;
 	cb->lane = 1;
 	f->wgx->tx_ordered_last[7] = now - WGX_SEND_EXPRESS_GAP;
-	KUNIT_EXPECT_TRUE(test, wgx_send_express(f->wgx, skb));
-	KUNIT_EXPECT_EQ(test, wgx_device_stats_read(f->wgx, WGX_DEVICE_STAT_TX_EXPRESS), 1ULL);
-	/* Marked packets do not restart the gap. */
-	KUNIT_EXPECT_TRUE(test, wgx_send_express(f->wgx, skb));
-	/* A bulk packet of the bucket does; then even a lane packet waits. */
+	/* An idle peer: nothing is marked, and the bucket's gap goes on. */
+	f->peer->tx_bulk_jiffies = now - WGX_SEND_EXPRESS_GAP;
+	KUNIT_EXPECT_FALSE(test, wgx_send_express(f->peer, skb));
+	KUNIT_EXPECT_EQ(test, f->wgx->tx_ordered_last[7], now - WGX_SEND_EXPRESS_GAP);
+	/* A large packet (another bucket) makes the peer busy, unmarked itself. */
+	WGX_SKB_CB(big)->bucket = 9;
+	WGX_SKB_CB(big)->lane = 1;
+	KUNIT_EXPECT_FALSE(test, wgx_send_express(f->peer, big));
+	KUNIT_EXPECT_GE(test, (s32)(f->peer->tx_bulk_jiffies - now), 0);
+	KUNIT_EXPECT_GE(test, (s32)(f->wgx->tx_ordered_last[9] - now), 0);
+	/* Busy peer, quiet bucket: marked and counted; marks keep it quiet. */
+	KUNIT_EXPECT_TRUE(test, wgx_send_express(f->peer, skb));
+	KUNIT_EXPECT_TRUE(test, wgx_send_express(f->peer, skb));
+	KUNIT_EXPECT_EQ(test, wgx_device_stats_read(f->wgx, WGX_DEVICE_STAT_TX_EXPRESS), 2ULL);
+	/* A bulk-ring packet of the bucket restarts the gap; then even a lane packet waits. */
 	cb->lane = 0;
-	KUNIT_EXPECT_FALSE(test, wgx_send_express(f->wgx, skb));
+	KUNIT_EXPECT_FALSE(test, wgx_send_express(f->peer, skb));
 	cb->lane = 1;
-	KUNIT_EXPECT_FALSE(test, wgx_send_express(f->wgx, skb));
-	KUNIT_EXPECT_GE(test, (s32)(f->wgx->tx_ordered_last[7] - now), 0);
+	KUNIT_EXPECT_FALSE(test, wgx_send_express(f->peer, skb));
 	/* Other buckets are not concerned. */
 	cb->bucket = 8;
 	f->wgx->tx_ordered_last[8] = now - WGX_SEND_EXPRESS_GAP;
-	KUNIT_EXPECT_TRUE(test, wgx_send_express(f->wgx, skb));
-	kfree_skb(skb);
-	/* Larger than a small packet: never marked, and it restarts the gap. */
-	skb = wgx_send_test_raw(test, WGX_SEND_SMALL_LEN + 1, WGX_SEND_HEADROOM);
-	cb = WGX_SKB_CB(skb);
-	cb->bucket = 8;
-	cb->lane = 1;
-	KUNIT_EXPECT_FALSE(test, wgx_send_express(f->wgx, skb));
-	KUNIT_EXPECT_GE(test, (s32)(f->wgx->tx_ordered_last[8] - now), 0);
+	KUNIT_EXPECT_TRUE(test, wgx_send_express(f->peer, skb));
 	KUNIT_EXPECT_EQ(test, wgx_device_stats_read(f->wgx, WGX_DEVICE_STAT_TX_EXPRESS), 3ULL);
 	kfree_skb(skb);
+	kfree_skb(big);
 }
 
 static struct kunit_case wgx_send_xmit_cases[] = {
