@@ -180,12 +180,12 @@ struct wgx_device {
 	struct gro_cells gro_cells;
 	struct wgx_txq *txqs;
 	/*
-	 * Per flow bucket, when (jiffies, truncated) a packet of it last left
+	 * Per flow bucket, when (jiffies) a packet of it last left
 	 * without the express mark: send.c's wgx_send_express() reads and
 	 * writes it as it encrypts.  A bucket's packets are sent by one tx
 	 * queue's worker or its inline send at a time.
 	 */
-	u32 tx_ordered_last[WGX_TXQ_BUCKETS];
+	unsigned long tx_ordered_last[WGX_TXQ_BUCKETS];
 	struct workqueue_struct *tx_wq;
 	struct workqueue_struct *lane_wq;	/* WQ_HIGHPRI: the tx queues' lanes (queueing.c) */
 	struct workqueue_struct *handshake_wq;

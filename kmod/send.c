@@ -265,8 +265,12 @@ static bool wgx_send_express(struct wgx_peer *peer, struct sk_buff *skb)
 {
 	struct wgx_device *wgx = peer->wgx;
 	struct wgx_skb_cb *cb = WGX_SKB_CB(skb);
-	u32 *last = &wgx->tx_ordered_last[cb->bucket];
-	u32 now = (u32)jiffies;
+	/*
+	 * Full jiffies: a 0 (never) is then far in the past from the boot on
+	 * (INITIAL_JIFFIES), where 32 bits wrap 300 s after the boot.
+	 */
+	unsigned long *last = &wgx->tx_ordered_last[cb->bucket];
+	unsigned long now = jiffies;
 
 	if (skb->len > WGX_SEND_SMALL_LEN) {
 		if (READ_ONCE(peer->tx_bulk_jiffies) != now)

@@ -674,7 +674,7 @@ static void wgx_send_express_needs_a_quiet_bucket(struct kunit *test)
 	struct sk_buff *skb = wgx_send_test_raw(test, 84, WGX_SEND_HEADROOM);
 	struct sk_buff *big = wgx_send_test_raw(test, WGX_SEND_SMALL_LEN + 1, WGX_SEND_HEADROOM);
 	struct wgx_skb_cb *cb = WGX_SKB_CB(skb);
-	u32 now = (u32)jiffies;
+	unsigned long now = jiffies;
 
 	cb->bucket = 7;
 	cb->lane = 1;
@@ -687,8 +687,8 @@ static void wgx_send_express_needs_a_quiet_bucket(struct kunit *test)
 	WGX_SKB_CB(big)->bucket = 9;
 	WGX_SKB_CB(big)->lane = 1;
 	KUNIT_EXPECT_FALSE(test, wgx_send_express(f->peer, big));
-	KUNIT_EXPECT_GE(test, (s32)(f->peer->tx_bulk_jiffies - now), 0);
-	KUNIT_EXPECT_GE(test, (s32)(f->wgx->tx_ordered_last[9] - now), 0);
+	KUNIT_EXPECT_GE(test, (long)(f->peer->tx_bulk_jiffies - now), 0L);
+	KUNIT_EXPECT_GE(test, (long)(f->wgx->tx_ordered_last[9] - now), 0L);
 	/* Busy peer, quiet bucket: marked and counted; marks keep it quiet. */
 	KUNIT_EXPECT_TRUE(test, wgx_send_express(f->peer, skb));
 	KUNIT_EXPECT_TRUE(test, wgx_send_express(f->peer, skb));
