@@ -187,7 +187,7 @@ struct wgx_device {
 	 */
 	unsigned long tx_ordered_last[WGX_TXQ_BUCKETS];
 	struct workqueue_struct *tx_wq;
-	struct workqueue_struct *lane_wq;	/* WQ_HIGHPRI: the tx queues' lanes (queueing.c) */
+	struct workqueue_struct *lane_wq;	/* the tx queues' lanes (queueing.c) */
 	struct workqueue_struct *handshake_wq;
 	u32 handshake_budget;
 	atomic64_t handshake_budget_tat;

@@ -216,11 +216,14 @@ static void wgx_txq_worker(struct work_struct *work)
 }
 
 /*
- * The lane alone, on the device's high-priority workqueue: a lane packet
- * that could not be sent inline waits for a nice -20 worker on its queue's
- * CPU, not for the bulk worker's turn among the threads that keep the CPU
- * busy.  The bulk worker drains the lane too (its order rule), under the
- * same lane lock.
+ * The lane alone, on the device's lane workqueue: a lane packet that could
+ * not be sent inline waits for a worker of its own on its queue's CPU, not
+ * for the bulk worker to finish its batch.  Not a high-priority one: a
+ * marked bulk flood fills the lane, and a nice -20 worker encrypting it
+ * would run ahead of the applications (with one, a receiver lost three
+ * quarters of such a flood in one test run; the likely cause, not proven).
+ * The bulk worker drains the lane too (its order rule), under the same
+ * lane lock.
  */
 static void wgx_txq_lane_worker(struct work_struct *work)
 {
@@ -379,8 +382,7 @@ int wgx_queueing_init(struct wgx_device *wgx)
 				     wgx->dev->name);
 	if (!wgx->tx_wq)
 		goto err;
-	wgx->lane_wq = alloc_workqueue("wgx-lane-%s", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0,
-				       wgx->dev->name);
+	wgx->lane_wq = alloc_workqueue("wgx-lane-%s", WQ_MEM_RECLAIM, 0, wgx->dev->name);
 	if (!wgx->lane_wq)
 		goto err_tx_wq;
 	wgx->txqs = kcalloc(nq, sizeof(*wgx->txqs), GFP_KERNEL_ACCOUNT);

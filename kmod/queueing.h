@@ -24,8 +24,8 @@
  *
  * Priority lane: each queue also has a small ring for latency-sensitive
  * packets (wgx_send_xmit() classifies them), which its worker drains before
- * every bulk packet, and a lane work item on the device's high-priority
- * workqueue drains on its own.  Per-flow order: a packet goes to the lane only while no
+ * every bulk packet, and a lane work item on the device's lane workqueue
+ * drains on its own.  Per-flow order: a packet goes to the lane only while no
  * packet of its flow bucket (flow hash, WGX_TXQ_BUCKETS buckets) waits in or
  * is being sent from the bulk ring; otherwise it queues behind them in the
  * bulk ring.  See docs/datapath.md, "The priority lane".
@@ -103,8 +103,8 @@ static inline struct wgx_skb_cb *WGX_SKB_CB(struct sk_buff *skb)
  *             once (wgx_queueing_tx_enqueue()); so no lane packet overtakes
  *             another.  A BH spinlock.
  * @work: drains @lane and @ring on @cpu.
- * @lane_work: drains @lane alone on @cpu, from the device's high-priority
- *             workqueue (lane packets not sent inline).
+ * @lane_work: drains @lane alone on @cpu, from the device's lane workqueue
+ *             (lane packets not sent inline).
  * @len: skbs in @ring (for stopping and waking the net_device queue).
  * @bulk_pending: per flow bucket, the skbs of @ring not yet sent (counted
  *                at enqueue, uncounted by the worker after sending).
