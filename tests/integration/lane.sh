@@ -137,8 +137,8 @@ test_small_unmarked_packets_take_the_lane() {
 # express mark a second after the handshake's unmarked packets, and b, whose
 # peer has an ordered queue (rx-spread on), delivers them ahead of it.  Large
 # pings are never marked; an idle tunnel's small pings neither (its messages
-# stay WireGuard's to the byte); a peer without a queue (rx-spread off)
-# delivers in arrival order anyway.  Any loss or duplicate fails.
+# stay WireGuard's to the byte); after rx-spread off the peer keeps its
+# queue and marked pings still go ahead.  Any loss or duplicate fails.
 test_small_messages_go_express() {
 	local t0 t1 t2 t3 r0 r1 r2 r3 out bulk idle
 	tunnel_setup wgx
@@ -174,7 +174,9 @@ test_small_messages_go_express() {
 	[ $((t2 - t1)) -ge 20 ] || fail "only $((t2 - t1)) of 20 small pings marked"
 	[ $((r1 - r0)) -ge 20 ] || fail "only $((r1 - r0)) of 20 marked pings delivered ahead"
 	expect_eq "large pings marked" 0 $((t3 - t2))
-	expect_eq "delivered ahead without an ordered queue" 0 $((r3 - r2))
+	# Off stops spreading, but the peer keeps its ordered queue (rxspread.h),
+	# so marked messages still go ahead of what waits in it.
+	[ $((r3 - r2)) -ge 20 ] || fail "only $((r3 - r2)) of 20 marked pings delivered ahead with rx-spread off"
 }
 
 test_set_get_round_trip() {
