@@ -63,6 +63,7 @@ void wgx_debugfs_init(void)
 	wgx_debugfs_dir = dir;
 	debugfs_create_bool("bql", 0600, dir, &wgx_queueing_bql);
 	debugfs_create_bool("lane_inline", 0600, dir, &wgx_queueing_lane_inline);
+	debugfs_create_bool("tx_codel", 0600, dir, &wgx_queueing_tx_codel);
 	debugfs_create_bool("tcp_telemetry", 0600, dir, &wgx_telemetry_tcp_enabled);
 	debugfs_create_file("handshake_nice", 0600, dir, NULL, &wgx_debugfs_nice_fops);
 	debugfs_create_file("ephemeral_pool_stats", 0400, dir, NULL, &wgx_ephemeral_stats_fops);

@@ -227,7 +227,7 @@ static void wgx_destruct(struct net_device *dev)
 	 * wgx_handshake_uninit() flushes those threads (work queued later
 	 * finds the peers dead).
 	 */
-	flush_workqueue(wgx->tx_wq);
+	wgx_queueing_flush(wgx);
 	cancel_delayed_work_sync(&wgx->ratelimiter_gc);
 	wgx_handshake_uninit(wgx);
 	wgx_queueing_uninit(wgx);

@@ -64,6 +64,9 @@ enum wgx_device_stat {
 	WGX_DEVICE_STAT_TX_LANE_INLINE,
 	WGX_DEVICE_STAT_RX_DROP_DELAY,
 	WGX_DEVICE_STAT_PMTU_ICMP_IGNORED,
+	WGX_DEVICE_STAT_TX_EXPRESS,
+	WGX_DEVICE_STAT_RX_EXPRESS,
+	WGX_DEVICE_STAT_TX_DROP_DELAY,
 	WGX_DEVICE_STAT_COUNT
 };
 
@@ -176,7 +179,15 @@ struct wgx_device {
 
 	struct gro_cells gro_cells;
 	struct wgx_txq *txqs;
+	/*
+	 * Per flow bucket, when (jiffies) a packet of it last left
+	 * without the express mark: send.c's wgx_send_express() reads and
+	 * writes it as it encrypts.  A bucket's packets are sent by one tx
+	 * queue's worker or its inline send at a time.
+	 */
+	unsigned long tx_ordered_last[WGX_TXQ_BUCKETS];
 	struct workqueue_struct *tx_wq;
+	struct workqueue_struct *lane_wq;	/* the tx queues' lanes (queueing.c) */
 	struct workqueue_struct *handshake_wq;
 	u32 handshake_budget;
 	atomic64_t handshake_budget_tat;

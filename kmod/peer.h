@@ -161,6 +161,9 @@ struct wgx_peer_stats_rare {
  * @rx: ordered queue and NAPI while the device spreads receive work (rxspread.h).
  * @rx_load: the load that decides spreading in the auto mode (rxspread.h).
  * @staged: packets waiting for a keypair (bounded by WGX_STAGED_MAX, oldest dropped).
+ * @tx_bulk_jiffies: when (jiffies) a packet larger than a small
+ *	one was last encrypted for the peer: its small packets carry the
+ *	express mark only while it carries bulk too (send.c).
  * @timer_state/@timers: core timer state machine and its kernel timers, under @timers_lock.
  * @stats: per-CPU counters (enum wgx_peer_stat below WGX_PEER_STAT_PERCPU),
  *	summed on read; NULL until the first keypair (wgx_peer_stats_percpu()).
@@ -207,6 +210,7 @@ struct wgx_peer {
 	struct dst_cache endpoint_cache;
 
 	struct sk_buff_head staged;
+	unsigned long tx_bulk_jiffies;
 	struct work_struct zero_keys_work;
 
 	spinlock_t timers_lock;

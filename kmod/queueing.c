@@ -7,6 +7,8 @@
 #include <linux/jiffies.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
+#include <net/codel.h>
+#include <net/codel_impl.h>
 
 #include "device.h"
 #include "peer.h"
@@ -32,6 +34,21 @@ bool wgx_queueing_bql;
  * priority lane").  Off only for tests and the bench's A/B.
  */
 bool wgx_queueing_lane_inline = true;
+
+/*
+ * tx_codel (debugfs wgx/tx_codel, on): the bulk ring's delay control (see
+ * "The bulk ring's delay" in docs/datapath.md).  Off only for the bench's
+ * A/B; a change takes effect at the worker's next packet.
+ */
+bool wgx_queueing_tx_codel = true;
+
+/*
+ * The bulk ring's CoDel target (ms).  Above RFC 8289's 5 ms: a worker is a
+ * thread that competes for its CPU with the applications it serves, and a
+ * sojourn of a few scheduler slices is service jitter, not a standing
+ * queue (mac80211 chose 20 ms for its CoDel queues for the same reason).
+ */
+#define WGX_TXQ_CODEL_TARGET_MS 20
 
 /*
  * Largest inner packet sent inline (bytes): small messages, what the lane is
@@ -117,6 +134,51 @@ static void wgx_txq_drain_lane(struct wgx_txq *txq, unsigned int *n)
 	}
 }
 
+/* CoDel's view of a bulk packet: its length and when it joined the ring. */
+static u32 wgx_txq_codel_len(const struct sk_buff *skb)
+{
+	return skb->len;
+}
+
+static codel_time_t wgx_txq_codel_time(const struct sk_buff *skb)
+{
+	return ((const struct wgx_skb_cb *)skb->cb)->enqueued;
+}
+
+/* The next bulk packet (the worker is the ring's only consumer), or NULL. */
+static struct sk_buff *wgx_txq_codel_take(struct codel_vars *vars, void *ctx)
+{
+	struct wgx_txq *txq = ctx;
+	struct sk_buff *skb = ptr_ring_consume_bh(&txq->ring);
+
+	if (skb)
+		txq->codel_backlog = atomic_dec_return(&txq->len);
+	return skb;
+}
+
+/*
+ * A bulk packet CoDel drops: it leaves wgx like a sent one (its bucket
+ * uncounted, its bytes credited to BQL), with its references, counted as a
+ * tx drop of the device.
+ */
+static void wgx_txq_codel_drop(struct sk_buff *skb, void *ctx)
+{
+	struct wgx_txq *txq = ctx;
+	struct wgx_skb_cb *cb = WGX_SKB_CB(skb);
+	u32 bql_len = cb->bql_len;
+
+	atomic_dec(&txq->bulk_pending[cb->bucket]);
+	wgx_skb_cb_release(skb);
+	DEV_STATS_INC(txq->wgx->dev, tx_dropped);
+	wgx_device_stats_inc(txq->wgx, WGX_DEVICE_STAT_TX_DROP_DELAY);
+	kfree_skb(skb);
+	if (bql_len) {
+		smp_rmb();
+		netdev_tx_completed_queue(netdev_get_tx_queue(txq->wgx->dev, txq->index), 1,
+					  bql_len);
+	}
+}
+
 /*
  * The lane first, then one bulk packet, and so on.  A lane packet queued
  * before a bulk packet of its own flow must leave first: after taking a
@@ -134,10 +196,15 @@ static void wgx_txq_worker(struct work_struct *work)
 
 	for (;;) {
 		wgx_txq_drain_lane(txq, &n);
-		skb = ptr_ring_consume_bh(&txq->ring);
+		if (READ_ONCE(wgx_queueing_tx_codel))
+			skb = codel_dequeue(txq, &txq->codel_backlog, &txq->codel_params,
+					    &txq->codel_vars, &txq->codel_stats,
+					    wgx_txq_codel_len, wgx_txq_codel_time,
+					    wgx_txq_codel_drop, wgx_txq_codel_take);
+		else
+			skb = wgx_txq_codel_take(&txq->codel_vars, txq);
 		if (!skb)
 			break;
-		atomic_dec(&txq->len);
 		bucket = WGX_SKB_CB(skb)->bucket;
 		/* Lane entries produced before @skb are visible from here on. */
 		smp_rmb();
@@ -146,6 +213,24 @@ static void wgx_txq_worker(struct work_struct *work)
 		atomic_dec(&txq->bulk_pending[bucket]);
 	}
 	wgx_txq_maybe_wake(txq);
+}
+
+/*
+ * The lane alone, on the device's lane workqueue: a lane packet that could
+ * not be sent inline waits for a worker of its own on its queue's CPU, not
+ * for the bulk worker to finish its batch.  Not a high-priority one: a
+ * marked bulk flood fills the lane, and a nice -20 worker encrypting it
+ * would run ahead of the applications (with one, a receiver lost three
+ * quarters of such a flood in one test run; the likely cause, not proven).
+ * The bulk worker drains the lane too (its order rule), under the same
+ * lane lock.
+ */
+static void wgx_txq_lane_worker(struct work_struct *work)
+{
+	struct wgx_txq *txq = container_of(work, struct wgx_txq, lane_work);
+	unsigned int n = 0;
+
+	wgx_txq_drain_lane(txq, &n);
 }
 
 /*
@@ -236,7 +321,7 @@ static bool wgx_txq_send_inline(struct wgx_txq *txq, struct sk_buff *skb)
 		return true;
 	}
 	wgx_device_stats_inc(txq->wgx, WGX_DEVICE_STAT_TX_LANE);
-	queue_work_on(wgx_txq_worker_cpu(txq), txq->wgx->tx_wq, &txq->work);
+	queue_work_on(wgx_txq_worker_cpu(txq), txq->wgx->lane_wq, &txq->lane_work);
 	return true;
 }
 
@@ -256,21 +341,25 @@ bool wgx_queueing_tx_enqueue(struct wgx_txq *txq, struct sk_buff *skb, bool prio
 	 * queue's lock.
 	 */
 	if (priority && !atomic_read(pending)) {
+		WGX_SKB_CB(skb)->lane = 1;
 		if (charge && wgx_txq_send_inline(txq, skb))
 			return true;
-		if (wgx_txq_produce(&txq->lane, skb, q)) {
+		/* Not charged: only the bulk worker may complete BQL bytes. */
+		if (wgx_txq_produce(&txq->lane, skb, NULL)) {
 			wgx_device_stats_inc(txq->wgx, WGX_DEVICE_STAT_TX_LANE);
-			goto kick;
+			queue_work_on(wgx_txq_worker_cpu(txq), txq->wgx->lane_wq, &txq->lane_work);
+			return true;
 		}
 	}
 	/* Counted before it becomes visible to the worker, which uncounts it. */
+	WGX_SKB_CB(skb)->lane = 0;
 	atomic_inc(pending);
+	WGX_SKB_CB(skb)->enqueued = codel_get_time();
 	if (unlikely(!wgx_txq_produce(&txq->ring, skb, q))) {
 		atomic_dec(pending);
 		return false;
 	}
 	atomic_inc(&txq->len);
-kick:
 	queue_work_on(wgx_txq_worker_cpu(txq), txq->wgx->tx_wq, &txq->work);
 	return true;
 }
@@ -293,9 +382,12 @@ int wgx_queueing_init(struct wgx_device *wgx)
 				     wgx->dev->name);
 	if (!wgx->tx_wq)
 		goto err;
+	wgx->lane_wq = alloc_workqueue("wgx-lane-%s", WQ_MEM_RECLAIM, 0, wgx->dev->name);
+	if (!wgx->lane_wq)
+		goto err_tx_wq;
 	wgx->txqs = kcalloc(nq, sizeof(*wgx->txqs), GFP_KERNEL_ACCOUNT);
 	if (!wgx->txqs)
-		goto err_tx_wq;
+		goto err_lane_wq;
 	for (i = 0; i < nq; ++i) {
 		struct wgx_txq *txq = &wgx->txqs[i];
 
@@ -309,6 +401,14 @@ int wgx_queueing_init(struct wgx_device *wgx)
 		}
 		spin_lock_init(&txq->lane_lock);
 		INIT_WORK(&txq->work, wgx_txq_worker);
+		INIT_WORK(&txq->lane_work, wgx_txq_lane_worker);
+		codel_params_init(&txq->codel_params);
+		txq->codel_params.target = MS2TIME(WGX_TXQ_CODEL_TARGET_MS);
+		txq->codel_params.mtu = 1;
+		/* An ECN-capable inner packet is marked CE instead of dropped. */
+		txq->codel_params.ecn = true;
+		codel_vars_init(&txq->codel_vars);
+		codel_stats_init(&txq->codel_stats);
 		txq->wgx = wgx;
 		txq->index = i;
 		/* Queue i belongs to the i-th possible CPU. */
@@ -323,6 +423,8 @@ err_rings:
 	}
 	kfree(wgx->txqs);
 	wgx->txqs = NULL;
+err_lane_wq:
+	destroy_workqueue(wgx->lane_wq);
 err_tx_wq:
 	destroy_workqueue(wgx->tx_wq);
 err:
@@ -339,9 +441,15 @@ void wgx_queueing_down(struct wgx_device *wgx)
 	 * their rings empty.  Work queued later (keepalives, staged packets)
 	 * credits nothing, so it cannot race with the reset.
 	 */
-	flush_workqueue(wgx->tx_wq);
+	wgx_queueing_flush(wgx);
 	for (i = 0; i < wgx->dev->num_tx_queues; ++i)
 		netdev_tx_reset_queue(netdev_get_tx_queue(wgx->dev, i));
+}
+
+void wgx_queueing_flush(struct wgx_device *wgx)
+{
+	flush_workqueue(wgx->lane_wq);
+	flush_workqueue(wgx->tx_wq);
 }
 
 void wgx_queueing_uninit(struct wgx_device *wgx)
@@ -352,6 +460,7 @@ void wgx_queueing_uninit(struct wgx_device *wgx)
 	 * Workers may still be running: drain_workqueue waits and forbids
 	 * requeueing.  Every peer is gone by now (wgx_peer_remove_all()).
 	 */
+	drain_workqueue(wgx->lane_wq);
 	drain_workqueue(wgx->tx_wq);
 	for (i = 0; i < wgx->dev->num_tx_queues; ++i) {
 		ptr_ring_cleanup(&wgx->txqs[i].lane, wgx_queueing_drop_skb);
@@ -360,5 +469,6 @@ void wgx_queueing_uninit(struct wgx_device *wgx)
 		netdev_tx_reset_queue(netdev_get_tx_queue(wgx->dev, i));
 	}
 	kfree(wgx->txqs);
+	destroy_workqueue(wgx->lane_wq);
 	destroy_workqueue(wgx->tx_wq);
 }

@@ -12,7 +12,7 @@
  * by the worker once the ring drained below half.
  *
  * Byte queue limits (module parameter bql, off by default): a packet
- * ndo_start_xmit accepts onto a ring is charged
+ * ndo_start_xmit accepts onto the bulk ring is charged
  * to its tx queue's BQL (netdev_tx_sent_queue) and credited back
  * (netdev_tx_completed_queue) by the queue's worker when it leaves wgx:
  * sent, dropped, or staged for a handshake.  BQL stops the tx queue once
@@ -24,7 +24,8 @@
  *
  * Priority lane: each queue also has a small ring for latency-sensitive
  * packets (wgx_send_xmit() classifies them), which its worker drains before
- * every bulk packet.  Per-flow order: a packet goes to the lane only while no
+ * every bulk packet, and a lane work item on the device's lane workqueue
+ * drains on its own.  Per-flow order: a packet goes to the lane only while no
  * packet of its flow bucket (flow hash, WGX_TXQ_BUCKETS buckets) waits in or
  * is being sent from the bulk ring; otherwise it queues behind them in the
  * bulk ring.  See docs/datapath.md, "The priority lane".
@@ -35,6 +36,7 @@
 #include <linux/ptr_ring.h>
 #include <linux/skbuff.h>
 #include <linux/workqueue.h>
+#include <net/codel.h>
 
 struct wgx_device;
 struct wgx_peer;
@@ -63,8 +65,11 @@ enum {
  *          the worker sends it as it is.
  * @frag: larger than the peer's path MTU but the sender allows fragments
  *        (pmtu.h): the outer packet leaves with DF clear.
+ * @lane: it went to the priority lane (or was sent inline from it).
  * @bql_len: bytes charged to the tx queue's byte queue limit at enqueue, 0 if
  *           none (set by wgx_queueing_tx_enqueue(), credited by the worker).
+ * @enqueued: when it joined the bulk ring (codel_get_time(), 1024 ns units):
+ *            its sojourn for the ring's delay control.
  */
 struct wgx_skb_cb {
 	struct wgx_peer *peer;
@@ -76,7 +81,9 @@ struct wgx_skb_cb {
 	u8 bucket;
 	u8 sealed;
 	u8 frag;
+	u8 lane;
 	u32 bql_len;
+	codel_time_t enqueued;
 };
 
 static inline struct wgx_skb_cb *WGX_SKB_CB(struct sk_buff *skb)
@@ -96,20 +103,34 @@ static inline struct wgx_skb_cb *WGX_SKB_CB(struct sk_buff *skb)
  *             once (wgx_queueing_tx_enqueue()); so no lane packet overtakes
  *             another.  A BH spinlock.
  * @work: drains @lane and @ring on @cpu.
+ * @lane_work: drains @lane alone on @cpu, from the device's lane workqueue
+ *             (lane packets not sent inline).
  * @len: skbs in @ring (for stopping and waking the net_device queue).
  * @bulk_pending: per flow bucket, the skbs of @ring not yet sent (counted
  *                at enqueue, uncounted by the worker after sending).
+ * @codel_params, @codel_vars, @codel_stats: the delay control of @ring
+ *                (CoDel, RFC 8289, the kernel's <net/codel_impl.h>), run by
+ *                the worker as it takes packets: see "The bulk ring's
+ *                delay" in docs/datapath.md.  Only the worker touches them.
+ * @codel_backlog: packets in @ring as the worker last counted them, CoDel's
+ *                 backlog (in packets: @codel_params.mtu is 1, so a ring
+ *                 holding one packet is never judged standing).
  */
 struct wgx_txq {
 	struct ptr_ring ring;
 	struct ptr_ring lane;
 	spinlock_t lane_lock;
 	struct work_struct work;
+	struct work_struct lane_work;
 	struct wgx_device *wgx;
 	atomic_t len;
 	unsigned int index;
 	int cpu;
 	atomic_t bulk_pending[WGX_TXQ_BUCKETS];
+	struct codel_params codel_params;
+	struct codel_vars codel_vars;
+	struct codel_stats codel_stats;
+	u32 codel_backlog;
 } ____cacheline_aligned_in_smp;
 
 /** wgx_queueing_init - rings and workers for every tx queue.  Process context; 0 or -ENOMEM. */
@@ -126,6 +147,12 @@ void wgx_queueing_uninit(struct wgx_device *wgx);
 void wgx_queueing_down(struct wgx_device *wgx);
 
 /**
+ * wgx_queueing_flush - wait for every tx worker run queued so far (bulk and
+ * lane).  Process context, sleeps.
+ */
+void wgx_queueing_flush(struct wgx_device *wgx);
+
+/**
  * wgx_queueing_tx_enqueue - queue @skb (cb filled, including cb->bucket; peer
  * ref held) for encryption on tx queue @txq: on the priority lane when
  * @priority is set, the lane has room and no bulk packet of the skb's flow
@@ -137,8 +164,8 @@ void wgx_queueing_down(struct wgx_device *wgx);
  * never charged to BQL then.  Never through a wgx device: when its outer
  * route leaves through one, the packet, encrypted by then, goes on the lane
  * as its first entry for the worker to send.  With @charge and
- * wgx_queueing_bql on, skb->len is charged to the tx queue's byte queue limit
- * (which may stop the queue);
+ * wgx_queueing_bql on, a bulk packet's skb->len is charged to the tx queue's
+ * byte queue limit (which may stop the queue; lane packets never are);
  * only ndo_start_xmit may charge, since BQL's enqueue side is serialised by
  * the tx queue's lock.  Returns false when the bulk ring is full: nothing is
  * charged and the caller still owns @skb.  Producers hold the tx queue's
@@ -149,11 +176,12 @@ bool wgx_queueing_tx_enqueue(struct wgx_txq *txq, struct sk_buff *skb, bool prio
 			     bool charge);
 
 /*
- * Switches the module decides (defaults: bql off, lane_inline on), writable
- * in debugfs (wgx/bql, wgx/lane_inline) for tests and the bench's A/B; read
- * with READ_ONCE() per packet.
+ * Switches the module decides (defaults: bql off, lane_inline on, tx_codel
+ * on), writable in debugfs (wgx/bql, wgx/lane_inline, wgx/tx_codel) for tests
+ * and the bench's A/B; read with READ_ONCE() per packet.
  */
 extern bool wgx_queueing_bql;
 extern bool wgx_queueing_lane_inline;
+extern bool wgx_queueing_tx_codel;
 
 #endif /* WGX_QUEUEING_H */

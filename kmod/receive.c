@@ -269,7 +269,30 @@ static void wgx_receive_release(struct sk_buff *skb)
 	wgx_peer_put(cb->peer);
 }
 
+bool wgx_receive_express_marked(const struct sk_buff *skb)
+{
+	const u8 *p = skb->data;
+	unsigned int inner;
+
+	if (skb_headlen(skb) < sizeof(struct ipv6hdr))
+		return skb_headlen(skb) >= sizeof(struct iphdr) && p[0] >> 4 == 4 &&
+		       skb->len >= ((p[2] << 8) | p[3]) + WGX_TRANSPORT_EXPRESS_PAD;
+	if (p[0] >> 4 == 4)
+		inner = (p[2] << 8) | p[3];
+	else if (p[0] >> 4 == 6)
+		inner = ((p[4] << 8) | p[5]) + sizeof(struct ipv6hdr);
+	else
+		return false;
+	return skb->len >= inner + WGX_TRANSPORT_EXPRESS_PAD;
+}
+
 void wgx_receive_decrypt_stage(struct sk_buff *skb)
+{
+	/* Pairs with the acquire in wgx_rxspread_dequeue_ready(): the plaintext is ready. */
+	atomic_set_release(&WGX_RX_CB(skb)->state, wgx_receive_decrypt_verdict(skb));
+}
+
+int wgx_receive_decrypt_verdict(struct sk_buff *skb)
 {
 	struct wgx_rx_cb *cb = WGX_RX_CB(skb);
 	/* The auto mode of receive spreading weighs each peer's decryption. */
@@ -284,8 +307,7 @@ void wgx_receive_decrypt_stage(struct sk_buff *skb)
 	if (likely(state == WGX_RX_OK) &&
 	    unlikely(!wgx_receive_replay_ok(cb->peer, cb->keypair, cb->nonce)))
 		state = WGX_RX_DROP_REPLAY;
-	/* Pairs with the acquire in wgx_receive_state(): the plaintext is ready. */
-	atomic_set_release(&cb->state, state);
+	return state;
 }
 
 void wgx_receive_finish(struct sk_buff *skb, struct napi_struct *napi)
@@ -373,6 +395,7 @@ static void wgx_receive_data(struct wgx_device *wgx, struct sk_buff *skb)
 	cb->message_len = skb->len;
 	cb->outer_ds = skb->protocol == htons(ETH_P_IP) ? ip_hdr(skb)->tos :
 							  ipv6_get_dsfield(ipv6_hdr(skb));
+	cb->small = false;
 	atomic_set(&cb->state, WGX_RX_PENDING);
 	/* Decrypted on another CPU, delivered in arrival order (rxspread.c)? */
 	mode = READ_ONCE(wgx->rx_spread);

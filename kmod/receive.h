@@ -33,6 +33,8 @@ enum wgx_rx_state {
  * @queued_ns: when it joined its peer's ordered queue (rxspread.c; ns,
  *             ktime_get_mono_fast_ns()).
  * @outer_ds: outer DSCP/ECN byte, for ECN decapsulation.
+ * @small: a small message counted in its peer's ordered queue's
+ *         small_queued while it is there (rxspread.c).
  */
 struct wgx_rx_cb {
 	struct wgx_peer *peer;
@@ -42,6 +44,7 @@ struct wgx_rx_cb {
 	atomic_t state;
 	u64 queued_ns;
 	u8 outer_ds;
+	bool small;
 };
 
 static inline struct wgx_rx_cb *WGX_RX_CB(struct sk_buff *skb)
@@ -64,6 +67,22 @@ int wgx_receive(struct sock *sk, struct sk_buff *skb);
  * Any context with BHs enabled or disabled (softirq inline, or a rx worker).
  */
 void wgx_receive_decrypt_stage(struct sk_buff *skb);
+
+/**
+ * wgx_receive_decrypt_verdict - what wgx_receive_decrypt_stage() does, but
+ * returns the state (enum wgx_rx_state) instead of publishing it: the caller
+ * publishes it (atomic_set_release() of the cb's state) or keeps the skb
+ * out of every queue.  Same context.
+ */
+int wgx_receive_decrypt_verdict(struct sk_buff *skb);
+
+/**
+ * wgx_receive_express_marked - whether the decrypted @skb carries the
+ * express mark: at least WGX_TRANSPORT_EXPRESS_PAD bytes of padding after
+ * the inner IPv4 or IPv6 packet.  Reads only the linear head (false when
+ * the inner header is not there).  Any context.
+ */
+bool wgx_receive_express_marked(const struct sk_buff *skb);
 
 /**
  * wgx_receive_finish - the rest of a decrypted message's way: drop it by its

@@ -44,10 +44,13 @@ static struct sk_buff *wgx_rxspread_dequeue_ready(struct wgx_peer_rx *rx)
 	spin_lock_bh(&rx->queue.lock);
 	skb = skb_peek(&rx->queue);
 	/* Pairs with the release in wgx_receive_decrypt_stage(). */
-	if (skb && atomic_read_acquire(&WGX_RX_CB(skb)->state) != WGX_RX_PENDING)
+	if (skb && atomic_read_acquire(&WGX_RX_CB(skb)->state) != WGX_RX_PENDING) {
 		__skb_unlink(skb, &rx->queue);
-	else
+		if (WGX_RX_CB(skb)->small)
+			--rx->small_queued;
+	} else {
 		skb = NULL;
+	}
 	spin_unlock_bh(&rx->queue.lock);
 	return skb;
 }
@@ -184,11 +187,48 @@ static bool wgx_rxspread_settling(struct wgx_peer_rx *rx)
 	return false;
 }
 
+/*
+ * A small message, queued on @rx and decrypted here (its state not yet
+ * published, so the NAPI leaves it where it is): delivered at once through
+ * this CPU's GRO cell when it has the express mark and express delivery is
+ * allowed (see WGX_RXSPREAD_EXPRESS_HEAD_NS); otherwise its state is
+ * published, it is counted in small_queued and waits its turn.
+ */
+static void wgx_rxspread_express(struct wgx_peer_rx *rx, struct sk_buff *skb, int state)
+{
+	struct wgx_rx_cb *cb = WGX_RX_CB(skb);
+	bool marked = state == WGX_RX_OK && wgx_receive_express_marked(skb);
+	bool now_out = false;
+	struct sk_buff *head;
+
+	spin_lock_bh(&rx->queue.lock);
+	if (marked && !rx->small_queued) {
+		head = skb_peek(&rx->queue);
+		now_out = ktime_get_mono_fast_ns() - WGX_RX_CB(head)->queued_ns <
+			  WGX_RXSPREAD_EXPRESS_HEAD_NS;
+	}
+	if (now_out) {
+		__skb_unlink(skb, &rx->queue);
+	} else {
+		cb->small = true;
+		++rx->small_queued;
+		/* Pairs with the acquire in wgx_rxspread_dequeue_ready(). */
+		atomic_set_release(&cb->state, state);
+	}
+	spin_unlock_bh(&rx->queue.lock);
+	if (now_out) {
+		wgx_device_stats_inc(rx->peer->wgx, WGX_DEVICE_STAT_RX_EXPRESS);
+		atomic_set(&cb->state, state);
+		wgx_receive_finish(skb, NULL);
+	}
+}
+
 bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb, u8 mode)
 {
 	struct wgx_device *wgx = peer->wgx;
 	struct wgx_peer_rx *rx;
 	struct wgx_rx_worker *worker;
+	bool small;
 	int cpu;
 
 	if (mode == WGX_RX_SPREAD_AUTO)
@@ -207,7 +247,9 @@ bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb, u8 mode)
 	 * in encap_rcv: @rx lives until we return (synchronize_net() at its
 	 * end).
 	 */
-	if (mode == WGX_RX_SPREAD_OFF || (mode == WGX_RX_SPREAD_AUTO && !READ_ONCE(rx->active)) ||
+	small = WGX_RX_CB(skb)->message_len <= WGX_RXSPREAD_SMALL + WGX_MSG_TRANSPORT_MIN_LEN;
+	if (small || mode == WGX_RX_SPREAD_OFF ||
+	    (mode == WGX_RX_SPREAD_AUTO && !READ_ONCE(rx->active)) ||
 	    unlikely(wgx_rxspread_settling(rx))) {
 		spin_lock_bh(&rx->queue.lock);
 		if (unlikely(!wgx_rxspread_admit(rx, skb))) {
@@ -216,6 +258,16 @@ bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb, u8 mode)
 		}
 		__skb_queue_tail(&rx->queue, skb);
 		spin_unlock_bh(&rx->queue.lock);
+		/*
+		 * A small message is decrypted here even while spread: it
+		 * costs a few ChaCha20 blocks, and it may be express.
+		 */
+		if (small) {
+			wgx_rxspread_express(rx, skb, wgx_receive_decrypt_verdict(skb));
+			/* Also after an express delivery: what it held up may be ready. */
+			napi_schedule(&rx->napi);
+			return true;
+		}
 		wgx_receive_decrypt_stage(skb);
 		napi_schedule(&rx->napi);
 		return true;

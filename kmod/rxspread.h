@@ -96,6 +96,16 @@ enum {
  * dropping them would not drain the queue, and they are what waits.
  */
 #define WGX_RXSPREAD_SMALL 256
+/*
+ * Express delivery: a small message with the sender's express mark
+ * (WGX_TRANSPORT_EXPRESS_PAD) is delivered at once, ahead of the ordered
+ * queue, while the queue's head has waited less than this (ns) and no small
+ * message waits in the queue.  The sender marks a flow's packets only after
+ * it sent nothing unmarked for WGX_SEND_EXPRESS_GAP (1 s) while busy, so
+ * what the flow sent before has left a queue this short long ago, or is a
+ * small message, which it does not pass.
+ */
+#define WGX_RXSPREAD_EXPRESS_HEAD_NS (500 * NSEC_PER_MSEC)
 
 /**
  * struct wgx_rxspread_delay - CoDel's state for one ordered queue.
@@ -167,6 +177,12 @@ static inline bool wgx_rxspread_delay_drop(struct wgx_rxspread_delay *d, u64 now
 /**
  * struct wgx_peer_rx - a peer's ordered queue and the NAPI that delivers from it.
  * @delay: the queue's delay control (under the queue's lock).
+ * @small_queued: small messages (decrypted on arrival, see
+ *                wgx_rxspread_enqueue()) in @queue: unmarked ones, and
+ *                marked ones that came when express delivery was not
+ *                allowed.  While any is there, marked ones queue too, so a
+ *                marked message only ever passes long ones.  Under the
+ *                queue's lock.
  * @settled_ns: until then (ns, ktime_get_mono_fast_ns()) nothing is spread,
  *              whatever the mode: the new queue settles (see "Order across a
  *              switch").  Set before the queue is published, 0 once passed.
@@ -179,6 +195,7 @@ struct wgx_peer_rx {
 	struct napi_struct napi;
 	struct sk_buff_head queue;
 	struct wgx_rxspread_delay delay;
+	unsigned int small_queued;
 	struct wgx_peer *peer;
 	u64 settled_ns;
 	bool active;

@@ -240,9 +240,58 @@ err_unreachable:
 	return NETDEV_TX_OK;
 }
 
-/* Pad and encrypt @skb in place as transport data with @keypair and @nonce. */
+/*
+ * How long a flow bucket must have sent nothing but express packets before
+ * its small lane packets are marked express (jiffies): far longer than a
+ * message waits in a receiver's ordered queue while express delivery is
+ * allowed there (WGX_RXSPREAD_EXPRESS_HEAD_NS), so nothing an express packet
+ * could overtake is still waiting when it arrives.
+ */
+#define WGX_SEND_EXPRESS_GAP HZ
+
+/*
+ * Whether @skb, about to be encrypted for @peer, gets the express mark
+ * (WGX_TRANSPORT_EXPRESS_PAD): a small lane packet whose flow bucket sent no
+ * unmarked packet for WGX_SEND_EXPRESS_GAP, while the peer carries bulk (a
+ * larger packet within the same time).  An idle peer's packets stay byte
+ * for byte WireGuard's (the kernel's selftest counts them): its small ones
+ * are not marked and do not restart their bucket's gap, because a wgx
+ * receiver never lets a marked message pass a small one (small_queued in
+ * rxspread.h).  Every other unmarked packet records its bucket's time, a
+ * larger one the peer's too.  The caller is the one sender of the bucket's
+ * packets at a time (see struct wgx_device, tx_ordered_last).
+ */
+static bool wgx_send_express(struct wgx_peer *peer, struct sk_buff *skb)
+{
+	struct wgx_device *wgx = peer->wgx;
+	struct wgx_skb_cb *cb = WGX_SKB_CB(skb);
+	/*
+	 * Full jiffies: a 0 (never) is then far in the past from the boot on
+	 * (INITIAL_JIFFIES), where 32 bits wrap 300 s after the boot.
+	 */
+	unsigned long *last = &wgx->tx_ordered_last[cb->bucket];
+	unsigned long now = jiffies;
+
+	if (skb->len > WGX_SEND_SMALL_LEN) {
+		if (READ_ONCE(peer->tx_bulk_jiffies) != now)
+			WRITE_ONCE(peer->tx_bulk_jiffies, now);
+	} else if (now - READ_ONCE(peer->tx_bulk_jiffies) >= WGX_SEND_EXPRESS_GAP) {
+		/* Idle: unmarked, and a receiver holds it back (small_queued). */
+		return false;
+	} else if (cb->lane && now - READ_ONCE(*last) >= WGX_SEND_EXPRESS_GAP) {
+		wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_TX_EXPRESS);
+		return true;
+	}
+	WRITE_ONCE(*last, now);
+	return false;
+}
+
+/*
+ * Pad and encrypt @skb in place as transport data with @keypair and @nonce;
+ * @express adds WGX_TRANSPORT_EXPRESS_PAD zero bytes where the MTU allows.
+ */
 static bool wgx_send_encrypt_skb(struct sk_buff *skb, struct wgx_keypair *keypair, u64 nonce,
-				 u32 mtu)
+				 u32 mtu, bool express)
 {
 	struct scatterlist sg[MAX_SKB_FRAGS + 8];
 	unsigned int plaintext_len, padding_len, trailer_len;
@@ -251,6 +300,8 @@ static bool wgx_send_encrypt_skb(struct sk_buff *skb, struct wgx_keypair *keypai
 	u8 *header;
 
 	plaintext_len = wgx_transport_padded_len(skb->len, mtu);
+	if (express && (!mtu || plaintext_len + WGX_TRANSPORT_EXPRESS_PAD <= mtu))
+		plaintext_len += WGX_TRANSPORT_EXPRESS_PAD;
 	padding_len = plaintext_len - skb->len;
 	trailer_len = padding_len + WGX_AEAD_TAG_LEN;
 
@@ -440,7 +491,8 @@ enum wgx_send_result wgx_send_encrypt_and_send(struct sk_buff *skb, bool direct)
 	cb->keypair = keypair;
 	cb->nonce = nonce;
 
-	if (unlikely(!wgx_send_encrypt_skb(skb, keypair, nonce, cb->mtu))) {
+	if (unlikely(!wgx_send_encrypt_skb(skb, keypair, nonce, cb->mtu,
+					  !keepalive && wgx_send_express(peer, skb)))) {
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_TX_DROP_ERROR);
 		goto drop;
 	}

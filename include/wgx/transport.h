@@ -34,6 +34,16 @@ WGX_EXTERN_C_BEGIN
  */
 wgx_size wgx_transport_padded_len(wgx_size len, wgx_u32 mtu);
 
+/*
+ * Express mark between wgx peers: a sender pads a small packet of a sparse
+ * flow with this many zero bytes beyond the padding rule above, which never
+ * pads by as much; a wgx receiver that finds at least this much padding
+ * after the inner packet may deliver it ahead of the peer's earlier messages
+ * (docs/datapath.md, "Express delivery").  Every WireGuard receiver trims
+ * the padding by the inner IP length, so it sees an ordinary packet.
+ */
+enum { WGX_TRANSPORT_EXPRESS_PAD = 16 };
+
 /**
  * wgx_transport_write_header - write the 16-byte transport header (type 4,
  * @receiver_index, @counter) for glue that encrypts scatter-gather itself.

@@ -32,13 +32,14 @@ test_dscp_copy_clear_and_handshakes() {
 	outer_tos b /tmp/lane-clear | grep -qx '0x88 148' || fail "no initiation with tos 0x88"
 	[ -z "$(outer_tos b /tmp/lane-clear | awk '$2 == 148 && $1 != "0x88"')" ] ||
 		fail "an initiation without tos 0x88"
-	# clear: every data packet 0 (ping data is 128 bytes of payload).
-	outer_tos b /tmp/lane-clear | grep -qx '0x0 128' || fail "no data packet with tos 0 under clear"
-	[ -z "$(outer_tos b /tmp/lane-clear | awk '$2 == 128 && $1 != "0x0"')" ] ||
+	# clear: every data packet 0 (a ping is a 128-byte message, 144 with
+	# the express mark: WGX_TRANSPORT_EXPRESS_PAD more bytes of padding).
+	outer_tos b /tmp/lane-clear | grep -qxE '0x0 (128|144)' || fail "no data packet with tos 0 under clear"
+	[ -z "$(outer_tos b /tmp/lane-clear | awk '($2 == 128 || $2 == 144) && $1 != "0x0"')" ] ||
 		fail "a data packet with a DSCP under clear"
-	outer_tos b /tmp/lane-copy | grep -qx '0xb8 128' || fail "no data packet with tos 0xb8 under copy"
-	outer_tos b /tmp/lane-copy | grep -qx '0x28 128' || fail "no data packet with tos 0x28 under copy"
-	outer_tos b /tmp/lane-copy | grep -qx '0xba 128' || fail "no data packet with tos 0xba under copy"
+	outer_tos b /tmp/lane-copy | grep -qxE '0xb8 (128|144)' || fail "no data packet with tos 0xb8 under copy"
+	outer_tos b /tmp/lane-copy | grep -qxE '0x28 (128|144)' || fail "no data packet with tos 0x28 under copy"
+	outer_tos b /tmp/lane-copy | grep -qxE '0xba (128|144)' || fail "no data packet with tos 0xba under copy"
 	# b's response (b is wgx too) carries AF41 as well: a forgets its
 	# session, so its next packet starts a handshake.
 	capture_start a /tmp/lane-resp -n -v -i va -c 1 "udp and src host 192.0.2.2 and udp[8] = 2"
@@ -69,7 +70,7 @@ order_run() {
 
 # lane_stat NS FIELD — device counter FIELD of wgt0 in NS (show --json).
 lane_stat() {
-	n "$1" "$WGX_TOOL" show wgt0 --json | jq -r ".interfaces[0].stats.$2"
+	n "$1" "$WGX_TOOL" show wgt0 --json | jq -r ".interfaces[0].stats.$2 // 0"
 }
 
 # Per-flow order with the lane's both ways of sending: marked packets that
@@ -129,6 +130,53 @@ test_small_unmarked_packets_take_the_lane() {
 	[ $((l1 - l0)) -ge 20 ] || fail "small unmarked pings did not take the lane"
 	expect_eq "large unmarked pings on the lane" 0 $((l2 - l1))
 	expect_eq "small pings on the lane with priority-dscp none" 0 $((l3 - l2))
+}
+
+# Express delivery (docs/datapath.md): while a carries bulk to b (1000-byte
+# UDP datagrams to a closed port, another flow), a's small pings carry the
+# express mark a second after the handshake's unmarked packets, and b, whose
+# peer has an ordered queue (rx-spread on), delivers them ahead of it.  Large
+# pings are never marked; an idle tunnel's small pings neither (its messages
+# stay WireGuard's to the byte); after rx-spread off the peer keeps its
+# queue and marked pings still go ahead.  Any loss or duplicate fails.
+test_small_messages_go_express() {
+	local t0 t1 t2 t3 r0 r1 r2 r3 out bulk idle
+	tunnel_setup wgx
+	n b "$WGX_TOOL" set wgt0 rx-spread on
+	ping_ok a 10.0.0.2
+	t0=$(lane_stat a tx_express)
+	n a ping -c 10 -i 0.05 -W 2 10.0.0.2 >/dev/null || fail "small pings lost (idle)"
+	idle=$(($(lane_stat a tx_express) - t0))
+	# Ends by itself after the probes (about 6 s under TCG).
+	n a timeout 15 bash -c 'while :; do head -c 1000 /dev/zero >/dev/udp/10.0.0.2/9; sleep 0.01; done' \
+		>/dev/null 2>&1 &
+	bulk=$!
+	# The handshake's first packets were unmarked: wait out the gap.
+	sleep 1.5
+	t1=$(lane_stat a tx_express)
+	r0=$(lane_stat b rx_express)
+	out=$(n a ping -c 20 -i 0.05 -W 2 10.0.0.2) || { kill $bulk 2>/dev/null; fail "small pings lost: $out"; }
+	t2=$(lane_stat a tx_express)
+	r1=$(lane_stat b rx_express)
+	n a ping -c 20 -i 0.05 -W 2 -s 1000 10.0.0.2 >/dev/null || { kill $bulk 2>/dev/null; fail "large pings lost"; }
+	t3=$(lane_stat a tx_express)
+	r2=$(lane_stat b rx_express)
+	n b "$WGX_TOOL" set wgt0 rx-spread off
+	n a ping -c 20 -i 0.05 -W 2 10.0.0.2 >/dev/null || { kill $bulk 2>/dev/null; fail "small pings lost with rx-spread off"; }
+	r3=$(lane_stat b rx_express)
+	kill $bulk 2>/dev/null || true
+	wait $bulk 2>/dev/null || true
+	echo "marked: +$idle for 10 small pings while idle, +$((t2 - t1)) for 20 small," \
+		"+$((t3 - t2)) for 20 large; delivered ahead: +$((r1 - r0)), +$((r2 - r1))," \
+		"+$((r3 - r2)) with rx-spread off"
+	if grep -q "DUP" <<<"$out"; then fail "ping saw duplicates: $out"; fi
+	expect_eq "small pings marked while idle" 0 "$idle"
+	[ $((t2 - t1)) -ge 20 ] || fail "only $((t2 - t1)) of 20 small pings marked"
+	[ $((r1 - r0)) -ge 20 ] || fail "only $((r1 - r0)) of 20 marked pings delivered ahead"
+	expect_eq "large pings marked" 0 $((t3 - t2))
+	# Off stops spreading, but the peer keeps its ordered queue (rxspread.h),
+	# so marked messages still go ahead of what waits in it.
+	[ $((r3 - r2)) -ge 20 ] || fail "only $((r3 - r2)) of 20 marked pings delivered ahead with rx-spread off"
 }
 
 test_set_get_round_trip() {

@@ -276,6 +276,42 @@ static void wgx_receive_inner_length(struct kunit *test)
 	kfree_skb(skb);
 }
 
+/* The express mark: at least 16 bytes of padding after the inner packet. */
+static void wgx_receive_express_mark(struct kunit *test)
+{
+	static const unsigned int pads[] = { 0, 7, 15, 16, 31 };
+	u8 *buf = kunit_kzalloc(test, 512, GFP_KERNEL);
+	struct sk_buff *skb;
+	unsigned int len, i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, buf);
+	for (i = 0; i < ARRAY_SIZE(pads); i++) {
+		len = wgx_receive_test_inner(buf, 56, WGX_KUNIT_INNER_SRC, 0);
+		skb = alloc_skb(512, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, skb);
+		skb_put_data(skb, buf, len + pads[i]);
+		KUNIT_EXPECT_EQ_MSG(test, wgx_receive_express_marked(skb), pads[i] >= 16,
+				    "IPv4, %u bytes of padding", pads[i]);
+		/* IPv6: the payload length plus its 40-byte header. */
+		memset(skb->data, 0, skb->len);
+		skb->data[0] = 0x60;
+		skb->data[5] = len - 40;
+		KUNIT_EXPECT_EQ_MSG(test, wgx_receive_express_marked(skb), pads[i] >= 16,
+				    "IPv6, %u bytes of padding", pads[i]);
+		/* Neither version: never marked. */
+		skb->data[0] = 0x20;
+		KUNIT_EXPECT_FALSE(test, wgx_receive_express_marked(skb));
+		kfree_skb(skb);
+	}
+	/* Shorter than an IPv4 header: never marked. */
+	skb = alloc_skb(64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, skb);
+	skb_put_zero(skb, 19);
+	skb->data[0] = 0x45;
+	KUNIT_EXPECT_FALSE(test, wgx_receive_express_marked(skb));
+	kfree_skb(skb);
+}
+
 /* ---- wgx_receive_deliver on a stand-alone device with a packet tap ---- */
 
 struct wgx_receive_fixture {
@@ -474,6 +510,7 @@ static struct kunit_case wgx_receive_cases[] = {
 	KUNIT_CASE(wgx_receive_decrypt_in_place),
 	KUNIT_CASE(wgx_receive_decrypt_rejects),
 	KUNIT_CASE(wgx_receive_inner_length),
+	KUNIT_CASE(wgx_receive_express_mark),
 	{}
 };
 

@@ -150,15 +150,19 @@ static u8 *wgx_send_test_open(struct kunit *test, struct sk_buff *skb, struct wg
 	return ret ? NULL : buf + WGX_MSG_TRANSPORT_HEADER_LEN;
 }
 
-static void wgx_send_encrypt_pads_and_pushes_header(struct kunit *test)
+/*
+ * Encrypt packets of many lengths and open them again: the padding (to 16
+ * bytes, never beyond the MTU: whitepaper 5.4.6; with @express, the express
+ * mark's 16 more zero bytes where the MTU allows), the header in front.
+ */
+static void wgx_send_test_padding(struct kunit *test, bool express, u64 nonce)
 {
-	static const unsigned int lens[] = { 0, 1, 15, 16, 17, 100, 1403, 1404, 1419, 1420 };
+	static const unsigned int lens[] = { 0, 1, 15, 16, 17, 84, 100, 256, 1403, 1404, 1405, 1419, 1420 };
 	struct wgx_keypair *kp = wgx_send_test_keypair(test);
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+	for (i = 0; i < ARRAY_SIZE(lens); i++, nonce++) {
 		unsigned int len = lens[i];
-		/* Padding to 16 bytes, never beyond the MTU (whitepaper 5.4.6). */
 		unsigned int padded = min_t(unsigned int, ALIGN(len, 16), WGX_KUNIT_MTU);
 		struct sk_buff *skb = wgx_send_test_raw(test, len, WGX_SEND_HEADROOM);
 		u8 *orig = kunit_kmalloc(test, len + 1, GFP_KERNEL);
@@ -168,23 +172,36 @@ static void wgx_send_encrypt_pads_and_pushes_header(struct kunit *test)
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, orig);
 		memcpy(orig, skb->data, len);
 		KUNIT_EXPECT_EQ(test, wgx_transport_padded_len(len, WGX_KUNIT_MTU), (size_t)padded);
-		KUNIT_ASSERT_TRUE_MSG(test, wgx_send_encrypt_skb(skb, kp, 1000 + i, WGX_KUNIT_MTU),
+		if (express && padded + WGX_TRANSPORT_EXPRESS_PAD <= WGX_KUNIT_MTU)
+			padded += WGX_TRANSPORT_EXPRESS_PAD;
+		KUNIT_ASSERT_TRUE_MSG(test, wgx_send_encrypt_skb(skb, kp, nonce, WGX_KUNIT_MTU, express),
 				      "len %u", len);
 		KUNIT_EXPECT_EQ_MSG(test, skb->len, WGX_MSG_TRANSPORT_HEADER_LEN + padded + WGX_AEAD_TAG_LEN,
 				    "len %u", len);
 		/* The header is in front, as written by the core. */
 		KUNIT_EXPECT_EQ(test, skb->data[0], (u8)WGX_MSG_TRANSPORT);
 		KUNIT_EXPECT_TRUE(test, wgx_kunit_all_zero(skb->data + 1, 3));
-		KUNIT_EXPECT_EQ(test, get_unaligned_le64(skb->data + 8), 1000ULL + i);
-		plain = wgx_send_test_open(test, skb, kp, 1000 + i, &plain_len);
+		KUNIT_EXPECT_EQ(test, get_unaligned_le64(skb->data + 8), nonce);
+		plain = wgx_send_test_open(test, skb, kp, nonce, &plain_len);
 		if (plain) {
-			KUNIT_EXPECT_EQ(test, plain_len, (size_t)padded);
+			KUNIT_EXPECT_EQ_MSG(test, plain_len, (size_t)padded, "len %u", len);
 			KUNIT_EXPECT_EQ_MSG(test, memcmp(plain, orig, len), 0, "len %u", len);
 			KUNIT_EXPECT_TRUE_MSG(test, wgx_kunit_all_zero(plain + len, padded - len),
 					      "padding of len %u is not zero", len);
 		}
 		kfree_skb(skb);
 	}
+}
+
+static void wgx_send_encrypt_pads_and_pushes_header(struct kunit *test)
+{
+	wgx_send_test_padding(test, false, 1000);
+}
+
+/* The express mark: the padding is then at least 16, which the rule never makes. */
+static void wgx_send_encrypt_express_pads_more(struct kunit *test)
+{
+	wgx_send_test_padding(test, true, 2000);
 }
 
 /* No headroom at all: the header push must make room, not scribble before head. */
@@ -196,7 +213,7 @@ static void wgx_send_encrypt_without_headroom(struct kunit *test)
 	u8 *plain;
 
 	KUNIT_EXPECT_EQ(test, skb_headroom(skb), 0U);
-	KUNIT_ASSERT_TRUE(test, wgx_send_encrypt_skb(skb, kp, 5, WGX_KUNIT_MTU));
+	KUNIT_ASSERT_TRUE(test, wgx_send_encrypt_skb(skb, kp, 5, WGX_KUNIT_MTU, false));
 	plain = wgx_send_test_open(test, skb, kp, 5, &plain_len);
 	KUNIT_EXPECT_EQ(test, plain_len, (size_t)64);
 	if (plain)
@@ -234,7 +251,7 @@ static void wgx_send_encrypt_paged_and_cloned(struct kunit *test)
 
 	clone = skb_clone(skb, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, clone);
-	KUNIT_ASSERT_TRUE(test, wgx_send_encrypt_skb(skb, kp, 77, WGX_KUNIT_MTU));
+	KUNIT_ASSERT_TRUE(test, wgx_send_encrypt_skb(skb, kp, 77, WGX_KUNIT_MTU, false));
 
 	/* The clone (think: a packet socket's copy) still sees the plaintext. */
 	KUNIT_EXPECT_EQ(test, clone->len, total);
@@ -261,7 +278,7 @@ static void wgx_send_encrypt_finishes_inner_checksum(struct kunit *test)
 	u8 *plain;
 
 	KUNIT_ASSERT_EQ(test, (u8)skb->ip_summed, (u8)CHECKSUM_PARTIAL);
-	KUNIT_ASSERT_TRUE(test, wgx_send_encrypt_skb(skb, kp, 9, WGX_KUNIT_MTU));
+	KUNIT_ASSERT_TRUE(test, wgx_send_encrypt_skb(skb, kp, 9, WGX_KUNIT_MTU, false));
 	KUNIT_EXPECT_NE(test, (u8)skb->ip_summed, (u8)CHECKSUM_PARTIAL);
 	plain = wgx_send_test_open(test, skb, kp, 9, &plain_len);
 	if (plain)
@@ -272,7 +289,7 @@ static void wgx_send_encrypt_finishes_inner_checksum(struct kunit *test)
 	/* An already complete checksum stays valid. */
 	skb = wgx_send_test_udp4(test, 64, false);
 	len = skb->len;
-	KUNIT_ASSERT_TRUE(test, wgx_send_encrypt_skb(skb, kp, 10, WGX_KUNIT_MTU));
+	KUNIT_ASSERT_TRUE(test, wgx_send_encrypt_skb(skb, kp, 10, WGX_KUNIT_MTU, false));
 	plain = wgx_send_test_open(test, skb, kp, 10, &plain_len);
 	if (plain)
 		KUNIT_EXPECT_TRUE(test, wgx_send_test_csum_ok(plain, len));
@@ -285,11 +302,11 @@ static void wgx_send_encrypt_refuses_exhausted_counter(struct kunit *test)
 	struct sk_buff *skb = wgx_send_test_raw(test, 32, WGX_SEND_HEADROOM);
 
 	KUNIT_EXPECT_FALSE(test, wgx_send_encrypt_skb(skb, kp, WGX_TRANSPORT_REJECT_AFTER_MESSAGES,
-						      WGX_KUNIT_MTU));
+						      WGX_KUNIT_MTU, false));
 	kfree_skb(skb);
 	skb = wgx_send_test_raw(test, 32, WGX_SEND_HEADROOM);
 	KUNIT_EXPECT_TRUE(test, wgx_send_encrypt_skb(skb, kp, WGX_TRANSPORT_REJECT_AFTER_MESSAGES - 1,
-						     WGX_KUNIT_MTU));
+						     WGX_KUNIT_MTU, false));
 	kfree_skb(skb);
 }
 
@@ -461,7 +478,7 @@ static void wgx_send_xmit_segments_gso_before_encryption(struct kunit *test)
 		payload += len - sizeof(struct iphdr) - sizeof(struct tcphdr);
 
 		/* The tx worker's step: encrypt; the receiver gets a valid TCP segment. */
-		KUNIT_EXPECT_TRUE(test, wgx_send_encrypt_skb(skb, kp, n, cb->mtu));
+		KUNIT_EXPECT_TRUE(test, wgx_send_encrypt_skb(skb, kp, n, cb->mtu, false));
 		plain = wgx_send_test_open(test, skb, kp, n, &plain_len);
 		if (plain)
 			KUNIT_EXPECT_TRUE_MSG(test, wgx_send_test_csum_ok(plain, len),
@@ -631,6 +648,7 @@ static void wgx_send_stage_drops_for_dead_peer(struct kunit *test)
 
 static struct kunit_case wgx_send_cases[] = {
 	KUNIT_CASE(wgx_send_encrypt_pads_and_pushes_header),
+	KUNIT_CASE(wgx_send_encrypt_express_pads_more),
 	KUNIT_CASE(wgx_send_encrypt_without_headroom),
 	KUNIT_CASE(wgx_send_encrypt_paged_and_cloned),
 	KUNIT_CASE(wgx_send_encrypt_finishes_inner_checksum),
@@ -643,7 +661,54 @@ static struct kunit_suite wgx_send_suite = {
 	.test_cases = wgx_send_cases,
 };
 
+/*
+ * Which packets get the express mark: a small lane packet of a bucket that
+ * sent nothing unmarked for WGX_SEND_EXPRESS_GAP, while the peer carries
+ * bulk; any other packet of the bucket (bulk, large, or a lane packet within
+ * the gap) restarts the gap, and a large one makes the peer busy; an idle
+ * peer's small packets neither are marked nor restart the gap.
+ */
+static void wgx_send_express_needs_a_quiet_bucket(struct kunit *test)
+{
+	struct wgx_send_xmit_fixture *f = test->priv;
+	struct sk_buff *skb = wgx_send_test_raw(test, 84, WGX_SEND_HEADROOM);
+	struct sk_buff *big = wgx_send_test_raw(test, WGX_SEND_SMALL_LEN + 1, WGX_SEND_HEADROOM);
+	struct wgx_skb_cb *cb = WGX_SKB_CB(skb);
+	unsigned long now = jiffies;
+
+	cb->bucket = 7;
+	cb->lane = 1;
+	f->wgx->tx_ordered_last[7] = now - WGX_SEND_EXPRESS_GAP;
+	/* An idle peer: nothing is marked, and the bucket's gap goes on. */
+	f->peer->tx_bulk_jiffies = now - WGX_SEND_EXPRESS_GAP;
+	KUNIT_EXPECT_FALSE(test, wgx_send_express(f->peer, skb));
+	KUNIT_EXPECT_EQ(test, f->wgx->tx_ordered_last[7], now - WGX_SEND_EXPRESS_GAP);
+	/* A large packet (another bucket) makes the peer busy, unmarked itself. */
+	WGX_SKB_CB(big)->bucket = 9;
+	WGX_SKB_CB(big)->lane = 1;
+	KUNIT_EXPECT_FALSE(test, wgx_send_express(f->peer, big));
+	KUNIT_EXPECT_GE(test, (long)(f->peer->tx_bulk_jiffies - now), 0L);
+	KUNIT_EXPECT_GE(test, (long)(f->wgx->tx_ordered_last[9] - now), 0L);
+	/* Busy peer, quiet bucket: marked and counted; marks keep it quiet. */
+	KUNIT_EXPECT_TRUE(test, wgx_send_express(f->peer, skb));
+	KUNIT_EXPECT_TRUE(test, wgx_send_express(f->peer, skb));
+	KUNIT_EXPECT_EQ(test, wgx_device_stats_read(f->wgx, WGX_DEVICE_STAT_TX_EXPRESS), 2ULL);
+	/* A bulk-ring packet of the bucket restarts the gap; then even a lane packet waits. */
+	cb->lane = 0;
+	KUNIT_EXPECT_FALSE(test, wgx_send_express(f->peer, skb));
+	cb->lane = 1;
+	KUNIT_EXPECT_FALSE(test, wgx_send_express(f->peer, skb));
+	/* Other buckets are not concerned. */
+	cb->bucket = 8;
+	f->wgx->tx_ordered_last[8] = now - WGX_SEND_EXPRESS_GAP;
+	KUNIT_EXPECT_TRUE(test, wgx_send_express(f->peer, skb));
+	KUNIT_EXPECT_EQ(test, wgx_device_stats_read(f->wgx, WGX_DEVICE_STAT_TX_EXPRESS), 3ULL);
+	kfree_skb(skb);
+	kfree_skb(big);
+}
+
 static struct kunit_case wgx_send_xmit_cases[] = {
+	KUNIT_CASE(wgx_send_express_needs_a_quiet_bucket),
 	KUNIT_CASE(wgx_send_xmit_segments_gso_before_encryption),
 	KUNIT_CASE(wgx_send_xmit_drops_keep_references_balanced),
 	KUNIT_CASE(wgx_send_stage_flushes_when_keypair_appeared),

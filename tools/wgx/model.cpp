@@ -207,6 +207,12 @@ const std::vector<StatInfo> kDeviceStats = {
      "Transport data dropped on arrival: its peer's receive queue stood longer than the delay target"},
     {WGX_DEVICE_STATS_A_PMTU_ICMP_IGNORED, "pmtu_icmp_ignored", K::Counter,
      "Path MTU ICMP for the device's sockets refused (below the floor, forged, no peer, rate limit)"},
+    {WGX_DEVICE_STATS_A_TX_EXPRESS, "tx_express", K::Counter,
+     "Small packets of sparse flows sent with the express mark"},
+    {WGX_DEVICE_STATS_A_RX_EXPRESS, "rx_express", K::Counter,
+     "Marked messages delivered ahead of their peer's receive queue"},
+    {WGX_DEVICE_STATS_A_TX_DROP_DELAY, "tx_drop_delay", K::Counter,
+     "Packets dropped leaving a tx queue that stood longer than the delay target"},
 };
 
 const StatInfo *find_stat(const std::vector<StatInfo> &table, std::uint16_t attr)

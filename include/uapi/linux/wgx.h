@@ -727,7 +727,18 @@ enum wgx_device_stats_attribute {
 						 *    a quoted packet that fit, not a
 						 *    WireGuard message, no peer's
 						 *    endpoint, or over the rate limit */
-	/* numbers 17..63 reserved for future per-device counters */
+	WGX_DEVICE_STATS_A_TX_EXPRESS,		/* 17, may be absent: small packets of
+						 *    sparse flows sent with the express
+						 *    mark (padding a wgx receiver may
+						 *    deliver ahead of its queue) */
+	WGX_DEVICE_STATS_A_RX_EXPRESS,		/* 18, may be absent: marked messages
+						 *    delivered ahead of their peer's
+						 *    receive queue */
+	WGX_DEVICE_STATS_A_TX_DROP_DELAY,	/* 19, may be absent: packets dropped
+						 *    leaving a tx queue
+						 *    that stood longer than its delay
+						 *    target (CoDel, RFC 8289) */
+	/* numbers 20..63 reserved for future per-device counters */
 	__WGX_DEVICE_STATS_A_LAST
 };
 #define WGX_DEVICE_STATS_A_MAX (__WGX_DEVICE_STATS_A_LAST - 1)
