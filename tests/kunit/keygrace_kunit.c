@@ -309,6 +309,25 @@ static void wgx_keygrace_test_session(struct kunit *test, struct wgx_peer *peer,
 	KUNIT_ASSERT_TRUE(test, wgx_peer_keypair_install(peer, kp));
 }
 
+/*
+ * With key_grace_s @grace_s: our key @a, peer 0 added with a session made
+ * under it, then our key changed to @b.  Returns the peer.
+ */
+static struct wgx_peer *wgx_keygrace_test_rotate_with_session(struct kunit *test,
+							      struct wgx_keygrace_fixture *f,
+							      u32 grace_s, u8 a[WGX_KEY_LEN],
+							      u8 b[WGX_KEY_LEN])
+{
+	struct wgx_peer *peer;
+
+	f->wgx->key_grace_s = grace_s;
+	wgx_keygrace_test_set(test, f->wgx, a);
+	peer = wgx_keygrace_test_add_peer(test, f, 0);
+	wgx_keygrace_test_session(test, peer, 1);
+	wgx_keygrace_test_set(test, f->wgx, b);
+	return peer;
+}
+
 /* The old key answers initiations during the grace, the new one too; not the old after it. */
 static void wgx_keygrace_old_key_answers_during_grace(struct kunit *test)
 {
@@ -364,11 +383,7 @@ static void wgx_keygrace_old_sessions_send_until_the_end(struct kunit *test)
 	u8 a[WGX_KEY_LEN], b[WGX_KEY_LEN];
 	struct wgx_peer *peer;
 
-	wgx->key_grace_s = 60;
-	wgx_keygrace_test_set(test, wgx, a);
-	peer = wgx_keygrace_test_add_peer(test, f, 0);
-	wgx_keygrace_test_session(test, peer, 1);
-	wgx_keygrace_test_set(test, wgx, b);
+	peer = wgx_keygrace_test_rotate_with_session(test, f, 60, a, b);
 	KUNIT_EXPECT_TRUE(test, wgx_peer_has_sending_keypair(peer));
 	/* A handshake finishing now with either key keeps the session. */
 	wgx_keygrace_expire_stale_sessions(wgx, peer);
@@ -398,11 +413,7 @@ static void wgx_keygrace_zero_drops_old_key_at_once(struct kunit *test)
 	u8 a[WGX_KEY_LEN], b[WGX_KEY_LEN];
 	struct wgx_peer *peer;
 
-	wgx->key_grace_s = 0;
-	wgx_keygrace_test_set(test, wgx, a);
-	peer = wgx_keygrace_test_add_peer(test, f, 0);
-	wgx_keygrace_test_session(test, peer, 1);
-	wgx_keygrace_test_set(test, wgx, b);
+	peer = wgx_keygrace_test_rotate_with_session(test, f, 0, a, b);
 	KUNIT_EXPECT_FALSE(test, wgx_keygrace_test_prev(wgx, NULL));
 	KUNIT_EXPECT_FALSE(test, wgx_noise_identity_get_keys(wgx->prev_identity, NULL, NULL));
 	KUNIT_EXPECT_NULL(test, peer->prev_handshake);
