@@ -80,10 +80,11 @@ static void wgx_rxspread_worker(struct work_struct *work)
 	struct wgx_rx_worker *worker = container_of(work, struct wgx_rx_worker, work);
 	struct sk_buff *skb;
 	unsigned int n = 0;
-
 #ifdef WGX_DEBUG
-	if (READ_ONCE(wgx_rxspread_worker_delay_ms))
-		msleep(READ_ONCE(wgx_rxspread_worker_delay_ms));
+	unsigned int delay_ms = READ_ONCE(wgx_rxspread_worker_delay_ms);
+
+	if (delay_ms)
+		msleep(delay_ms);
 #endif
 	while ((skb = ptr_ring_consume_bh(&worker->ring)) != NULL) {
 		struct wgx_peer_rx *rx = READ_ONCE(WGX_RX_CB(skb)->peer->rx);
