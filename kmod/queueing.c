@@ -115,16 +115,20 @@ static void wgx_txq_send(struct wgx_txq *txq, struct sk_buff *skb, unsigned int 
 /*
  * Send everything on the priority lane, each packet taken and sent under
  * the lane lock, so ndo_start_xmit cannot send a later lane packet inline
- * meanwhile.  The yield (wgx_txq_sent_one) comes after the lock.
+ * meanwhile.  The lane has two consumers, the bulk worker and the lane
+ * worker (both on @txq's CPU while it is online, else wherever they were
+ * queued), and each takes under the lane lock: an emptiness test outside
+ * it could see a slot the other consumer is clearing and stop while a lane
+ * packet older than the bulk packet the caller is about to send is still
+ * queued.  The yield (wgx_txq_sent_one) comes after the lock.
  */
 static void wgx_txq_drain_lane(struct wgx_txq *txq, unsigned int *n)
 {
 	struct sk_buff *skb;
 
-	/* Lockless test: this worker is the lane's only consumer. */
-	while (!__ptr_ring_empty(&txq->lane)) {
+	for (;;) {
 		spin_lock_bh(&txq->lane_lock);
-		skb = ptr_ring_consume_bh(&txq->lane);
+		skb = __ptr_ring_consume(&txq->lane);
 		if (skb)
 			wgx_txq_send_and_credit(txq, skb);
 		spin_unlock_bh(&txq->lane_lock);
@@ -159,15 +163,23 @@ static struct sk_buff *wgx_txq_codel_take(struct codel_vars *vars, void *ctx)
 /*
  * A bulk packet CoDel drops: it leaves wgx like a sent one (its bucket
  * uncounted, its bytes credited to BQL), with its references, counted as a
- * tx drop of the device.
+ * tx drop of the device.  A keepalive (no payload) is sent instead: its loss
+ * slows no flow down, and it is what keeps a NAT mapping open or confirms a
+ * new session to the responder.
  */
 static void wgx_txq_codel_drop(struct sk_buff *skb, void *ctx)
 {
 	struct wgx_txq *txq = ctx;
 	struct wgx_skb_cb *cb = WGX_SKB_CB(skb);
 	u32 bql_len = cb->bql_len;
+	u8 bucket = cb->bucket;
 
-	atomic_dec(&txq->bulk_pending[cb->bucket]);
+	if (unlikely(!skb->len)) {
+		wgx_txq_send_and_credit(txq, skb);
+		atomic_dec(&txq->bulk_pending[bucket]);
+		return;
+	}
+	atomic_dec(&txq->bulk_pending[bucket]);
 	wgx_skb_cb_release(skb);
 	DEV_STATS_INC(txq->wgx->dev, tx_dropped);
 	wgx_device_stats_inc(txq->wgx, WGX_DEVICE_STAT_TX_DROP_DELAY);
@@ -351,15 +363,19 @@ bool wgx_queueing_tx_enqueue(struct wgx_txq *txq, struct sk_buff *skb, bool prio
 			return true;
 		}
 	}
-	/* Counted before it becomes visible to the worker, which uncounts it. */
+	/*
+	 * Counted before it becomes visible to the worker, which uncounts it
+	 * (the bucket and the ring's length alike: never below zero).
+	 */
 	WGX_SKB_CB(skb)->lane = 0;
 	atomic_inc(pending);
+	atomic_inc(&txq->len);
 	WGX_SKB_CB(skb)->enqueued = codel_get_time();
 	if (unlikely(!wgx_txq_produce(&txq->ring, skb, q))) {
+		atomic_dec(&txq->len);
 		atomic_dec(pending);
 		return false;
 	}
-	atomic_inc(&txq->len);
 	queue_work_on(wgx_txq_worker_cpu(txq), txq->wgx->tx_wq, &txq->work);
 	return true;
 }
