@@ -181,9 +181,10 @@ struct wgx_device {
 	struct wgx_txq *txqs;
 	/*
 	 * Per flow bucket, when (jiffies) a packet of it last left
-	 * without the express mark: send.c's wgx_send_express() reads and
-	 * writes it as it encrypts.  A bucket's packets are sent by one tx
-	 * queue's worker or its inline send at a time.
+	 * without the express mark: send.c's wgx_send_express() reads it
+	 * as it encrypts and writes it at most once a jiffy.  Every tx
+	 * queue's worker and inline send touch the array (a bucket is a
+	 * flow hash, not a queue), so the writes are what it costs.
 	 */
 	unsigned long tx_ordered_last[WGX_TXQ_BUCKETS];
 	struct workqueue_struct *tx_wq;

@@ -258,8 +258,9 @@ err_unreachable:
  * are not marked and do not restart their bucket's gap, because a wgx
  * receiver never lets a marked message pass a small one (small_queued in
  * rxspread.h).  Every other unmarked packet records its bucket's time, a
- * larger one the peer's too.  The caller is the one sender of the bucket's
- * packets at a time (see struct wgx_device, tx_ordered_last).
+ * larger one the peer's too; so does a packet the MTU leaves no room for
+ * the mark.  Flows of two tx queues may share a bucket: a race between
+ * their writes leaves a recent time, which can only withhold a mark.
  */
 static bool wgx_send_express(struct wgx_peer *peer, struct sk_buff *skb)
 {
@@ -278,17 +279,22 @@ static bool wgx_send_express(struct wgx_peer *peer, struct sk_buff *skb)
 	} else if (now - READ_ONCE(peer->tx_bulk_jiffies) >= WGX_SEND_EXPRESS_GAP) {
 		/* Idle: unmarked, and a receiver holds it back (small_queued). */
 		return false;
-	} else if (cb->lane && now - READ_ONCE(*last) >= WGX_SEND_EXPRESS_GAP) {
+	} else if (cb->lane && now - READ_ONCE(*last) >= WGX_SEND_EXPRESS_GAP &&
+		   (!cb->mtu || wgx_transport_padded_len(skb->len, cb->mtu) +
+				WGX_TRANSPORT_EXPRESS_PAD <= cb->mtu)) {
 		wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_TX_EXPRESS);
 		return true;
 	}
-	WRITE_ONCE(*last, now);
+	/* Written once a jiffy at most: every tx queue shares the array. */
+	if (READ_ONCE(*last) != now)
+		WRITE_ONCE(*last, now);
 	return false;
 }
 
 /*
  * Pad and encrypt @skb in place as transport data with @keypair and @nonce;
- * @express adds WGX_TRANSPORT_EXPRESS_PAD zero bytes where the MTU allows.
+ * @express adds WGX_TRANSPORT_EXPRESS_PAD zero bytes (wgx_send_express()
+ * chose it only where the MTU allows).
  */
 static bool wgx_send_encrypt_skb(struct sk_buff *skb, struct wgx_keypair *keypair, u64 nonce,
 				 u32 mtu, bool express)
