@@ -35,9 +35,11 @@ MODULE_PARM_DESC(rx_worker_delay_ms,
 /*
  * The head of @rx's ordered queue, unlinked, if its decryption is done
  * (whatever its verdict); NULL when the queue is empty or its head is still
- * pending, though later messages may be done: they wait behind it.
+ * pending, though later messages may be done: they wait behind it.  A small
+ * message stays counted in small_queued; it adds one to *@small, for
+ * wgx_rxspread_small_left() once it has left the NAPI.
  */
-static struct sk_buff *wgx_rxspread_dequeue_ready(struct wgx_peer_rx *rx)
+static struct sk_buff *wgx_rxspread_dequeue_ready(struct wgx_peer_rx *rx, unsigned int *small)
 {
 	struct sk_buff *skb;
 
@@ -47,7 +49,7 @@ static struct sk_buff *wgx_rxspread_dequeue_ready(struct wgx_peer_rx *rx)
 	if (skb && atomic_read_acquire(&WGX_RX_CB(skb)->state) != WGX_RX_PENDING) {
 		__skb_unlink(skb, &rx->queue);
 		if (WGX_RX_CB(skb)->small)
-			--rx->small_queued;
+			++*small;
 	} else {
 		skb = NULL;
 	}
@@ -55,23 +57,46 @@ static struct sk_buff *wgx_rxspread_dequeue_ready(struct wgx_peer_rx *rx)
 	return skb;
 }
 
+/* @n small messages taken by wgx_rxspread_dequeue_ready() are gone up the stack. */
+static void wgx_rxspread_small_left(struct wgx_peer_rx *rx, unsigned int n)
+{
+	spin_lock_bh(&rx->queue.lock);
+	rx->small_queued -= n;
+	spin_unlock_bh(&rx->queue.lock);
+}
+
 /*
  * The peer's NAPI: deliver from the head of the ordered queue every message
  * whose decryption is done, stop at the first that is still pending (its
- * worker schedules the NAPI again when done).
+ * worker schedules the NAPI again when done).  Small messages it delivered
+ * stay counted until GRO has handed them to the stack (an express message
+ * going up through a GRO cell on another CPU meanwhile would pass them):
+ * when the poll completes, napi_complete_done() has; when the budget ran
+ * out, the NAPI core hands them up after this poll returns (GRO flushed
+ * here first), and the next poll, which must follow, uncounts them.
  */
 static int wgx_rxspread_poll(struct napi_struct *napi, int budget)
 {
 	struct wgx_peer_rx *rx = container_of(napi, struct wgx_peer_rx, napi);
+	unsigned int small = 0;
 	struct sk_buff *skb;
 	int done = 0;
 
-	while (done < budget && (skb = wgx_rxspread_dequeue_ready(rx)) != NULL) {
+	if (rx->small_held) {
+		wgx_rxspread_small_left(rx, rx->small_held);
+		rx->small_held = 0;
+	}
+	while (done < budget && (skb = wgx_rxspread_dequeue_ready(rx, &small)) != NULL) {
 		wgx_receive_finish(skb, napi);
 		++done;
 	}
-	if (done < budget)
-		napi_complete_done(napi, done);
+	if (done < budget && napi_complete_done(napi, done)) {
+		if (small)
+			wgx_rxspread_small_left(rx, small);
+	} else if (small) {
+		napi_gro_flush(napi, false);
+		rx->small_held = small;
+	}
 	return done;
 }
 
@@ -189,30 +214,39 @@ static bool wgx_rxspread_settling(struct wgx_peer_rx *rx)
 }
 
 /*
- * A small message, queued on @rx and decrypted here (its state not yet
- * published, so the NAPI leaves it where it is): delivered at once through
- * this CPU's GRO cell when it has the express mark and express delivery is
- * allowed (see WGX_RXSPREAD_EXPRESS_HEAD_NS); otherwise its state is
- * published, it is counted in small_queued and waits its turn.
+ * Whether a small message, queued on @rx and decrypted, with the express
+ * mark, may leave ahead of the queue at @now (ns): no other small message
+ * is queued (one that came earlier may still be decrypting on another CPU)
+ * and the queue's head has waited less than WGX_RXSPREAD_EXPRESS_HEAD_NS.
+ * Under the queue's lock.
+ */
+static bool wgx_rxspread_may_pass(struct wgx_peer_rx *rx, u64 now)
+{
+	struct sk_buff *head = skb_peek(&rx->queue);
+
+	return rx->small_queued == 1 && head &&
+	       now - WGX_RX_CB(head)->queued_ns < WGX_RXSPREAD_EXPRESS_HEAD_NS;
+}
+
+/*
+ * A small message, queued (and counted in small_queued) on @rx and
+ * decrypted here, its state not yet published, so the NAPI leaves it where
+ * it is: delivered at once through this CPU's GRO cell when it has the
+ * express mark and wgx_rxspread_may_pass(); otherwise its state is
+ * published and it waits its turn.
  */
 static void wgx_rxspread_express(struct wgx_peer_rx *rx, struct sk_buff *skb, int state)
 {
 	struct wgx_rx_cb *cb = WGX_RX_CB(skb);
 	bool marked = state == WGX_RX_OK && wgx_receive_express_marked(skb);
-	bool now_out = false;
-	struct sk_buff *head;
+	bool now_out;
 
 	spin_lock_bh(&rx->queue.lock);
-	if (marked && !rx->small_queued) {
-		head = skb_peek(&rx->queue);
-		now_out = ktime_get_mono_fast_ns() - WGX_RX_CB(head)->queued_ns <
-			  WGX_RXSPREAD_EXPRESS_HEAD_NS;
-	}
+	now_out = marked && wgx_rxspread_may_pass(rx, ktime_get_mono_fast_ns());
 	if (now_out) {
 		__skb_unlink(skb, &rx->queue);
+		--rx->small_queued;
 	} else {
-		cb->small = true;
-		++rx->small_queued;
 		/* Pairs with the acquire in wgx_rxspread_dequeue_ready(). */
 		atomic_set_release(&cb->state, state);
 	}
@@ -224,12 +258,45 @@ static void wgx_rxspread_express(struct wgx_peer_rx *rx, struct sk_buff *skb, in
 	}
 }
 
+/* Where a message that joins a peer's ordered queue is decrypted. */
+enum wgx_rxspread_where {
+	WGX_RXSPREAD_REFUSED,	/* not admitted: the caller drops it */
+	WGX_RXSPREAD_HERE,	/* on the arriving CPU */
+	WGX_RXSPREAD_WORKER,	/* by a decrypt worker */
+};
+
+/*
+ * Admit @skb to @rx's ordered queue (wgx_rxspread_admit()) at its tail and
+ * say where it is decrypted: by a worker when @spread, except a small
+ * message, which is decrypted here (it costs a few ChaCha20 blocks, and it
+ * may be express) and counted in small_queued as it joins, so that a marked
+ * message behind it, decrypted sooner on another CPU, does not pass it.
+ * Under the queue's lock.
+ */
+static enum wgx_rxspread_where wgx_rxspread_join(struct wgx_peer_rx *rx, struct sk_buff *skb,
+						 bool spread)
+{
+	struct wgx_rx_cb *cb = WGX_RX_CB(skb);
+
+	if (unlikely(!wgx_rxspread_admit(rx, skb)))
+		return WGX_RXSPREAD_REFUSED;
+	__skb_queue_tail(&rx->queue, skb);
+	if (cb->message_len <= WGX_RXSPREAD_SMALL + WGX_MSG_TRANSPORT_MIN_LEN) {
+		cb->small = true;
+		++rx->small_queued;
+		spread = false;
+	}
+	return spread ? WGX_RXSPREAD_WORKER : WGX_RXSPREAD_HERE;
+}
+
 bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb, u8 mode)
 {
 	struct wgx_device *wgx = peer->wgx;
-	struct wgx_peer_rx *rx;
+	struct wgx_rx_cb *cb = WGX_RX_CB(skb);
 	struct wgx_rx_worker *worker;
-	bool small;
+	enum wgx_rxspread_where where;
+	struct wgx_peer_rx *rx;
+	bool spread;
 	int cpu;
 
 	if (mode == WGX_RX_SPREAD_AUTO)
@@ -248,58 +315,44 @@ bool wgx_rxspread_enqueue(struct wgx_peer *peer, struct sk_buff *skb, u8 mode)
 	 * in encap_rcv: @rx lives until we return (synchronize_net() at its
 	 * end).
 	 */
-	small = WGX_RX_CB(skb)->message_len <= WGX_RXSPREAD_SMALL + WGX_MSG_TRANSPORT_MIN_LEN;
-	if (small || mode == WGX_RX_SPREAD_OFF ||
-	    (mode == WGX_RX_SPREAD_AUTO && !READ_ONCE(rx->active)) ||
-	    unlikely(wgx_rxspread_settling(rx))) {
-		spin_lock_bh(&rx->queue.lock);
-		if (unlikely(!wgx_rxspread_admit(rx, skb))) {
-			spin_unlock_bh(&rx->queue.lock);
-			goto drop;
-		}
-		__skb_queue_tail(&rx->queue, skb);
-		spin_unlock_bh(&rx->queue.lock);
-		/*
-		 * A small message is decrypted here even while spread: it
-		 * costs a few ChaCha20 blocks, and it may be express.
-		 */
-		if (small) {
-			wgx_rxspread_express(rx, skb, wgx_receive_decrypt_verdict(skb));
-			/* Also after an express delivery: what it held up may be ready. */
-			napi_schedule(&rx->napi);
-			return true;
-		}
-		wgx_receive_decrypt_stage(skb);
-		napi_schedule(&rx->napi);
-		return true;
-	}
-	cpu = wgx_rxspread_next_cpu(this_cpu_ptr(wgx->rx_workers));
+	spread = mode == WGX_RX_SPREAD_ON || (mode == WGX_RX_SPREAD_AUTO && READ_ONCE(rx->active));
+	spread = spread && !unlikely(wgx_rxspread_settling(rx));
+	cpu = spread ? wgx_rxspread_next_cpu(this_cpu_ptr(wgx->rx_workers)) : 0;
 	worker = per_cpu_ptr(wgx->rx_workers, cpu);
 
 	spin_lock_bh(&rx->queue.lock);
-	if (unlikely(!wgx_rxspread_admit(rx, skb))) {
-		spin_unlock_bh(&rx->queue.lock);
-		goto drop;
-	}
-	__skb_queue_tail(&rx->queue, skb);
+	where = wgx_rxspread_join(rx, skb, spread);
 	/*
 	 * Into the worker's ring under the queue's lock: otherwise the NAPI could
 	 * deliver (or the worker decrypt) before both queues hold it.
 	 */
-	if (unlikely(ptr_ring_produce_bh(&worker->ring, skb))) {
+	if (where == WGX_RXSPREAD_WORKER && unlikely(ptr_ring_produce_bh(&worker->ring, skb))) {
 		__skb_unlink(skb, &rx->queue);
-		spin_unlock_bh(&rx->queue.lock);
-		goto drop;
+		if (cb->small)
+			--rx->small_queued;
+		where = WGX_RXSPREAD_REFUSED;
 	}
 	spin_unlock_bh(&rx->queue.lock);
-	queue_work_on(cpu, wgx->rx_wq, &worker->work);
-	return true;
 
-drop:
-	DEV_STATS_INC(wgx->dev, rx_dropped);
-	wgx_keypair_put(WGX_RX_CB(skb)->keypair, false);
-	wgx_peer_put(peer);
-	kfree_skb(skb);
+	switch (where) {
+	case WGX_RXSPREAD_REFUSED:
+		DEV_STATS_INC(wgx->dev, rx_dropped);
+		wgx_keypair_put(cb->keypair, false);
+		wgx_peer_put(peer);
+		kfree_skb(skb);
+		return true;
+	case WGX_RXSPREAD_WORKER:
+		queue_work_on(cpu, wgx->rx_wq, &worker->work);
+		return true;
+	case WGX_RXSPREAD_HERE:
+		break;
+	}
+	if (cb->small)
+		wgx_rxspread_express(rx, skb, wgx_receive_decrypt_verdict(skb));
+	else
+		wgx_receive_decrypt_stage(skb);
+	/* Also after an express delivery: what it held up may be ready. */
+	napi_schedule(&rx->napi);
 	return true;
 }
 

@@ -177,12 +177,15 @@ static inline bool wgx_rxspread_delay_drop(struct wgx_rxspread_delay *d, u64 now
 /**
  * struct wgx_peer_rx - a peer's ordered queue and the NAPI that delivers from it.
  * @delay: the queue's delay control (under the queue's lock).
- * @small_queued: small messages (decrypted on arrival, see
- *                wgx_rxspread_enqueue()) in @queue: unmarked ones, and
- *                marked ones that came when express delivery was not
- *                allowed.  While any is there, marked ones queue too, so a
- *                marked message only ever passes long ones.  Under the
- *                queue's lock.
+ * @small_queued: small messages in @queue, counted as they join it
+ *                (wgx_rxspread_enqueue()), whether decrypted on arrival or
+ *                by a worker, marked or not, until the NAPI has handed them
+ *                to the stack.  While another is counted, a marked one
+ *                queues too, so a marked message only ever passes long
+ *                ones.  Under the queue's lock.
+ * @small_held: of those, the ones the last poll handed to the NAPI core to
+ *              pass up after it returned; uncounted by the next poll.  Only
+ *              the NAPI's poll touches it.
  * @settled_ns: until then (ns, ktime_get_mono_fast_ns()) nothing is spread,
  *              whatever the mode: the new queue settles (see "Order across a
  *              switch").  Set before the queue is published, 0 once passed.
@@ -196,6 +199,7 @@ struct wgx_peer_rx {
 	struct sk_buff_head queue;
 	struct wgx_rxspread_delay delay;
 	unsigned int small_queued;
+	unsigned int small_held;
 	struct wgx_peer *peer;
 	u64 settled_ns;
 	bool active;

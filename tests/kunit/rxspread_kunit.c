@@ -13,6 +13,9 @@
  *   wgx_rxspread_delay_drop()     CoDel's rule (RFC 8289) judged on arrival;
  *   wgx_rxspread_admit()          a peer's ordered queue: its limit, and the
  *                                 delay control that spares small messages;
+ *   wgx_rxspread_join()           where a message is decrypted, and the count
+ *                                 of small messages express delivery obeys
+ *                                 (wgx_rxspread_may_pass());
  *   wgx_rxspread_dequeue_ready()  what the peer's NAPI delivers: the head,
  *                                 once decrypted, so messages decrypted out
  *                                 of order leave in arrival order;
@@ -211,19 +214,46 @@ static struct sk_buff *wgx_rxspread_test_msg(struct kunit *test, unsigned int me
 	return skb;
 }
 
-/* Admit and queue a message as wgx_rxspread_enqueue() does; false when refused (and freed). */
-static bool wgx_rxspread_test_arrive(struct wgx_peer_rx *rx, struct sk_buff *skb)
+/*
+ * Queue a message as wgx_rxspread_enqueue() does (@spread: the peer is
+ * spread now); where it is decrypted, or WGX_RXSPREAD_REFUSED (freed).
+ */
+static enum wgx_rxspread_where wgx_rxspread_test_join(struct wgx_peer_rx *rx, struct sk_buff *skb,
+						      bool spread)
 {
-	bool ok;
+	enum wgx_rxspread_where where;
 
 	spin_lock_bh(&rx->queue.lock);
-	ok = wgx_rxspread_admit(rx, skb);
-	if (ok)
-		__skb_queue_tail(&rx->queue, skb);
+	where = wgx_rxspread_join(rx, skb, spread);
 	spin_unlock_bh(&rx->queue.lock);
-	if (!ok)
+	if (where == WGX_RXSPREAD_REFUSED)
 		kfree_skb(skb);
-	return ok;
+	return where;
+}
+
+/* The same for a peer that is not spread; false when refused. */
+static bool wgx_rxspread_test_arrive(struct wgx_peer_rx *rx, struct sk_buff *skb)
+{
+	return wgx_rxspread_test_join(rx, skb, false) != WGX_RXSPREAD_REFUSED;
+}
+
+/*
+ * Publish @skb's verdict as a decrypt does; then deliver what is ready,
+ * freed, as the NAPI does; how many.
+ */
+static int wgx_rxspread_test_deliver(struct wgx_peer_rx *rx, struct sk_buff *skb)
+{
+	unsigned int small = 0;
+	int n = 0;
+
+	if (skb)
+		atomic_set_release(&WGX_RX_CB(skb)->state, WGX_RX_OK);
+	while ((skb = wgx_rxspread_dequeue_ready(rx, &small)) != NULL) {
+		kfree_skb(skb);
+		++n;
+	}
+	wgx_rxspread_small_left(rx, small);
+	return n;
 }
 
 /* Messages decrypted in the order 3, 1, 2, 0 leave in the order they arrived: 0, 1, 2, 3. */
@@ -234,6 +264,7 @@ static void wgx_rxspread_delivers_in_arrival_order(struct kunit *test)
 	struct wgx_rxspread_fixture *f = test->priv;
 	struct sk_buff *msgs[4], *skb;
 	int i, j, delivered = 0;
+	unsigned int small = 0;
 
 	for (i = 0; i < 4; i++) {
 		msgs[i] = wgx_rxspread_test_msg(test, 1400);
@@ -243,7 +274,7 @@ static void wgx_rxspread_delivers_in_arrival_order(struct kunit *test)
 		j = done_order[i];
 		/* As wgx_receive_decrypt_stage() publishes its verdict. */
 		atomic_set_release(&WGX_RX_CB(msgs[j])->state, verdicts[j]);
-		while ((skb = wgx_rxspread_dequeue_ready(f->rx)) != NULL) {
+		while ((skb = wgx_rxspread_dequeue_ready(f->rx, &small)) != NULL) {
 			KUNIT_EXPECT_PTR_EQ(test, skb, msgs[delivered]);
 			/* Nothing leaves before the first arrival is decrypted. */
 			KUNIT_EXPECT_EQ(test, i, 3);
@@ -262,19 +293,20 @@ static void wgx_rxspread_pending_head_blocks(struct kunit *test)
 	struct sk_buff *a = wgx_rxspread_test_msg(test, 1400);
 	struct sk_buff *b = wgx_rxspread_test_msg(test, 1400);
 	struct sk_buff *c = wgx_rxspread_test_msg(test, 1400);
+	unsigned int small = 0;
 
-	KUNIT_EXPECT_PTR_EQ(test, wgx_rxspread_dequeue_ready(f->rx), NULL);
+	KUNIT_EXPECT_PTR_EQ(test, wgx_rxspread_dequeue_ready(f->rx, &small), NULL);
 	KUNIT_ASSERT_TRUE(test, wgx_rxspread_test_arrive(f->rx, a));
 	KUNIT_ASSERT_TRUE(test, wgx_rxspread_test_arrive(f->rx, b));
 	KUNIT_ASSERT_TRUE(test, wgx_rxspread_test_arrive(f->rx, c));
 	atomic_set_release(&WGX_RX_CB(b)->state, WGX_RX_OK);
-	KUNIT_EXPECT_PTR_EQ(test, wgx_rxspread_dequeue_ready(f->rx), NULL);
+	KUNIT_EXPECT_PTR_EQ(test, wgx_rxspread_dequeue_ready(f->rx, &small), NULL);
 	KUNIT_EXPECT_EQ(test, skb_queue_len(&f->rx->queue), 3U);
 	atomic_set_release(&WGX_RX_CB(a)->state, WGX_RX_OK);
-	KUNIT_EXPECT_PTR_EQ(test, wgx_rxspread_dequeue_ready(f->rx), a);
-	KUNIT_EXPECT_PTR_EQ(test, wgx_rxspread_dequeue_ready(f->rx), b);
+	KUNIT_EXPECT_PTR_EQ(test, wgx_rxspread_dequeue_ready(f->rx, &small), a);
+	KUNIT_EXPECT_PTR_EQ(test, wgx_rxspread_dequeue_ready(f->rx, &small), b);
 	/* c is still being decrypted: it is the head now, and it blocks. */
-	KUNIT_EXPECT_PTR_EQ(test, wgx_rxspread_dequeue_ready(f->rx), NULL);
+	KUNIT_EXPECT_PTR_EQ(test, wgx_rxspread_dequeue_ready(f->rx, &small), NULL);
 	KUNIT_EXPECT_EQ(test, skb_queue_len(&f->rx->queue), 1U);
 	kfree_skb(a);
 	kfree_skb(b);
@@ -328,6 +360,80 @@ static void wgx_rxspread_admit_drops_bulk_spares_small(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, wgx_rxspread_test_arrive(f->rx, wgx_rxspread_test_msg(test, 1400)));
 	KUNIT_EXPECT_FALSE(test, f->rx->delay.dropping);
 	KUNIT_EXPECT_EQ(test, wgx_device_stats_read(f->wgx, WGX_DEVICE_STAT_RX_DROP_DELAY), 1ULL);
+}
+
+/*
+ * A small message is counted as it joins, decrypted or not: a marked one
+ * behind it, decrypted sooner on another CPU, may not pass it; once it
+ * is delivered, the marked one may.
+ */
+static void wgx_rxspread_small_counted_as_it_joins(struct kunit *test)
+{
+	struct wgx_rxspread_fixture *f = test->priv;
+	struct sk_buff *unmarked = wgx_rxspread_test_msg(test, 96);
+	struct sk_buff *marked = wgx_rxspread_test_msg(test, 96);
+	unsigned int small = 0;
+	u64 now;
+
+	KUNIT_ASSERT_TRUE(test, wgx_rxspread_test_arrive(f->rx, unmarked));
+	KUNIT_EXPECT_EQ(test, f->rx->small_queued, 1U);
+	KUNIT_EXPECT_TRUE(test, WGX_RX_CB(unmarked)->small);
+	KUNIT_ASSERT_TRUE(test, wgx_rxspread_test_arrive(f->rx, marked));
+	KUNIT_EXPECT_EQ(test, f->rx->small_queued, 2U);
+	/* The first is still being decrypted where it arrived. */
+	now = ktime_get_mono_fast_ns();
+	spin_lock_bh(&f->rx->queue.lock);
+	KUNIT_EXPECT_FALSE(test, wgx_rxspread_may_pass(f->rx, now));
+	spin_unlock_bh(&f->rx->queue.lock);
+	/* Taken by the NAPI, it counts until GRO has handed it to the stack. */
+	atomic_set_release(&WGX_RX_CB(unmarked)->state, WGX_RX_OK);
+	KUNIT_EXPECT_PTR_EQ(test, wgx_rxspread_dequeue_ready(f->rx, &small), unmarked);
+	KUNIT_EXPECT_EQ(test, small, 1U);
+	KUNIT_EXPECT_EQ(test, f->rx->small_queued, 2U);
+	spin_lock_bh(&f->rx->queue.lock);
+	KUNIT_EXPECT_FALSE(test, wgx_rxspread_may_pass(f->rx, now));
+	spin_unlock_bh(&f->rx->queue.lock);
+	wgx_rxspread_small_left(f->rx, small);
+	kfree_skb(unmarked);
+	KUNIT_EXPECT_EQ(test, f->rx->small_queued, 1U);
+	spin_lock_bh(&f->rx->queue.lock);
+	KUNIT_EXPECT_TRUE(test, wgx_rxspread_may_pass(f->rx, now));
+	/* Not once the queue's head has waited too long. */
+	KUNIT_EXPECT_FALSE(test, wgx_rxspread_may_pass(f->rx, now + WGX_RXSPREAD_EXPRESS_HEAD_NS));
+	spin_unlock_bh(&f->rx->queue.lock);
+	/* Long messages are not counted. */
+	KUNIT_ASSERT_TRUE(test, wgx_rxspread_test_arrive(f->rx, wgx_rxspread_test_msg(test, 1400)));
+	KUNIT_EXPECT_EQ(test, f->rx->small_queued, 1U);
+	KUNIT_EXPECT_EQ(test, wgx_rxspread_test_deliver(f->rx, marked), 1);
+	KUNIT_EXPECT_EQ(test, f->rx->small_queued, 0U);
+}
+
+/*
+ * Spread, long messages go to the workers and small ones are decrypted
+ * where they arrive, each counted; not spread, everything is decrypted
+ * where it arrives.
+ */
+static void wgx_rxspread_small_decrypted_on_arrival(struct kunit *test)
+{
+	struct wgx_rxspread_fixture *f = test->priv;
+	struct sk_buff *skb;
+	int i;
+
+	KUNIT_EXPECT_EQ(test, wgx_rxspread_test_join(f->rx, wgx_rxspread_test_msg(test, 1400), true),
+			WGX_RXSPREAD_WORKER);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, wgx_rxspread_test_join(f->rx, wgx_rxspread_test_msg(test, 96), true),
+				WGX_RXSPREAD_HERE);
+	KUNIT_EXPECT_EQ(test, f->rx->small_queued, 4U);
+	KUNIT_EXPECT_EQ(test, wgx_rxspread_test_join(f->rx, wgx_rxspread_test_msg(test, 96), false),
+			WGX_RXSPREAD_HERE);
+	KUNIT_EXPECT_EQ(test, wgx_rxspread_test_join(f->rx, wgx_rxspread_test_msg(test, 1400), false),
+			WGX_RXSPREAD_HERE);
+	/* Every one decrypted: all leave, and the count is back to zero. */
+	skb_queue_walk(&f->rx->queue, skb)
+		atomic_set_release(&WGX_RX_CB(skb)->state, WGX_RX_OK);
+	KUNIT_EXPECT_EQ(test, wgx_rxspread_test_deliver(f->rx, NULL), 7);
+	KUNIT_EXPECT_EQ(test, f->rx->small_queued, 0U);
 }
 
 /* Whether every possible CPU's worker has a ring of WGX_RXSPREAD_RING_SIZE; all or none. */
@@ -408,6 +514,8 @@ static struct kunit_case wgx_rxspread_cases[] = {
 	KUNIT_CASE(wgx_rxspread_pending_head_blocks),
 	KUNIT_CASE(wgx_rxspread_admit_refuses_a_full_queue),
 	KUNIT_CASE(wgx_rxspread_admit_drops_bulk_spares_small),
+	KUNIT_CASE(wgx_rxspread_small_counted_as_it_joins),
+	KUNIT_CASE(wgx_rxspread_small_decrypted_on_arrival),
 	KUNIT_CASE(wgx_rxspread_rings_come_with_the_first_queue),
 	{}
 };
