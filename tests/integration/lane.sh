@@ -147,11 +147,31 @@ test_small_messages_go_express() {
 	t0=$(lane_stat a tx_express)
 	n a ping -c 10 -i 0.05 -W 2 10.0.0.2 >/dev/null || fail "small pings lost (idle)"
 	idle=$(($(lane_stat a tx_express) - t0))
-	# Ends by itself after the probes (about 6 s under TCG).
-	n a timeout 15 bash -c 'while :; do head -c 1000 /dev/zero >/dev/udp/10.0.0.2/9; sleep 0.01; done' \
-		>/dev/null 2>&1 &
+	# Ends by itself after the probes (about 6 s under TCG).  One process on
+	# an absolute schedule: a shell loop forking per datagram left gaps of
+	# over a second on a loaded host, and a second without bulk is idle.
+	n a python3 -c '
+import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+t = time.monotonic()
+end = t + 15
+while t < end:
+    try:
+        s.sendto(bytes(1000), ("10.0.0.2", 9))
+    except OSError:
+        pass
+    t += 0.01
+    time.sleep(max(0.0, t - time.monotonic()))
+' >/dev/null 2>&1 &
 	bulk=$!
-	# The handshake's first packets were unmarked: wait out the gap.
+	# The bulk flows (20 datagrams sent), then the handshake's first packets,
+	# unmarked, are a gap ago.
+	local tx0 i
+	tx0=$(n a cat /sys/class/net/wgt0/statistics/tx_bytes)
+	for i in $(seq 100); do
+		[ $(($(n a cat /sys/class/net/wgt0/statistics/tx_bytes) - tx0)) -ge 20000 ] && break
+		sleep 0.1
+	done
 	sleep 1.5
 	t1=$(lane_stat a tx_express)
 	r0=$(lane_stat b rx_express)
@@ -226,6 +246,15 @@ bql_sum() {
 		awk '{ s += $1 } END { print s + 0 }'
 }
 
+# iperf_load PORT SECONDS — 4 TCP flows a->b (10.0.0.2:PORT) for SECONDS;
+# prints the bytes b received, fails when the client did not run.
+iperf_load() {
+	local bytes
+	bytes=$(n a iperf3 -c 10.0.0.2 -p "$1" -P 4 -t "$2" -J | jq '.end.sum_received.bytes')
+	echo "bulk load on port $1: ${bytes:-none} bytes received"
+	[ "${bytes:-0}" -gt 100000 ]
+}
+
 # Byte queue limits on the encryption rings (module parameter bql): off by
 # default, a bulk load charges nothing; on, a bulk load is charged to BQL
 # (bytes in flight, a limit that grew from 0), every byte is credited back
@@ -240,24 +269,27 @@ test_bql_charges_and_credits() {
 	tunnel_setup wgx
 	ping_ok a 10.0.0.2
 	expect_eq "bql parameter by default" N "$(cat $param)"
-	n b iperf3 -s -D >/dev/null
+	# One server per load: a server still closing the last test refuses
+	# the next client ("busy"), which would leave no load at all.
+	n b iperf3 -s -D -p 5201 >/dev/null
+	n b iperf3 -s -D -p 5202 >/dev/null
 	sleep 0.3
-	n a iperf3 -c 10.0.0.2 -P 4 -t 2 >/dev/null 2>&1
+	iperf_load 5201 2 || fail "the first bulk load did not run (bed)"
 	expect_eq "limits after a load without bql" 0 "$(bql_sum a limit)"
 	echo 1 >$param
 	expect_eq "inflight when idle" 0 "$(bql_sum a inflight)"
-	n a iperf3 -c 10.0.0.2 -P 4 -t 4 >/dev/null 2>&1 &
-	local i inflight=0 limit=0 v
-	for i in 1 2 3 4 5 6; do
-		sleep 0.4
+	iperf_load 5202 4 &
+	local load=$! i inflight=0 limit=0 v
+	for i in $(seq 15); do
+		sleep 0.2
 		v=$(bql_sum a inflight)
 		[ "$v" -gt "$inflight" ] && inflight=$v
 	done
 	limit=$(bql_sum a limit)
+	wait $load || fail "the second bulk load did not run (bed)"
 	echo "under load: BQL inflight up to $inflight bytes, limits summed $limit bytes"
 	[ "$inflight" -gt 0 ] || fail "nothing charged to BQL under a bulk load"
 	[ "$limit" -gt 0 ] || fail "BQL limit did not grow under a bulk load"
-	wait $!
 	sleep 1
 	expect_eq "inflight after the load" 0 "$(bql_sum a inflight)"
 	# Down in the middle of a load: the workers finish, BQL resets.
