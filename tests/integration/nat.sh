@@ -89,13 +89,16 @@ ports_check() {
 # traffic PORTS [BOTH] — ping both ways and 8 TCP flows b -> a (a's ACKs
 # spread over its ports), with BOTH also a -> b; a's source ports checked.
 traffic() {
+	local m
 	ports_start
 	ping_ok a 10.0.0.2
 	ping_ok b 10.0.0.1
 	[ -z "${2:-}" ] || iperf_ok a 10.0.0.2 8
 	iperf_ok a 10.0.0.2 8 -R
+	# Read at once: under TCG the capture's end can outlast the timeout.
+	m=$(mappings)
 	ports_check "$1"
-	echo "b's endpoint for a: $(b_endpoint); r's mappings: $(mappings)"
+	echo "b's endpoint for a: $(b_endpoint); r's mappings: $m"
 }
 
 # idle SECONDS — nothing to send for SECONDS; r's mappings then.
@@ -125,7 +128,7 @@ nat_log() {
 #     idle past the timeout (a mapping must stay); b -> a first must work
 #     (pings, then 8 TCP flows), then a -> b.
 nat_case() {
-	local mode=$1 kind=$2 ports=$3 got
+	local mode=$1 kind=$2 ports=$3 got m
 	nat_log
 	nat_bed "$mode" "$kind" "$ports"
 	echo "== $mode, a with $ports listen port(s), b $kind, no keepalive"
@@ -136,7 +139,8 @@ nat_case() {
 	echo "b -> a after idle: ${got:-0} of 3 pings answered (b's endpoint $(b_endpoint))"
 	ping_ok a 10.0.0.2 || fail "a -> b after idle failed"
 	ping_ok b 10.0.0.1 || fail "b -> a after a -> b failed"
-	echo "after a -> b: b's endpoint $(b_endpoint); r's mappings: $(mappings)"
+	m=$(mappings)
+	echo "after a -> b: b's endpoint $(b_endpoint); r's mappings: $m"
 
 	echo "== $mode, a with $ports listen port(s), b $kind, a's persistent keepalive 2 s"
 	n a "$WGX_TOOL" set wgt0 peer "$KB_pub" persistent-keepalive 2
