@@ -13,7 +13,12 @@
  * among the online CPUs.  Workers decrypt in parallel; the peer's NAPI
  * delivers from the head of its ordered queue, each message once it is
  * decrypted, so every inner flow (indeed the whole peer) keeps the order it
- * arrived in.  The price is a hand-off to another CPU and back per message.
+ * arrived in.  The NAPI also checks each counter against the replay window
+ * (wgx_receive_finish()), in that order: the workers finish in any order,
+ * and a window fed by them would count messages that arrived in order as
+ * reordered.  A message the express mark lets pass the queue is checked as
+ * it passes, so the ones it passed count as reordered: they are, on their
+ * way up.  The price is a hand-off to another CPU and back per message.
  *
  * Which peers are spread: the device option rx-spread (enum
  * wgx_rx_spread_mode).  on: every peer; off: none; auto (the default): the

@@ -400,6 +400,42 @@ test_rx_spread_keeps_order() {
 	expect_eq "the receiver's exit status" 0 "$SEQ_RC"
 }
 
+# The replay window of a spread peer sees its messages in arrival order:
+# b (the in-tree module, which sends its counters in order from one port)
+# sends 8 UDP flows of 600-byte datagrams (longer than a small message, so
+# a's decrypt workers take them) over one outer flow that the NIC-like bed
+# delivers in order to one CPU of a; a's workers finish them in any order,
+# and a window fed in that order would count many as reordered (a's
+# rx_reordered, the telemetry users read).  Nothing reorders them on the
+# way, so a counts at most a few (a keepalive from the other CPU).  Not a
+# wgx sender: its tx queues take counters from one sequence and send in
+# parallel, so its counters do arrive out of order (docs/telemetry.md).
+# The bed check: both CPUs decrypted.
+test_rx_spread_counts_arrival_order() {
+	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
+	local total=30000 r0 r1 lost0 lost1
+	tunnel_setup wireguard 4 0
+	nic_like a va
+	nic_like b vb
+	n a "$WGX_TOOL" set wgt0 rx-spread on
+	ping_ok b 10.0.0.1
+	r0=$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].peers[0].stats.rx_reordered')
+	lost0=$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].peers[0].stats.rx_lost')
+	decrypt_cpus_start
+	udp_seq_recv $total 90
+	n b python3 "$WGX_REPO/tests/lib/udp_seq.py" send 10.0.0.1 9000 8 $total 0 600
+	udp_seq_result $total 2
+	decrypt_cpus_read
+	r1=$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].peers[0].stats.rx_reordered')
+	lost1=$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].peers[0].stats.rx_lost')
+	echo "decryptions per CPU: $CPUS_LIST (total $CPUS_TOTAL); a counted $((r1 - r0)) reordered, $((lost1 - lost0)) lost"
+	[ "$CPUS_TOTAL" -ge $((total / 2)) ] || fail "only $CPUS_TOTAL data decryptions counted (bed)"
+	[ "$CPUS_MAX" -lt "$CPUS_TOTAL" ] || fail "one CPU decrypted all $CPUS_TOTAL: nothing was spread (bed)"
+	expect_eq "reordered datagrams at the receiving socket" 0 "$REORDERED"
+	[ $((r1 - r0)) -le 10 ] ||
+		fail "a counted $((r1 - r0)) of b's messages reordered, which arrived in order (decrypted on CPUs $CPUS_LIST)"
+}
+
 # A peer's ordered queue made while its traffic flows takes over in order:
 # the messages delivered through the GRO cells before it existed are not
 # overtaken by the first ones its NAPI delivers, nor does any later switch
