@@ -10,12 +10,12 @@
 #   path       device  inner a / b     first port a / b  listen ports  configured with
 #   bare       va/vb   192.0.2.1 / .2  -                 -             -
 #   wireguard  wgk0    10.1.0.1 / .2   51830 / 51831     1             wg (wireguard.ko)
-#   wgx        wgx0    10.2.0.1 / .2   51840 / 51841     1             wgx (wgx.ko)
+#   wgx        wgx0    10.2.0.1 / .2   51840 / 51841     default       wgx (wgx.ko)
 #   wgx_p2     wgxp2   10.3.0.1 / .2   51850 / 51850     2             wgx
 #   wgx_p4     wgxp4   10.4.0.1 / .2   51860 / 51860     4             wgx
 #   wgx_p8     wgxp8   10.5.0.1 / .2   51870 / 51870     8             wgx
-#   wgx_rs     wgxrs   10.6.0.1 / .2   51880 / 51880     1, rx-spread on  wgx
-#   wgx_r0     wgxrs0  10.9.0.1 / .2   51900 / 51900     1, rx-spread off wgx
+#   wgx_rs     wgxrs   10.6.0.1 / .2   51880 / 51880     1 (explicit), rx-spread on  wgx
+#   wgx_r0     wgxrs0  10.9.0.1 / .2   51900 / 51900     1 (explicit), rx-spread off wgx
 # (10.7, 10.8 and ports 51890-51893 are the rotation workload's own
 # tunnels, run-guest.sh rot_kind.)  bare's b address is $OUTER_B
 # (198.51.100.2 on the routed bed).  All tunnels use MTU $TUNNEL_MTU (1420),
@@ -38,11 +38,15 @@ path_dev() {
 	esac
 }
 
-# path_ports PATH — listen ports of a tunnel path's devices.
-path_ports() {
+# path_opts PATH — the wgx options of a tunnel path's devices beyond key,
+# port and peer, one a line; none for wgx (the default configuration) and
+# wireguard.  wgx_rs and wgx_r0 are one-port paths whatever the default
+# number of listen ports is.
+path_opts() {
 	case $1 in
-	wgx_p*) echo "${1#wgx_p}" ;;
-	*) echo 1 ;;
+	wgx_p*) printf '%s\n' listen-ports "${1#wgx_p}" ;;
+	wgx_rs) printf '%s\n' listen-ports 1 rx-spread on ;;
+	wgx_r0) printf '%s\n' listen-ports 1 rx-spread off ;;
 	esac
 }
 
@@ -208,7 +212,7 @@ tcp_delta() {
 # non-zero with a reason on stderr when any step fails or the tunnel passes
 # no traffic.
 bench_tunnel() {
-	local path=$1 dev kind tool port_a port_b keys=$WORK/keys ns addr ports=() nports
+	local path=$1 dev kind tool port_a port_b keys=$WORK/keys ns addr opts=()
 	path_vars "$path"
 	dev=$(path_dev "$path")
 	kind=$(path_kind "$path")
@@ -223,10 +227,7 @@ bench_tunnel() {
 	wgx_r0) port_a=51900 port_b=51900 ;;
 	*) echo "bench_tunnel: $path is not a tunnel" >&2; return 1 ;;
 	esac
-	nports=$(path_ports "$path")
-	[ "$nports" -gt 1 ] && ports=(listen-ports "$nports")
-	[ "$path" = wgx_rs ] && ports=(rx-spread on)
-	[ "$path" = wgx_r0 ] && ports=(rx-spread off)
+	mapfile -t opts < <(path_opts "$path")
 	if [ "$kind" = wireguard ]; then
 		modprobe wireguard || { echo "modprobe wireguard failed" >&2; return 1; }
 	fi
@@ -234,10 +235,10 @@ bench_tunnel() {
 		echo "ip link add $dev type $kind failed" >&2
 		return 1
 	}
-	n a "$tool" set "$dev" private-key "$keys/$path-a.key" listen-port "$port_a" "${ports[@]}" \
+	n a "$tool" set "$dev" private-key "$keys/$path-a.key" listen-port "$port_a" "${opts[@]}" \
 		peer "$(<"$keys/$path-b.pub")" endpoint "$OUTER_B:$port_b" \
 		allowed-ips "$PV_ADDR_B/32" &&
-		n b "$tool" set "$dev" private-key "$keys/$path-b.key" listen-port "$port_b" "${ports[@]}" \
+		n b "$tool" set "$dev" private-key "$keys/$path-b.key" listen-port "$port_b" "${opts[@]}" \
 			peer "$(<"$keys/$path-a.pub")" endpoint "192.0.2.1:$port_a" \
 			allowed-ips "$PV_ADDR_A/32" || {
 		echo "$tool set $dev failed" >&2
