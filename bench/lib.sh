@@ -7,17 +7,23 @@
 # r's 198.51.100.254: tests/integration/lib.sh netns_routed).  b's outer
 # address is $OUTER_B (params.sh).  Over it, the tunnels exist side by side
 # so the paths can be interleaved without reconfiguring:
-#   path       device  inner a / b     first port a / b  listen ports  configured with
-#   bare       va/vb   192.0.2.1 / .2  -                 -             -
-#   wireguard  wgk0    10.1.0.1 / .2   51830 / 51831     1             wg (wireguard.ko)
-#   wgx        wgx0    10.2.0.1 / .2   51840 / 51841     1             wgx (wgx.ko)
-#   wgx_p2     wgxp2   10.3.0.1 / .2   51850 / 51850     2             wgx
-#   wgx_p4     wgxp4   10.4.0.1 / .2   51860 / 51860     4             wgx
-#   wgx_p8     wgxp8   10.5.0.1 / .2   51870 / 51870     8             wgx
-#   wgx_rs     wgxrs   10.6.0.1 / .2   51880 / 51880     1, rx-spread on  wgx
-#   wgx_r0     wgxrs0  10.9.0.1 / .2   51900 / 51900     1, rx-spread off wgx
+#   path       device  inner a / b     first port a / b  wgx options, both ends
+#   bare       va/vb   192.0.2.1 / .2  -                 -
+#   wireguard  wgk0    10.1.0.1 / .2   51830 / 51831     - (wireguard.ko, wg)
+#   wgx        wgx0    10.2.0.1 / .2   51840 / 51841     none: the default configuration
+#   wgx_p2     wgxp2   10.3.0.1 / .2   51850 / 51850     listen-ports 2
+#   wgx_p4     wgxp4   10.4.0.1 / .2   51860 / 51860     listen-ports 4
+#   wgx_p8     wgxp8   10.5.0.1 / .2   51870 / 51870     listen-ports 8
+#   wgx_rs     wgxrs   10.6.0.1 / .2   51880 / 51880     listen-ports 1, rx-spread on
+#   wgx_r0     wgxrs0  10.9.0.1 / .2   51900 / 51900     listen-ports 1, rx-spread off
+#   wgx_wg     wgm0    10.10.0.1 / .2  51910 / 51911     a: wgx, none; b: wireguard.ko
+#   wg_wgx     wgm1    10.11.0.1 / .2  51920 / 51921     a: wireguard.ko; b: wgx, none
+# wgx devices are configured with $WGX_TOOL, wireguard.ko's with wg.
 # (10.7, 10.8 and ports 51890-51893 are the rotation workload's own
-# tunnels, run-guest.sh rot_kind.)  bare's b address is $OUTER_B
+# tunnels, run-guest.sh rot_kind.)  wgx_wg and wg_wgx are the mixed pairs:
+# one end of each is wgx.ko in its default configuration, the other
+# wireguard.ko, so the link kind and the tool depend on the namespace
+# (path_kind, path_tool).  bare's b address is $OUTER_B
 # (198.51.100.2 on the routed bed).  All tunnels use MTU $TUNNEL_MTU (1420),
 # IPv4 inside and outside, no preshared key.  With BED=nic both ends of the
 # veth receive like a NIC, with BED=routed all four veth ends
@@ -35,14 +41,20 @@ path_dev() {
 	wgx_p*) echo "wgxp${1#wgx_p}" ;;
 	wgx_rs) echo wgxrs ;;
 	wgx_r0) echo wgxrs0 ;;
+	wgx_wg) echo wgm0 ;;
+	wg_wgx) echo wgm1 ;;
 	esac
 }
 
-# path_ports PATH — listen ports of a tunnel path's devices.
-path_ports() {
+# path_opts PATH — the wgx options of a tunnel path's devices beyond key,
+# port and peer, one a line; none for wgx (the default configuration), the
+# mixed pairs (their wgx end too) and wireguard.  wgx_rs and wgx_r0 are
+# one-port paths whatever the default number of listen ports is.
+path_opts() {
 	case $1 in
-	wgx_p*) echo "${1#wgx_p}" ;;
-	*) echo 1 ;;
+	wgx_p*) printf '%s\n' listen-ports "${1#wgx_p}" ;;
+	wgx_rs) printf '%s\n' listen-ports 1 rx-spread on ;;
+	wgx_r0) printf '%s\n' listen-ports 1 rx-spread off ;;
 	esac
 }
 
@@ -58,18 +70,33 @@ path_vars() {
 	wgx_p8) PV_ADDR_A=10.5.0.1 PV_ADDR_B=10.5.0.2 PV_DEV_A=wgxp8 PV_DEV_B=wgxp8 ;;
 	wgx_rs) PV_ADDR_A=10.6.0.1 PV_ADDR_B=10.6.0.2 PV_DEV_A=wgxrs PV_DEV_B=wgxrs ;;
 	wgx_r0) PV_ADDR_A=10.9.0.1 PV_ADDR_B=10.9.0.2 PV_DEV_A=wgxrs0 PV_DEV_B=wgxrs0 ;;
+	wgx_wg) PV_ADDR_A=10.10.0.1 PV_ADDR_B=10.10.0.2 PV_DEV_A=wgm0 PV_DEV_B=wgm0 ;;
+	wg_wgx) PV_ADDR_A=10.11.0.1 PV_ADDR_B=10.11.0.2 PV_DEV_A=wgm1 PV_DEV_B=wgm1 ;;
 	*) return 1 ;;
 	esac
 }
 
-# path_tool PATH — the configuration tool of a tunnel path.
-path_tool() {
-	if [ "$1" = wireguard ]; then echo wg; else echo "$WGX_TOOL"; fi
+# path_kind PATH [NS] — the rtnetlink link kind of a tunnel path's device
+# in namespace NS (a or b; the mixed pairs differ per namespace, the others
+# do not and need no NS).
+path_kind() {
+	case $1:${2:-} in
+	wireguard:* | wgx_wg:b | wg_wgx:a) echo wireguard ;;
+	*) echo wgx ;;
+	esac
 }
 
-# path_kind PATH — the rtnetlink link kind of a tunnel path.
-path_kind() {
-	if [ "$1" = wireguard ]; then echo wireguard; else echo wgx; fi
+# path_tool PATH [NS] — the configuration tool of a tunnel path's device in
+# namespace NS (as path_kind).
+path_tool() {
+	if [ "$(path_kind "$@")" = wireguard ]; then echo wg; else echo "$WGX_TOOL"; fi
+}
+
+# link_kind NS DEV — the rtnetlink link kind DEV really has in NS (from
+# `ip -d link`), or "none".
+link_kind() {
+	ip -n "$1" -d -j link show dev "$2" 2>/dev/null | jq -r '.[0].linkinfo.info_kind // "none"' 2>/dev/null ||
+		echo none
 }
 
 # elapsed_s VAR START — VAR := seconds since START (an $EPOCHREALTIME value),
@@ -208,11 +235,11 @@ tcp_delta() {
 # non-zero with a reason on stderr when any step fails or the tunnel passes
 # no traffic.
 bench_tunnel() {
-	local path=$1 dev kind tool port_a port_b keys=$WORK/keys ns addr ports=() nports
+	local path=$1 dev kind_a kind_b tool_a tool_b port_a port_b keys=$WORK/keys ns addr opts=()
 	path_vars "$path"
 	dev=$(path_dev "$path")
-	kind=$(path_kind "$path")
-	tool=$(path_tool "$path")
+	kind_a=$(path_kind "$path" a) kind_b=$(path_kind "$path" b)
+	tool_a=$(path_tool "$path" a) tool_b=$(path_tool "$path" b)
 	case $path in
 	wireguard) port_a=51830 port_b=51831 ;;
 	wgx) port_a=51840 port_b=51841 ;;
@@ -221,26 +248,29 @@ bench_tunnel() {
 	wgx_p8) port_a=51870 port_b=51870 ;;
 	wgx_rs) port_a=51880 port_b=51880 ;;
 	wgx_r0) port_a=51900 port_b=51900 ;;
+	wgx_wg) port_a=51910 port_b=51911 ;;
+	wg_wgx) port_a=51920 port_b=51921 ;;
 	*) echo "bench_tunnel: $path is not a tunnel" >&2; return 1 ;;
 	esac
-	nports=$(path_ports "$path")
-	[ "$nports" -gt 1 ] && ports=(listen-ports "$nports")
-	[ "$path" = wgx_rs ] && ports=(rx-spread on)
-	[ "$path" = wgx_r0 ] && ports=(rx-spread off)
-	if [ "$kind" = wireguard ]; then
+	# Options of the wgx-only paths (both ends are wgx there).
+	mapfile -t opts < <(path_opts "$path")
+	if [ "$kind_a" = wireguard ] || [ "$kind_b" = wireguard ]; then
 		modprobe wireguard || { echo "modprobe wireguard failed" >&2; return 1; }
 	fi
-	ip -n a link add "$dev" type "$kind" && ip -n b link add "$dev" type "$kind" || {
-		echo "ip link add $dev type $kind failed" >&2
+	ip -n a link add "$dev" type "$kind_a" && ip -n b link add "$dev" type "$kind_b" || {
+		echo "ip link add $dev type $kind_a (a) / $kind_b (b) failed" >&2
 		return 1
 	}
-	n a "$tool" set "$dev" private-key "$keys/$path-a.key" listen-port "$port_a" "${ports[@]}" \
+	n a "$tool_a" set "$dev" private-key "$keys/$path-a.key" listen-port "$port_a" "${opts[@]}" \
 		peer "$(<"$keys/$path-b.pub")" endpoint "$OUTER_B:$port_b" \
-		allowed-ips "$PV_ADDR_B/32" &&
-		n b "$tool" set "$dev" private-key "$keys/$path-b.key" listen-port "$port_b" "${ports[@]}" \
-			peer "$(<"$keys/$path-a.pub")" endpoint "192.0.2.1:$port_a" \
-			allowed-ips "$PV_ADDR_A/32" || {
-		echo "$tool set $dev failed" >&2
+		allowed-ips "$PV_ADDR_B/32" || {
+		echo "$tool_a set $dev failed in a" >&2
+		return 1
+	}
+	n b "$tool_b" set "$dev" private-key "$keys/$path-b.key" listen-port "$port_b" "${opts[@]}" \
+		peer "$(<"$keys/$path-a.pub")" endpoint "192.0.2.1:$port_a" \
+		allowed-ips "$PV_ADDR_A/32" || {
+		echo "$tool_b set $dev failed in b" >&2
 		return 1
 	}
 	for ns in a b; do

@@ -95,11 +95,14 @@ if [ $phase = 1 ]; then
 	for p in $PATHS; do
 		case $p in
 		bare) active+=(bare) ;;
-		wireguard | wgx | wgx_p* | wgx_rs | wgx_r0)
+		wireguard | wgx | wgx_p* | wgx_rs | wgx_r0 | wgx_wg | wg_wgx)
 			blog "setting up the $p tunnel"
 			if err=$(bench_tunnel "$p" 2>&1); then
 				active+=("$p")
-				record type=path path="$p" mtu="$TUNNEL_MTU"
+				# Bed check: which module each end really runs.
+				dev=$(path_dev "$p")
+				record type=path path="$p" mtu="$TUNNEL_MTU" \
+					kind_a="$(link_kind a "$dev")" kind_b="$(link_kind b "$dev")"
 			else
 				blog "$p: $err"
 				record type=path path="$p" error="$err"
@@ -474,14 +477,18 @@ if [ ${#active[@]} -gt 0 ]; then
 			done
 		done
 		# The other workloads on the main paths only (wgx_pN, wgx_rs,
-		# wgx_r0: TCP only).
-		main=()
+		# wgx_r0: TCP only; the mixed pairs wgx_wg, wg_wgx: TCP and UDP).
+		main=() udp=()
 		for p in "${order[@]}"; do
-			case $p in wgx_p* | wgx_rs | wgx_r0) ;; *) main+=("$p") ;; esac
+			case $p in
+			wgx_p* | wgx_rs | wgx_r0) ;;
+			wgx_wg | wg_wgx) udp+=("$p") ;;
+			*) main+=("$p") udp+=("$p") ;;
+			esac
 		done
 		[ -n "$UDP_SIZES" ] && blog "round $round: udp"
 		for size in $UDP_SIZES; do
-			for p in "${main[@]}"; do
+			for p in "${udp[@]}"; do
 				run_iperf "udp_$size" "$p" "$round" "$UDP_SECONDS" -u -b 0 -l "$size"
 			done
 		done
@@ -514,6 +521,7 @@ if [ ${#active[@]} -gt 0 ]; then
 					[ -z "$TCP_FLOWS" ] && lanes+=(wgx_noinline wgx_nobql)
 					;;
 				wgx_p* | wgx_rs | wgx_r0) [ -z "$TCP_FLOWS" ] && lanes+=("$p") ;;
+				wgx_wg | wg_wgx) ;;
 				*) lanes+=("$p") ;;
 				esac
 			done
@@ -957,10 +965,11 @@ setconf_kind() {
 	fi
 }
 
-# Handshakes and configuration: one wgx path stands for all of them.
+# Handshakes and configuration: one wgx path stands for all of them (the
+# mixed pairs have no such workload of their own).
 tunnels=()
 for p in $PATHS; do
-	case $p in bare | wgx_p* | wgx_rs | wgx_r0) ;; *) tunnels+=("$p") ;; esac
+	case $p in bare | wgx_p* | wgx_rs | wgx_r0 | wgx_wg | wg_wgx) ;; *) tunnels+=("$p") ;; esac
 done
 if [ "$HS_PEERS" -gt 0 ]; then
 	for p in "${tunnels[@]}"; do

@@ -96,7 +96,8 @@ def main():
         result["date"], a.command, a.smp, accel, meta.get("kernel"), params["ROUNDS"],
         "" if params["ROUNDS"] == 1 else "s", a.host_load or "unknown")
     print_table(metrics, ceiling, warnings, str(params["PATHS"]).split(), header)
-    print_spread(metrics, str(params["PATHS"]).split(), params.get("BED", "veth"), meta.get("r_forwarded"))
+    print_spread(metrics, str(params["PATHS"]).split(), params.get("BED", "veth"), meta.get("r_forwarded"),
+                 paths_info)
     print_tcp_quality(metrics)
     print_storm_bed(meta.get("storm_bed", []), meta.get("cpus"))
     print_rotation(meta.get("rotation", []), params)

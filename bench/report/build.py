@@ -5,7 +5,7 @@ import json
 import os
 
 from . import latency, rotation, setconf, storm, telemetry, traffic
-from .common import PATH_LABEL, Run, measured_paths, summarize
+from .common import PATH_LABEL, SCALED_PATHS, Run, measured_paths, summarize
 from .traffic import tcp_per_gb
 
 
@@ -84,7 +84,7 @@ def figure(m, params, ceil_total):
             entry[p]["tcp_per_gb"] = t
     wg = entry.get("wireguard", {}).get("median")
     wx = entry.get("wgx", {}).get("median")
-    for p in ("wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs", "wgx_r0"):
+    for p in SCALED_PATHS:
         v = entry.get(p, {}).get("median")
         if wg and v is not None:
             entry["ratio_%s_wireguard" % p] = v / wg

@@ -7,9 +7,14 @@ import shlex
 import statistics
 
 
-PATHS = ["bare", "wireguard", "wgx", "wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs", "wgx_r0", "wgx_nolane",
-         "wgx_lane", "wgx_nobql", "wgx_noinline"]
+PATHS = ["bare", "wireguard", "wgx", "wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs", "wgx_r0", "wgx_wg", "wg_wgx",
+         "wgx_nolane", "wgx_lane", "wgx_nobql", "wgx_noinline"]
 MAIN_PATHS = ["bare", "wireguard", "wgx"]
+# The paths whose TCP and UDP figures get a ratio to wireguard.ko's in the
+# receive-spread table and the JSON (ratio_<path>_wireguard): the
+# receive-scaling paths and the mixed pairs (wgx_wg: a wgx with no option,
+# b wireguard.ko; wg_wgx: the other way round).
+SCALED_PATHS = ["wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs", "wgx_r0", "wgx_wg", "wg_wgx"]
 # The priority lane figure's columns: wgx (path wgx, device wgx0) twice,
 # with its lane off (priority-dscp none) and on (the default set); the
 # receive-scaling paths (lane on) when a lane-only run asked for them.
@@ -18,7 +23,9 @@ LANE_PATHS = ["bare", "wireguard", "wgx_nolane", "wgx_lane", "wgx_nobql", "wgx_n
 LANE_SCALED = ["wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs", "wgx_r0"]
 PATH_LABEL = {"bare": "bare veth", "wireguard": "wireguard.ko", "wgx": "wgx",
               "wgx_p2": "wgx 2 ports", "wgx_p4": "wgx 4 ports", "wgx_p8": "wgx 8 ports",
-              "wgx_rs": "wgx rx-spread", "wgx_r0": "wgx rx-spread off", "wgx_nolane": "wgx lane off", "wgx_lane": "wgx lane on",
+              "wgx_rs": "wgx rx-spread", "wgx_r0": "wgx rx-spread off",
+              "wgx_wg": "wgx->wireguard.ko", "wg_wgx": "wireguard.ko->wgx",
+              "wgx_nolane": "wgx lane off", "wgx_lane": "wgx lane on",
               "wgx_nobql": "wgx lane on, no BQL", "wgx_noinline": "wgx lane on, no inline"}
 
 

@@ -3,7 +3,7 @@ busiest CPU's share of the receive work, the bed check) and the TCP
 counters per GB received."""
 import os
 
-from .common import PATH_LABEL, PATHS, TCP_COUNTERS, fmt, first_line, load_json, share_cell, summarize
+from .common import PATH_LABEL, PATHS, SCALED_PATHS, TCP_COUNTERS, fmt, first_line, load_json, share_cell, summarize
 
 
 def tcp_per_gb(samples):
@@ -80,9 +80,10 @@ def on_iperf(run, s):
                             % (PATH_LABEL[path], s["metric"], rnd, rx, nbytes))
 
 
-def print_spread(metrics, paths, bed, forwarded=None):
+def print_spread(metrics, paths, bed, forwarded=None, paths_info=None):
     """The receive spread: throughput and the busiest CPU's share of the
-    receive work, per path, for the TCP workloads (and the bed check)."""
+    receive work, per path, for the TCP workloads (and the bed check;
+    PATHS_INFO: each path's setup record, with its devices' link kinds)."""
     cols = [p for p in PATHS if p in paths]
     rows = [m for m in metrics if m["id"].startswith("tcp_") or m["id"].startswith("udp_")]
     if not rows:
@@ -94,8 +95,11 @@ def print_spread(metrics, paths, bed, forwarded=None):
     # 17 wide, wider for a longer label ("wgx rx-spread off").
     cw = {p: max(17, len(PATH_LABEL[p]) + 2) for p in cols}
     line = "%-*s" % (w0, "workload") + "".join("%-*s" % (cw[p], PATH_LABEL[p]) for p in cols)
-    extra = [p for p in ("wgx_p2", "wgx_p4", "wgx_p8", "wgx_rs", "wgx_r0") if p in cols]
-    line += "".join("%-9s" % (p[4:] + "/wg") for p in extra)
+    # Ratio columns: p2/wg ... r0/wg, and the mixed pairs' wgx_wg/wg, wg_wgx/wg.
+    extra = [p for p in SCALED_PATHS if p in cols]
+    head = {p: (p if p in ("wgx_wg", "wg_wgx") else p[4:]) + "/wg" for p in extra}
+    rw = {p: max(9, len(head[p]) + 2) for p in extra}
+    line += "".join("%-*s" % (rw[p], head[p]) for p in extra)
     print(line)
     print("-" * len(line))
     for m in rows:
@@ -106,8 +110,24 @@ def print_spread(metrics, paths, bed, forwarded=None):
             row += "%-*s" % (cw[p], "%s (%s)" % (v, share_cell(e)) if "median" in e else v)
         for p in extra:
             r = m.get("ratio_%s_wireguard" % p)
-            row += "%-9s" % ("%.2f" % r if r else "-")
+            row += "%-*s" % (rw[p], "%.2f" % r if r else "-")
         print(row.rstrip())
+    # The mixed pairs against wireguard.ko at both ends, TCP 16 flows a->b:
+    # wgx in its default configuration must not slow a wireguard.ko peer.
+    m16 = next((x for x in metrics if x["id"] == "tcp_16_ab"), None)
+    mixed = [p for p in ("wgx_wg", "wg_wgx") if p in cols]
+    if m16 and mixed:
+        parts = []
+        for p in mixed:
+            r = m16.get("ratio_%s_wireguard" % p)
+            parts.append("%s %s" % (PATH_LABEL[p], "%.2fx" % r if r else "not measured"))
+        print("mixed pairs, TCP 16 flows a->b, of wireguard.ko->wireguard.ko (target >= 1.00x): %s"
+              % "; ".join(parts))
+    # Bed check: the link kinds the mixed pairs' devices really had in a and b.
+    kinds = ["%s: a %s, b %s" % (p, (paths_info or {})[p].get("kind_a", "?"), (paths_info or {})[p].get("kind_b", "?"))
+             for p in ("wgx_wg", "wg_wgx") if p in cols and "kind_a" in (paths_info or {}).get(p, {})]
+    if kinds:
+        print("bed check: mixed pairs' link kinds: %s" % "; ".join(kinds))
     # The bed check: does one outer flow land on one CPU, as with RSS?  For
     # TCP on wgx_r0 (rx-spread off: WireGuard's one-CPU receive); the
     # headline wgx (rx-spread auto) spreads a busy peer by itself.
