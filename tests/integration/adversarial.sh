@@ -136,7 +136,12 @@ test_initiation_flood_from_many_sources() {
 		fail "b's handshake did not complete within $((secs - 8)) s under the flood"
 	}
 	echo "b reached a after $((SECONDS - start)) s under the flood"
-	kill -0 $flood_pid 2>/dev/null || fail "the flood ended before b's handshake completed"
+	kill -0 $flood_pid 2>/dev/null || {
+		local flood_rc=0
+		wait $flood_pid || flood_rc=$?
+		echo "the flood exited with status $flood_rc: $(cat /tmp/adv-flood)"
+		fail "the flood ended before b's handshake completed"
+	}
 	wait $flood_pid || { cat /tmp/adv-flood; fail "wgx-adversary flood failed"; }
 	cat /tmp/adv-flood
 	# Read after the flood (a `wgx show` under it takes many seconds in
