@@ -304,9 +304,6 @@ int wgx_receive_decrypt_verdict(struct sk_buff *skb)
 		state = WGX_RX_DROP_AUTH;
 	if (timed)
 		wgx_rxspread_account(&cb->peer->rx_load, ktime_get_mono_fast_ns() - start);
-	if (likely(state == WGX_RX_OK) && !cb->ordered &&
-	    unlikely(!wgx_receive_replay_ok(cb->peer, cb->keypair, cb->nonce)))
-		state = WGX_RX_DROP_REPLAY;
 	return state;
 }
 
@@ -319,7 +316,8 @@ void wgx_receive_finish(struct sk_buff *skb, struct napi_struct *napi)
 	u8 outer_ds = cb->outer_ds;
 	int state = atomic_read(&cb->state);
 
-	if (cb->ordered && likely(state == WGX_RX_OK) &&
+	/* Here, in arrival order (a decrypt stage may run on any CPU). */
+	if (likely(state == WGX_RX_OK) &&
 	    unlikely(!wgx_receive_replay_ok(peer, keypair, cb->nonce)))
 		state = WGX_RX_DROP_REPLAY;
 	switch (state) {
@@ -400,7 +398,6 @@ static void wgx_receive_data(struct wgx_device *wgx, struct sk_buff *skb)
 	cb->outer_ds = skb->protocol == htons(ETH_P_IP) ? ip_hdr(skb)->tos :
 							  ipv6_get_dsfield(ipv6_hdr(skb));
 	cb->small = false;
-	cb->ordered = false;
 	atomic_set(&cb->state, WGX_RX_PENDING);
 	/* Decrypted on another CPU, delivered in arrival order (rxspread.c)? */
 	mode = READ_ONCE(wgx->rx_spread);

@@ -17,10 +17,9 @@ struct wgx_peer;
 /** Where a transport data message is between the receive stages. */
 enum wgx_rx_state {
 	WGX_RX_PENDING,		/* not decrypted yet */
-	WGX_RX_OK,		/* decrypted, authenticated, not a replay (checked by
-				 * finish for a message of an ordered queue) */
+	WGX_RX_OK,		/* decrypted and authenticated */
 	WGX_RX_DROP_AUTH,	/* failed authentication */
-	WGX_RX_DROP_REPLAY,	/* counter replayed or left of the window */
+	WGX_RX_DROP_REPLAY,	/* counter replayed or left of the window (finish) */
 };
 
 /**
@@ -36,9 +35,6 @@ enum wgx_rx_state {
  * @outer_ds: outer DSCP/ECN byte, for ECN decapsulation.
  * @small: a small message counted in its peer's ordered queue's
  *         small_queued while it is there (rxspread.c).
- * @ordered: it joined its peer's ordered queue (rxspread.c): its counter is
- *           checked against the replay window by finish, in arrival order,
- *           not by the decrypt stage, which may run on any CPU in any order.
  */
 struct wgx_rx_cb {
 	struct wgx_peer *peer;
@@ -49,7 +45,6 @@ struct wgx_rx_cb {
 	u64 queued_ns;
 	u8 outer_ds;
 	bool small;
-	bool ordered;
 };
 
 static inline struct wgx_rx_cb *WGX_RX_CB(struct sk_buff *skb)
@@ -67,9 +62,9 @@ static inline struct wgx_rx_cb *WGX_RX_CB(struct sk_buff *skb)
 int wgx_receive(struct sock *sk, struct sk_buff *skb);
 
 /**
- * wgx_receive_decrypt_stage - decrypt @skb in place with its cb's keypair and,
- * unless it is of an ordered queue (@ordered in the cb), check its counter
- * against the replay window; sets the cb's state (release).
+ * wgx_receive_decrypt_stage - decrypt @skb in place with its cb's keypair;
+ * sets the cb's state (release).  The counter is checked against the replay
+ * window by wgx_receive_finish(), which runs in arrival order.
  * Any context with BHs enabled or disabled (softirq inline, or a rx worker).
  */
 void wgx_receive_decrypt_stage(struct sk_buff *skb);
@@ -92,12 +87,12 @@ bool wgx_receive_express_marked(const struct sk_buff *skb);
 
 /**
  * wgx_receive_finish - the rest of a decrypted message's way: drop it by its
- * state, check the counter of a message of an ordered queue against the
- * replay window (so the window, and the loss and reordering it counts, sees
- * the peer's messages in the order they arrived, as WireGuard checks them
- * in its NAPI), or roam, count, confirm the keypair, feed the timers and
- * deliver the inner packet (through @napi when not NULL, else this CPU's
- * GRO cell).  Consumes @skb and the cb's references.  Softirq context.
+ * state or its counter (the replay window, checked here so that it, and the
+ * loss and reordering it counts, sees the peer's messages in the order they
+ * arrived, as WireGuard checks them in its NAPI), or roam, count, confirm the
+ * keypair, feed the timers and deliver the inner packet (through @napi when
+ * not NULL, else this CPU's GRO cell).  Consumes @skb and the cb's
+ * references.  Softirq context.
  */
 void wgx_receive_finish(struct sk_buff *skb, struct napi_struct *napi);
 

@@ -281,7 +281,6 @@ static enum wgx_rxspread_where wgx_rxspread_join(struct wgx_peer_rx *rx, struct 
 	if (unlikely(!wgx_rxspread_admit(rx, skb)))
 		return WGX_RXSPREAD_REFUSED;
 	__skb_queue_tail(&rx->queue, skb);
-	cb->ordered = true;
 	if (cb->message_len <= WGX_RXSPREAD_SMALL + WGX_MSG_TRANSPORT_MIN_LEN) {
 		cb->small = true;
 		++rx->small_queued;
