@@ -33,6 +33,7 @@
 
 #include "compat.h"
 #include "device.h"
+#include "socket.h"
 #include "netlink_internal.h"
 #include "peer.h"
 
@@ -255,7 +256,8 @@ static int wgx_nl_put_device_extensions(struct sk_buff *skb, struct wgx_device *
 	bool has_prev;
 	size_t i;
 
-	if (nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORTS, wgx->listen_ports) ||
+	if (nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORTS, wgx_socket_listen_ports(wgx)) ||
+	    (!wgx->listen_ports && nla_put_flag(skb, WGX_DEVICE_A_LISTEN_PORTS_AUTO)) ||
 	    nla_put_u8(skb, WGX_DEVICE_A_RX_SPREAD, READ_ONCE(wgx->rx_spread)) ||
 	    nla_put_u8(skb, WGX_DEVICE_A_DSCP,
 		       READ_ONCE(wgx->dscp_copy) ? WGX_DSCP_COPY : WGX_DSCP_CLEAR) ||

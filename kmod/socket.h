@@ -2,8 +2,11 @@
 /*
  * socket.h - the device's UDP sockets and sending to a peer's endpoint.
  *
- * A device listens on N consecutive UDP ports (N = listen_ports, 1 by
- * default, as WireGuard), an IPv4 and an IPv6 socket on each.  Transport
+ * A device listens on N UDP ports, an IPv4 and an IPv6 socket on each:
+ * by default (listen_ports 0, automatic) on its listen port and, with more
+ * than one possible CPU, WGX_AUTO_LISTEN_PORTS - 1 ports more that the
+ * kernel picks, best effort; with listen_ports N on N consecutive ports
+ * (1 is WireGuard's behaviour).  Transport
  * data leaves from the port the inner flow's hash selects, so one peer's
  * traffic travels as up to N outer flows that the receiver's RSS can spread
  * over its CPUs, while each inner flow keeps exactly one outer flow (and so
@@ -27,12 +30,28 @@ struct sock;
  * wgx_socket_init - bind @nports (1..WGX_MAX_LISTEN_PORTS) consecutive UDP
  * ports from @port (0 = any free run of ports) in the namespace that created
  * the device, IPv4 and (when available) IPv6 on each, and install them in
- * place of the old ones.  On error the installed sockets are unchanged.
+ * place of the old ones.  @nports 0 (automatic): @port (0 = any free one)
+ * as with one port, and wgx_socket_ports_wanted(0) - 1 more ports the kernel
+ * chooses, each left out when it cannot be bound.  On error the installed
+ * sockets are unchanged.
  * Context: process, device_update_lock held.
  * Returns 0, -EADDRINUSE (a port is taken, or the run would pass 65535),
  * -ENOMEM, or another error of udp_sock_create().
  */
 int wgx_socket_init(struct wgx_device *wgx, u16 port, unsigned int nports);
+
+/**
+ * wgx_socket_ports_wanted - the number of ports the listen_ports setting
+ * @listen_ports asks for: itself, or for 0 (automatic)
+ * WGX_AUTO_LISTEN_PORTS with more than one possible CPU, else 1.
+ */
+unsigned int wgx_socket_ports_wanted(unsigned int listen_ports);
+
+/**
+ * wgx_socket_listen_ports - the number of listen ports of @wgx: those bound
+ * while it is up, else those its next up asks for.  Any context.
+ */
+unsigned int wgx_socket_listen_ports(struct wgx_device *wgx);
 
 /**
  * wgx_socket_uninit - close every socket of @wgx (device down, namespace gone,
