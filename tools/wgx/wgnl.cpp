@@ -450,6 +450,9 @@ Status parse_device(const nlmsghdr *nlh, Device &dev, bool set_mode)
             if (set_mode && mnl_attr_validate(a, MNL_TYPE_U32) == 0)
                 dev.replace_peers = mnl_attr_get_u32(a) & WGX_DEVICE_F_REPLACE_PEERS;
             break;
+        case WGX_DEVICE_A_LISTEN_PORTS_AUTO:
+            dev.listen_ports_auto = true;
+            break;
         case WGX_DEVICE_A_PREVIOUS_PUBLIC_KEY:
             if (mnl_attr_get_payload_len(a) == kKeyLen) {
                 Key k;
@@ -479,6 +482,9 @@ Status parse_device(const nlmsghdr *nlh, Device &dev, bool set_mode)
             break;
         }
     });
+    // A count without the flag is a fixed one.
+    if (!set_mode && dev.listen_ports && !dev.listen_ports_auto)
+        dev.listen_ports_auto = false;
     return st;
 }
 
