@@ -164,6 +164,7 @@ void wgx_endpoint_set(struct wgx_peer *peer, const struct wgx_endpoint *endpoint
 	}
 	wgx_endpoint_store(peer, endpoint);
 	wgx_endpoint_ports_reset(&peer->endpoint_ports, wgx_endpoint_port(endpoint), jiffies);
+	WRITE_ONCE(peer->endpoint_given, true);
 	write_unlock_bh(&peer->endpoint_lock);
 }
 
@@ -224,6 +225,8 @@ void wgx_endpoint_set_from_skb(struct wgx_peer *peer, const struct sk_buff *skb,
 		if (!wgx_endpoint_same_remote(&endpoint, &peer->endpoint)) {
 			wgx_telemetry_endpoint_moved(&peer->telemetry);
 			wgx_pmtu_reset(&peer->pmtu);
+			/* Learned: perhaps a NAT's address (peer.h). */
+			WRITE_ONCE(peer->endpoint_given, false);
 		}
 		wgx_endpoint_store(peer, &endpoint);
 		wgx_endpoint_ports_reset(&peer->endpoint_ports, wgx_endpoint_port(&endpoint), now);

@@ -177,11 +177,17 @@ u32 wgx_socket_flow_hash(struct wgx_device *wgx, const struct sk_buff *skb)
 	return (u32)siphash(&flow, sizeof(flow), &wgx->flow_hash_key);
 }
 
-unsigned int wgx_socket_flow_port(struct wgx_device *wgx, u32 hash)
+unsigned int wgx_socket_flow_port(struct wgx_peer *peer, u32 hash)
 {
+	struct wgx_device *wgx = peer->wgx;
 	unsigned int n = READ_ONCE(wgx->bound_ports);
 
-	return likely(n <= 1) ? 0 : reciprocal_scale(hash, n);
+	if (likely(n <= 1))
+		return 0;
+	/* Automatic ports: only to a peer that takes packets from any of them. */
+	if (!READ_ONCE(wgx->listen_ports) && !READ_ONCE(peer->endpoint_given))
+		return 0;
+	return reciprocal_scale(hash, n);
 }
 
 /*

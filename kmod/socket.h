@@ -5,7 +5,8 @@
  * A device listens on N UDP ports, an IPv4 and an IPv6 socket on each:
  * by default (listen_ports 0, automatic) on its listen port and, with more
  * than one possible CPU, WGX_AUTO_LISTEN_PORTS - 1 ports more that the
- * kernel picks, best effort; with listen_ports N on N consecutive ports
+ * kernel picks, best effort, used towards peers whose endpoint we were
+ * given; with listen_ports N on N consecutive ports towards every peer
  * (1 is WireGuard's behaviour).  Transport
  * data leaves from the port the inner flow's hash selects, so one peer's
  * traffic travels as up to N outer flows that the receiver's RSS can spread
@@ -74,10 +75,13 @@ u32 wgx_socket_flow_hash(struct wgx_device *wgx, const struct sk_buff *skb);
 
 /**
  * wgx_socket_flow_port - the listen port (index 0..bound ports - 1) that a
- * packet of flow hash @hash (wgx_socket_flow_hash()) leaves from; 0 with
- * one port.  Any context.
+ * packet to @peer of flow hash @hash (wgx_socket_flow_hash()) leaves from;
+ * 0 with one port, and with automatic ports for a peer whose endpoint was
+ * learned from its packets rather than given (peer.h, @endpoint_given): a
+ * NAT or stateful firewall in front of it admits only the replies from the
+ * port it sent to.  Any context.
  */
-unsigned int wgx_socket_flow_port(struct wgx_device *wgx, u32 hash);
+unsigned int wgx_socket_flow_port(struct wgx_peer *peer, u32 hash);
 
 /**
  * wgx_socket_send_skb_to_peer - send a fully built UDP payload @skb (a wire

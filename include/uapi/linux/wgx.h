@@ -187,7 +187,9 @@
  *                               WGX_AUTO_LISTEN_PORTS - 1 more ports the
  *                               kernel picks as for any client socket (a
  *                               port that cannot be bound is left out, never
- *                               an error); send each inner flow's
+ *                               an error; towards a peer whose endpoint was
+ *                               learned from its packets, not set, only the
+ *                               first port is used); send each inner flow's
  *                               transport data from the port its flow
  *                               hash selects, so one
  *                               peer's traffic travels as several outer UDP
