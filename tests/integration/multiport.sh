@@ -87,14 +87,42 @@ test_default_spreads_one_peer_over_ports() {
 	[[ $ep == 192.0.2.1:* && " $ports " == *" ${ep##*:} "* ]] || fail "b's endpoint for a is $ep"
 }
 
+# Automatic ports spread only to a peer whose endpoint was given: b, which
+# learns a's endpoint from a's packets (as a server does; a NAT or stateful
+# firewall in front of a would admit only b's replies from the port a sent
+# to), sends all of its transport data from its listen port 51821, while a,
+# which was given b's endpoint, spreads over its ports.
+test_default_learned_peer_gets_one_port() {
+	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
+	tunnel_setup wgx 4 0
+	n b "$WGX_TOOL" set wgt0 peer "$KA_pub" remove
+	n b "$WGX_TOOL" set wgt0 peer "$KA_pub" allowed-ips 10.0.0.1/32,fd00::1/128
+	expect_eq "b's ports" 8 "$(udp_ports b | wc -w)"
+	rm -f /tmp/ab-data.pcap
+	capture_start b /tmp/ab-data -n -i vb -s 96 -U -w /tmp/ab-data.pcap "udp and udp[8] = 4"
+	both_ways
+	capture_stop
+	local used_b used_a
+	# "IP 192.0.2.2.51821 > 192.0.2.1.51820: UDP ...": the sender's port, by sender.
+	used_b=$(tcpdump -n -r /tmp/ab-data.pcap 2>/dev/null | awk '$3 ~ /^192\.0\.2\.2\./ { n = split($3, a, "."); print a[n] }' |
+		sort -nu | xargs)
+	used_a=$(tcpdump -n -r /tmp/ab-data.pcap 2>/dev/null | awk '$3 ~ /^192\.0\.2\.1\./ { n = split($3, a, "."); print a[n] }' |
+		sort -nu | xargs)
+	echo "b (a's endpoint learned) sent transport data from: ${used_b:-none}; a (b's given) from: ${used_a:-none}"
+	expect_eq "b's source ports towards a peer it learned" 51821 "$used_b"
+	[ "$(wc -w <<<"$used_a")" -ge 2 ] || fail "a sent its transport data from ${used_a:-no port} only"
+}
+
 # Automatic ports never keep a device down: with a's ephemeral port range
 # 40000-40003 and 40000 and 40002 held by another socket, a comes up with
 # 51820, 40001 and 40003; with all four held, with 51820 alone, and the
-# tunnel works either way.
+# tunnel works either way.  The range is narrowed only for the up (ping's
+# and TCP's own sockets need ports from it too).
 test_default_ports_taken_device_comes_up() {
-	local pid1 pid2 i
+	local pid1 pid2 i range
 	tunnel_setup wgx 4 0
 	n a ip link set wgt0 down
+	range=$(n a sysctl -n net.ipv4.ip_local_port_range | xargs)
 	n a sysctl -qw net.ipv4.ip_local_port_range="40000 40003"
 	ip netns exec a python3 -c 'import socket, time
 ss = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2)]
@@ -107,11 +135,13 @@ time.sleep(120)' &
 	done
 	expect_eq "ports held in a" "40000 40002" "$(udp_ports a)"
 	n a ip link set wgt0 up
+	n a sysctl -qw net.ipv4.ip_local_port_range="$range"
 	expect_eq "ports of a and the holder" "40000 40001 40002 40003 51820" "$(udp_ports a)"
 	expect_eq "json listen_ports, listen_ports_auto" "3 true" \
 		"$(json_field a .listen_ports) $(json_field a .listen_ports_auto)"
 	both_ways
 	n a ip link set wgt0 down
+	n a sysctl -qw net.ipv4.ip_local_port_range="40000 40003"
 	ip netns exec a python3 -c 'import socket, time
 ss = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2)]
 for s, p in zip(ss, (40001, 40003)): s.bind(("0.0.0.0", p))
@@ -122,6 +152,7 @@ time.sleep(120)' &
 		sleep 0.2
 	done
 	n a ip link set wgt0 up
+	n a sysctl -qw net.ipv4.ip_local_port_range="$range"
 	expect_eq "ports of a and the holders" "40000 40001 40002 40003 51820" "$(udp_ports a)"
 	expect_eq "json listen_ports" 1 "$(json_field a .listen_ports)"
 	n a "$WGX_TOOL" show wgt0 | grep -q 'listening ports: auto (1)' ||
