@@ -395,6 +395,8 @@ test_auto_spreads_a_busy_one_port_peer() {
 	for kind in wireguard wgx; do
 		netns_cleanup
 		tunnel_setup "$kind" 4 0
+		# A one-port peer: b sends from one port, to the one a replies from.
+		listen_ports a 1
 		[ "$kind" != wgx ] || listen_ports b 1
 		nic_like a va
 		nic_like b vb
@@ -453,6 +455,8 @@ test_spread_queue_drops_bulk_for_delay() {
 test_rx_spread_decrypts_one_port_on_every_cpu() {
 	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
 	tunnel_setup wireguard 4 0
+	# wireguard.ko sends to our last source port: a replies from one port.
+	listen_ports a 1
 	nic_like a va
 	nic_like b vb
 	n a "$WGX_TOOL" set wgt0 rx-spread on
@@ -509,7 +513,8 @@ udp_seq_result() {
 test_rx_spread_keeps_order() {
 	local total=20000
 	tunnel_setup wgx 4 0
-	# One outer flow: b sends from one port.
+	# One outer flow: b sends from one port, to one port of a's (b follows a's source port).
+	listen_ports a 1
 	listen_ports b 1
 	n a "$WGX_TOOL" set wgt0 rx-spread on
 	ping_ok b 10.0.0.1
@@ -569,7 +574,8 @@ test_spread_start_keeps_order() {
 	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
 	local send_pid toggles=0 total=240000
 	tunnel_setup wgx 4 0
-	# One outer flow: b sends from one port.
+	# One outer flow: b sends from one port, to one port of a's (b follows a's source port).
+	listen_ports a 1
 	listen_ports b 1
 	nic_like a va
 	nic_like b vb
@@ -605,7 +611,8 @@ test_spread_stop_keeps_order() {
 	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
 	local send_pid toggles=0 total=80000 hook=/sys/module/wgx/parameters/rx_worker_delay_ms
 	tunnel_setup wgx 4 0
-	# One outer flow: b sends from one port.
+	# One outer flow: b sends from one port, to one port of a's (b follows a's source port).
+	listen_ports a 1
 	listen_ports b 1
 	nic_like a va
 	nic_like b vb
