@@ -177,15 +177,44 @@ u32 wgx_socket_flow_hash(struct wgx_device *wgx, const struct sk_buff *skb)
 	return (u32)siphash(&flow, sizeof(flow), &wgx->flow_hash_key);
 }
 
-unsigned int wgx_socket_flow_port(struct wgx_peer *peer, u32 hash)
+/*
+ * Whether the inner packet @skb (IP header linear) belongs to a flow with
+ * ports: TCP, UDP, UDP-Lite, SCTP or DCCP, not a fragment.  Only those are
+ * flows a port of their own can spread; an echo request, a fragment or a
+ * tunnel protocol between two hosts is one flow whatever it carries.
+ */
+static bool wgx_socket_flow_has_ports(const struct sk_buff *skb)
+{
+	u8 proto;
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		if (ip_is_fragment(ip_hdr(skb)))
+			return false;
+		proto = ip_hdr(skb)->protocol;
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		proto = ipv6_hdr(skb)->nexthdr;
+	} else {
+		return false;
+	}
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE ||
+	       proto == IPPROTO_SCTP || proto == IPPROTO_DCCP;
+}
+
+unsigned int wgx_socket_flow_port(struct wgx_peer *peer, const struct sk_buff *skb, u32 hash)
 {
 	struct wgx_device *wgx = peer->wgx;
 	unsigned int n = READ_ONCE(wgx->bound_ports);
 
 	if (likely(n <= 1))
 		return 0;
-	/* Automatic ports: only to a peer that takes packets from any of them. */
-	if (!READ_ONCE(wgx->listen_ports) && !READ_ONCE(peer->endpoint_given))
+	/*
+	 * Automatic ports: only to a peer that takes packets from any of them,
+	 * and only flows with ports: the rest (pings among them) leave from
+	 * the listen port, so what a peer sees of us for them is what it would
+	 * see of WireGuard.
+	 */
+	if (!READ_ONCE(wgx->listen_ports) &&
+	    (!READ_ONCE(peer->endpoint_given) || !wgx_socket_flow_has_ports(skb)))
 		return 0;
 	return reciprocal_scale(hash, n);
 }

@@ -74,14 +74,17 @@ void wgx_socket_uninit(struct wgx_device *wgx);
 u32 wgx_socket_flow_hash(struct wgx_device *wgx, const struct sk_buff *skb);
 
 /**
- * wgx_socket_flow_port - the listen port (index 0..bound ports - 1) that a
- * packet to @peer of flow hash @hash (wgx_socket_flow_hash()) leaves from;
- * 0 with one port, and with automatic ports for a peer whose endpoint was
- * learned from its packets rather than given (peer.h, @endpoint_given): a
- * NAT or stateful firewall in front of it admits only the replies from the
- * port it sent to.  Any context.
+ * wgx_socket_flow_port - the listen port (index 0..bound ports - 1) that the
+ * inner packet @skb (IP header linear) to @peer, of flow hash @hash
+ * (wgx_socket_flow_hash()), leaves from; 0 with one port, and with
+ * automatic ports for a peer whose endpoint was learned from its packets
+ * rather than given (peer.h, @endpoint_given: a NAT or stateful firewall in
+ * front of it admits only the replies from the port it sent to) and for a
+ * packet of no TCP, UDP, UDP-Lite, SCTP or DCCP flow (a ping: what a peer
+ * sees as our endpoint then stays our listen port, as with WireGuard).
+ * Any context.
  */
-unsigned int wgx_socket_flow_port(struct wgx_peer *peer, u32 hash);
+unsigned int wgx_socket_flow_port(struct wgx_peer *peer, const struct sk_buff *skb, u32 hash);
 
 /**
  * wgx_socket_send_skb_to_peer - send a fully built UDP payload @skb (a wire
