@@ -179,7 +179,7 @@ int wgx_device_set_listen_port(struct wgx_device *wgx, u16 port, unsigned int np
 	WRITE_ONCE(wgx->listen_ports, nports);
 	/* Replies may now leave from other ports: pick the sources anew. */
 	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
-		wgx_socket_peer_set_ports(peer, wgx_socket_ports_wanted(nports));
+		wgx_socket_peer_set_ports(peer, wgx_socket_peer_ports_wanted(peer));
 		wgx_endpoint_clear_src(peer);
 		/*
 		 * A peer may be sending to a port we just closed (the one we

@@ -607,6 +607,15 @@ unsigned int wgx_socket_ports_wanted(unsigned int listen_ports)
 	return num_possible_cpus() > 1 ? WGX_AUTO_LISTEN_PORTS : 1;
 }
 
+unsigned int wgx_socket_peer_ports_wanted(struct wgx_peer *peer)
+{
+	unsigned int listen_ports = peer->wgx->listen_ports;
+
+	if (!listen_ports && !READ_ONCE(peer->endpoint_given))
+		return 1;
+	return wgx_socket_ports_wanted(listen_ports);
+}
+
 unsigned int wgx_socket_listen_ports(struct wgx_device *wgx)
 {
 	return READ_ONCE(wgx->bound_ports) ?: wgx_socket_ports_wanted(READ_ONCE(wgx->listen_ports));

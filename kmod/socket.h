@@ -115,6 +115,17 @@ int wgx_socket_send_skb_to_peer(struct wgx_peer *peer, struct sk_buff *skb, u8 d
  */
 void wgx_socket_peer_set_ports(struct wgx_peer *peer, unsigned int nports);
 
+/**
+ * wgx_socket_peer_ports_wanted - the @nports of wgx_socket_peer_set_ports()
+ * for @peer: a fixed listen_ports N, or with automatic ports as many as
+ * they are for a peer whose endpoint was given, and 1 (no caches) for one
+ * it is not: such a peer gets everything from the first port
+ * (wgx_socket_flow_port()), and a device of many such peers (a server's
+ * clients) pays nothing for the ports.  Process context;
+ * device_update_lock held.
+ */
+unsigned int wgx_socket_peer_ports_wanted(struct wgx_peer *peer);
+
 /** wgx_socket_send_buffer_to_peer - copy @len bytes at @buffer into a new skb and send it. */
 int wgx_socket_send_buffer_to_peer(struct wgx_peer *peer, const void *buffer, size_t len, u8 ds);
 
