@@ -153,6 +153,47 @@ static void wgx_endpoint_ports_move(struct wgx_endpoint_ports *ports, __be16 por
 	WRITE_ONCE(ports->seen[0], now);
 }
 
+/* Forget what the peer's messages told of our ports (endpoint_lock held for writing). */
+static void wgx_endpoint_local_reset(struct wgx_endpoint_local *local)
+{
+	WRITE_ONCE(local->port, 0);
+	WRITE_ONCE(local->moves, 0);
+	WRITE_ONCE(local->follows, false);
+}
+
+/*
+ * Note the port of ours an authenticated message from @peer arrived at: a
+ * compare per message, a write per change of port.
+ */
+static void wgx_endpoint_local_note(struct wgx_peer *peer, const struct sk_buff *skb,
+				    unsigned long now)
+{
+	struct wgx_endpoint_local *local = &peer->endpoint_local;
+	__be16 port = udp_hdr(skb)->dest;
+	u16 moves;
+
+	if (likely(READ_ONCE(local->port) == port) || READ_ONCE(local->follows))
+		return;
+	WRITE_ONCE(local->port, port);
+	if (time_after_eq(now, READ_ONCE(local->window) + WGX_ENDPOINT_FOLLOW_WINDOW)) {
+		WRITE_ONCE(local->window, now);
+		WRITE_ONCE(local->moves, 1);
+		return;
+	}
+	moves = READ_ONCE(local->moves) + 1;
+	WRITE_ONCE(local->moves, moves);
+	if (moves > WGX_ENDPOINT_FOLLOW_MOVES) {
+		WRITE_ONCE(local->follows, true);
+		net_dbg_ratelimited("%s: peer %llu follows our source port: sending to it from the listen port\n",
+				    peer->wgx->dev->name, peer->internal_id);
+	}
+}
+
+bool wgx_endpoint_follows(struct wgx_peer *peer)
+{
+	return READ_ONCE(peer->endpoint_local.follows);
+}
+
 void wgx_endpoint_set(struct wgx_peer *peer, const struct wgx_endpoint *endpoint)
 {
 	if (endpoint->addr.sa_family != AF_INET && endpoint->addr.sa_family != AF_INET6)
@@ -164,6 +205,7 @@ void wgx_endpoint_set(struct wgx_peer *peer, const struct wgx_endpoint *endpoint
 	}
 	wgx_endpoint_store(peer, endpoint);
 	wgx_endpoint_ports_reset(&peer->endpoint_ports, wgx_endpoint_port(endpoint), jiffies);
+	wgx_endpoint_local_reset(&peer->endpoint_local);
 	WRITE_ONCE(peer->endpoint_given, true);
 	write_unlock_bh(&peer->endpoint_lock);
 }
@@ -213,6 +255,7 @@ void wgx_endpoint_set_from_skb(struct wgx_peer *peer, const struct sk_buff *skb,
 
 	if (unlikely(wgx_endpoint_from_skb(&endpoint, skb)))
 		return;
+	wgx_endpoint_local_note(peer, skb, now);
 	/* Lockless first: roaming is rare, every packet asks. */
 	if (likely(data_race(wgx_endpoint_classify(peer, &endpoint, now, true, first_port)) ==
 		   WGX_ROAM_NONE))
@@ -227,6 +270,7 @@ void wgx_endpoint_set_from_skb(struct wgx_peer *peer, const struct sk_buff *skb,
 			wgx_pmtu_reset(&peer->pmtu);
 			/* Learned: perhaps a NAT's address (peer.h). */
 			WRITE_ONCE(peer->endpoint_given, false);
+			wgx_endpoint_local_reset(&peer->endpoint_local);
 		}
 		wgx_endpoint_store(peer, &endpoint);
 		wgx_endpoint_ports_reset(&peer->endpoint_ports, wgx_endpoint_port(&endpoint), now);

@@ -53,6 +53,35 @@ struct wgx_endpoint_ports {
 	unsigned long seen[WGX_ENDPOINT_PORTS];
 };
 
+/*
+ * Changes of our port within one second (WGX_ENDPOINT_FOLLOW_WINDOW) after
+ * which a peer's messages count as following our source port.  A wgx peer
+ * moves its endpoint for us to a port of ours it has not seen (or has not
+ * seen for a while), at most once per port: up to 7 times while our 8
+ * automatic ports appear.  WireGuard moves it whenever our packets come
+ * from another port: tens to thousands of times a second under load.
+ */
+#define WGX_ENDPOINT_FOLLOW_MOVES	16
+#define WGX_ENDPOINT_FOLLOW_WINDOW	HZ
+
+/**
+ * struct wgx_endpoint_local - which of our ports a peer's authenticated
+ * messages arrive at, to tell a peer that follows our source port.
+ * @window: when (jiffies) the current one-second window began.
+ * @port: our port its last message arrived at (network order).
+ * @moves: changes of @port within @window.
+ * @follows: the peer followed our source port: it sets its endpoint from
+ *           each packet, as WireGuard does.  Set once; cleared when the
+ *           endpoint is set (netlink) or moves to another host.
+ * Lockless: racing writers only blur the count.
+ */
+struct wgx_endpoint_local {
+	unsigned long window;
+	__be16 port;
+	u16 moves;
+	bool follows;
+};
+
 /**
  * wgx_endpoint_from_skb - fill @endpoint from a received UDP @skb:
  * the sender as the address, our destination address as the source.
@@ -86,6 +115,16 @@ void wgx_endpoint_set(struct wgx_peer *peer, const struct wgx_endpoint *endpoint
  * followed at its next keepalive.  Context: any (softirq on receive).
  */
 void wgx_endpoint_set_from_skb(struct wgx_peer *peer, const struct sk_buff *skb, bool first_port);
+
+/**
+ * wgx_endpoint_follows - whether @peer's messages followed our source port
+ * (struct wgx_endpoint_local): automatic listen ports send to it from the
+ * listen port only (wgx_socket_flow_port()), since our flows spread over
+ * several ports would make its own traffic to us hop between them, and a
+ * receiver that steers by the outer ports (RSS) would take one of its
+ * inner flows on several CPUs and reorder it.  Lockless.
+ */
+bool wgx_endpoint_follows(struct wgx_peer *peer);
 
 /**
  * wgx_endpoint_clear_src - forget our source address for @peer (e.g. after

@@ -165,6 +165,9 @@ struct wgx_peer_stats_rare {
  *	a NAT or stateful firewall that admits only the replies to what it
  *	sent: from the port it sent to.  Written under @endpoint_lock, read
  *	locklessly.
+ * @endpoint_local: which of our ports its messages arrive at, and whether
+ *	it follows our source port (endpoint.h); automatic ports send to such
+ *	a peer from the listen port only.
  * @rx: ordered queue and NAPI while the device spreads receive work (rxspread.h).
  * @rx_load: the load that decides spreading in the auto mode (rxspread.h).
  * @staged: packets waiting for a keypair (bounded by WGX_STAGED_MAX, oldest dropped).
@@ -213,6 +216,7 @@ struct wgx_peer {
 	struct wgx_endpoint endpoint;
 	struct wgx_endpoint_ports endpoint_ports;
 	bool endpoint_given;
+	struct wgx_endpoint_local endpoint_local;
 	struct wgx_peer_rx *rx;
 	struct wgx_rxspread_load rx_load;
 	struct dst_cache endpoint_cache;

@@ -208,13 +208,15 @@ unsigned int wgx_socket_flow_port(struct wgx_peer *peer, const struct sk_buff *s
 	if (likely(n <= 1))
 		return 0;
 	/*
-	 * Automatic ports: only to a peer that takes packets from any of them,
-	 * and only flows with ports: the rest (pings among them) leave from
-	 * the listen port, so what a peer sees of us for them is what it would
-	 * see of WireGuard.
+	 * Automatic ports: only to a peer that takes packets from any of them
+	 * and does not follow our source port (a WireGuard peer would make its
+	 * own traffic to us hop between them), and only flows with ports: the
+	 * rest (pings among them) leave from the listen port, so what a peer
+	 * sees of us for them is what it would see of WireGuard.
 	 */
 	if (!READ_ONCE(wgx->listen_ports) &&
-	    (!READ_ONCE(peer->endpoint_given) || !wgx_socket_flow_has_ports(skb)))
+	    (!READ_ONCE(peer->endpoint_given) || wgx_endpoint_follows(peer) ||
+	     !wgx_socket_flow_has_ports(skb)))
 		return 0;
 	return reciprocal_scale(hash, n);
 }

@@ -113,6 +113,54 @@ test_default_learned_peer_gets_one_port() {
 	[ "$(wc -w <<<"$used_a")" -ge 2 ] || fail "a sent its transport data from ${used_a:-no port} only"
 }
 
+# Automatic ports stop spreading to a peer that follows our source port.
+# wireguard.ko (and wireguard-go) set a peer's endpoint from every packet,
+# so our flows spread over 8 ports make its own messages to us hop between
+# those ports; a receiver that steers by the outer ports (RSS, the NIC-like
+# bed here) then takes one inner flow on several CPUs and reorders it.
+# b (wireguard.ko) sends 8 TCP flows to a (wgx, no option), whose ACKs
+# would leave from its 8 ports.  On the wire: b's messages change a's port
+# a few dozen times at most (while a finds out; thousands per second if it
+# never does), b's endpoint for a ends at a's listen port, a's last
+# messages leave from it, and b's TCP detects no reordering.
+test_default_wireguard_peer_gets_one_port() {
+	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
+	local -A TCPC
+	local changes dports bytes r0 r1 ep last
+	tunnel_setup wireguard 4 0
+	nic_like a va
+	nic_like b vb
+	expect_eq "a's ports" 8 "$(udp_ports a | wc -w)"
+	ping_ok b 10.0.0.1
+	tcp_counters b
+	r0=$((TCPC[TCPSACKReorder] + TCPC[TCPTSReorder]))
+	n a iperf3 -s -1 -D -I /tmp/iperf3-a.pid >/dev/null
+	sleep 0.3
+	rm -f /tmp/wg-ports.pcap
+	capture_start b /tmp/wg-ports -n -i vb -s 96 -U -w /tmp/wg-ports.pcap "udp and udp[8] = 4"
+	bytes=$(n b iperf3 -c 10.0.0.1 -P 8 -t 4 -J | jq '.end.sum_received.bytes')
+	capture_stop
+	tcp_counters b
+	r1=$((TCPC[TCPSACKReorder] + TCPC[TCPTSReorder]))
+	# "IP 192.0.2.2.51821 > 192.0.2.1.40123: UDP ...": b's messages by a's port.
+	tcpdump -n -r /tmp/wg-ports.pcap 2>/dev/null |
+		awk '$3 ~ /^192\.0\.2\.2\./ { n = split($5, a, "."); print a[n] + 0 }' >/tmp/wg-dports
+	changes=$(uniq /tmp/wg-dports | wc -l)
+	changes=$((changes > 0 ? changes - 1 : 0))
+	dports=$(sort -n /tmp/wg-dports | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')
+	last=$(tcpdump -n -r /tmp/wg-ports.pcap 2>/dev/null | awk '$3 ~ /^192\.0\.2\.1\./ { n = split($3, a, "."); print a[n] }' |
+		tail -n 100 | sort -nu | xargs)
+	ep=$(n b wg show wgt0 endpoints | cut -f2)
+	echo "8 flows b -> a: $bytes bytes; b's messages to a by a's port: ${dports% };" \
+		"$changes changes of port; a's last 100 messages from port(s) $last;" \
+		"b's endpoint for a $ep; b's sender-detected reordering $((r1 - r0))"
+	[ "${bytes:-0}" -gt 100000 ] || fail "8 flows moved ${bytes:-no} bytes"
+	[ "$changes" -le 100 ] || fail "b's messages changed a's port $changes times"
+	expect_eq "b's endpoint for a" 192.0.2.1:51820 "$ep"
+	expect_eq "a's source port, last 100 messages" 51820 "$last"
+	expect_eq "reordering b's TCP detected" 0 $((r1 - r0))
+}
+
 # Automatic ports never keep a device down: with a's ephemeral port range
 # 40000-40003 and 40000 and 40002 held by another socket, a comes up with
 # 51820, 40001 and 40003; with all four held, with 51820 alone, and the
