@@ -93,16 +93,22 @@ bool wgx_endpoint_same_dest(const struct wgx_endpoint *a, const struct wgx_endpo
 	return wgx_endpoint_same_remote(a, b) && wgx_endpoint_port(a) == wgx_endpoint_port(b);
 }
 
+/* Jiffies since remembered port @i was last heard, modulo 2^32 (struct wgx_endpoint_ports). */
+static u32 wgx_endpoint_port_age(const struct wgx_endpoint_ports *ports, unsigned int i, unsigned long now)
+{
+	return (u32)now - READ_ONCE(ports->seen[i]);
+}
+
 static bool wgx_endpoint_port_fresh(const struct wgx_endpoint_ports *ports, unsigned int i, unsigned long now)
 {
-	return time_before(now, READ_ONCE(ports->seen[i]) + WGX_PORT_STALE);
+	return wgx_endpoint_port_age(ports, i, now) < WGX_PORT_STALE;
 }
 
 /* Note a packet from remembered port @i: a write at most every WGX_PORT_TOUCH. */
 static void wgx_endpoint_port_touch(struct wgx_endpoint_ports *ports, unsigned int i, unsigned long now)
 {
-	if (unlikely(time_after_eq(now, READ_ONCE(ports->seen[i]) + WGX_PORT_TOUCH)))
-		WRITE_ONCE(ports->seen[i], now);
+	if (unlikely(wgx_endpoint_port_age(ports, i, now) >= WGX_PORT_TOUCH))
+		WRITE_ONCE(ports->seen[i], (u32)now);
 }
 
 /* Copy @endpoint into the peer (endpoint_lock held for writing). */
@@ -127,7 +133,7 @@ static void wgx_endpoint_ports_reset(struct wgx_endpoint_ports *ports, __be16 po
 	for (i = 1; i < WGX_ENDPOINT_PORTS; ++i)
 		WRITE_ONCE(ports->port[i], 0);
 	WRITE_ONCE(ports->port[0], port);
-	WRITE_ONCE(ports->seen[0], now);
+	WRITE_ONCE(ports->seen[0], (u32)now);
 }
 
 /*
@@ -144,13 +150,13 @@ static void wgx_endpoint_ports_move(struct wgx_endpoint_ports *ports, __be16 por
 			slot = i;
 			break;
 		}
-		if (time_before(ports->seen[i], ports->seen[slot]))
+		if (wgx_endpoint_port_age(ports, i, now) > wgx_endpoint_port_age(ports, slot, now))
 			slot = i;
 	}
 	WRITE_ONCE(ports->port[slot], ports->port[0]);
 	WRITE_ONCE(ports->seen[slot], ports->seen[0]);
 	WRITE_ONCE(ports->port[0], port);
-	WRITE_ONCE(ports->seen[0], now);
+	WRITE_ONCE(ports->seen[0], (u32)now);
 }
 
 /* Forget what the peer's messages told of our ports (endpoint_lock held for writing). */
@@ -170,13 +176,13 @@ static void wgx_endpoint_local_note(struct wgx_peer *peer, const struct sk_buff 
 {
 	struct wgx_endpoint_local *local = &peer->endpoint_local;
 	__be16 port = udp_hdr(skb)->dest;
-	u16 moves;
+	u8 moves;
 
 	if (likely(READ_ONCE(local->port) == port) || READ_ONCE(local->follows))
 		return;
 	WRITE_ONCE(local->port, port);
-	if (time_after_eq(now, READ_ONCE(local->window) + WGX_ENDPOINT_FOLLOW_WINDOW)) {
-		WRITE_ONCE(local->window, now);
+	if ((u32)now - READ_ONCE(local->window) >= WGX_ENDPOINT_FOLLOW_WINDOW) {
+		WRITE_ONCE(local->window, (u32)now);
 		WRITE_ONCE(local->moves, 1);
 		return;
 	}

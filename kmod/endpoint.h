@@ -42,15 +42,18 @@ struct wgx_endpoint {
  * struct wgx_endpoint_ports - the source ports a peer recently sent from on
  * its endpoint's address, so that a peer sending from several ports (a wgx
  * device with listen_ports > 1) does not make us rewrite its endpoint for
- * every packet.  @port[0] is the endpoint's own port; @seen holds jiffies of
- * the last packet from each port, refreshed at most every WGX_PORT_TOUCH.
+ * every packet.  @port[0] is the endpoint's own port; @seen holds the low
+ * 32 bits of jiffies at the last packet from each port, refreshed at most
+ * every WGX_PORT_TOUCH and compared as ages modulo 2^32 (a port silent for
+ * a multiple of 2^32 jiffies, 49.7 days at HZ=1000, looks heard for the
+ * 2 s of WGX_PORT_STALE; 64 bytes less per peer than full jiffies).
  * A packet from a port not in the table, or arriving while the endpoint's
  * port has been silent for WGX_PORT_STALE, moves the endpoint (roaming).
  * Written under the peer's endpoint_lock (write); read locklessly.
  */
 struct wgx_endpoint_ports {
 	__be16 port[WGX_ENDPOINT_PORTS];
-	unsigned long seen[WGX_ENDPOINT_PORTS];
+	u32 seen[WGX_ENDPOINT_PORTS];
 };
 
 /*
@@ -67,7 +70,7 @@ struct wgx_endpoint_ports {
 /**
  * struct wgx_endpoint_local - which of our ports a peer's authenticated
  * messages arrive at, to tell a peer that follows our source port.
- * @window: when (jiffies) the current one-second window began.
+ * @window: when (the low 32 bits of jiffies) the current one-second window began.
  * @port: our port its last message arrived at (network order).
  * @moves: changes of @port within @window.
  * @follows: the peer followed our source port: it sets its endpoint from
@@ -76,9 +79,9 @@ struct wgx_endpoint_ports {
  * Lockless: racing writers only blur the count.
  */
 struct wgx_endpoint_local {
-	unsigned long window;
+	u32 window;
 	__be16 port;
-	u16 moves;
+	u8 moves;
 	bool follows;
 };
 

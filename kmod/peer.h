@@ -214,8 +214,8 @@ struct wgx_peer {
 
 	rwlock_t endpoint_lock;
 	struct wgx_endpoint endpoint;
-	struct wgx_endpoint_ports endpoint_ports;
 	bool endpoint_given;
+	struct wgx_endpoint_ports endpoint_ports;
 	struct wgx_endpoint_local endpoint_local;
 	struct wgx_peer_rx *rx;
 	struct wgx_rxspread_load rx_load;
