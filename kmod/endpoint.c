@@ -164,40 +164,47 @@ static void wgx_endpoint_local_reset(struct wgx_endpoint_local *local)
 {
 	WRITE_ONCE(local->port, 0);
 	WRITE_ONCE(local->moves, 0);
-	WRITE_ONCE(local->follows, false);
+	WRITE_ONCE(local->hopping, 0);
 }
 
 /*
  * Note the port of ours an authenticated message from @peer arrived at: a
- * compare per message, a write per change of port.
+ * compare per message, a few writes per change of port.
  */
 static void wgx_endpoint_local_note(struct wgx_peer *peer, const struct sk_buff *skb,
 				    unsigned long now)
 {
 	struct wgx_endpoint_local *local = &peer->endpoint_local;
 	__be16 port = udp_hdr(skb)->dest;
-	u8 moves;
+	u32 age;
+	u8 moves, hopping;
 
-	if (likely(READ_ONCE(local->port) == port) || READ_ONCE(local->follows))
+	if (likely(READ_ONCE(local->port) == port) ||
+	    READ_ONCE(local->hopping) >= WGX_ENDPOINT_FOLLOW_WINDOWS)
 		return;
 	WRITE_ONCE(local->port, port);
-	if ((u32)now - READ_ONCE(local->window) >= WGX_ENDPOINT_FOLLOW_WINDOW) {
-		WRITE_ONCE(local->window, (u32)now);
-		WRITE_ONCE(local->moves, 1);
+	moves = READ_ONCE(local->moves);
+	age = (u32)now - READ_ONCE(local->window);
+	if (age < WGX_ENDPOINT_FOLLOW_WINDOW) {
+		if (moves < U8_MAX)
+			WRITE_ONCE(local->moves, moves + 1);
 		return;
 	}
-	moves = READ_ONCE(local->moves) + 1;
-	WRITE_ONCE(local->moves, moves);
-	if (moves > WGX_ENDPOINT_FOLLOW_MOVES) {
-		WRITE_ONCE(local->follows, true);
+	/* A new window; the one that just ended counts if it hopped. */
+	hopping = READ_ONCE(local->hopping);
+	hopping = moves > WGX_ENDPOINT_FOLLOW_MOVES && age < 2 * WGX_ENDPOINT_FOLLOW_WINDOW ?
+		  hopping + 1 : 0;
+	WRITE_ONCE(local->window, (u32)now);
+	WRITE_ONCE(local->moves, 1);
+	WRITE_ONCE(local->hopping, hopping);
+	if (hopping >= WGX_ENDPOINT_FOLLOW_WINDOWS)
 		net_dbg_ratelimited("%s: peer %llu follows our source port: sending to it from the listen port\n",
 				    peer->wgx->dev->name, peer->internal_id);
-	}
 }
 
 bool wgx_endpoint_follows(struct wgx_peer *peer)
 {
-	return READ_ONCE(peer->endpoint_local.follows);
+	return READ_ONCE(peer->endpoint_local.hopping) >= WGX_ENDPOINT_FOLLOW_WINDOWS;
 }
 
 void wgx_endpoint_set(struct wgx_peer *peer, const struct wgx_endpoint *endpoint)
@@ -208,10 +215,11 @@ void wgx_endpoint_set(struct wgx_peer *peer, const struct wgx_endpoint *endpoint
 	if (!wgx_endpoint_same_remote(endpoint, &peer->endpoint)) {
 		wgx_telemetry_endpoint_moved(&peer->telemetry);
 		wgx_pmtu_reset(&peer->pmtu);
+		/* Another host; the same one set again (syncconf) stays as it is. */
+		wgx_endpoint_local_reset(&peer->endpoint_local);
 	}
 	wgx_endpoint_store(peer, endpoint);
 	wgx_endpoint_ports_reset(&peer->endpoint_ports, wgx_endpoint_port(endpoint), jiffies);
-	wgx_endpoint_local_reset(&peer->endpoint_local);
 	WRITE_ONCE(peer->endpoint_given, true);
 	write_unlock_bh(&peer->endpoint_lock);
 }

@@ -57,32 +57,39 @@ struct wgx_endpoint_ports {
 };
 
 /*
- * Changes of our port within one second (WGX_ENDPOINT_FOLLOW_WINDOW) after
- * which a peer's messages count as following our source port.  A wgx peer
- * moves its endpoint for us to a port of ours it has not seen (or has not
- * seen for a while), at most once per port: up to 7 times while our 8
- * automatic ports appear.  WireGuard moves it whenever our packets come
- * from another port: tens to thousands of times a second under load.
+ * A peer's messages follow our source port when they change the port of
+ * ours they arrive at more than WGX_ENDPOINT_FOLLOW_MOVES times in each of
+ * WGX_ENDPOINT_FOLLOW_WINDOWS consecutive windows of
+ * WGX_ENDPOINT_FOLLOW_WINDOW jiffies.  A wgx peer moves its endpoint for us
+ * to a port of ours it has not seen (or not for a while), once per port: up
+ * to 7 times while our 8 automatic ports appear, all within a window, and
+ * messages in flight to the old port, finished on other CPUs, can make each
+ * move count a few times.  WireGuard moves it whenever our packets come
+ * from another port, tens to thousands of times a second under load, for
+ * as long as the load lasts.
  */
 #define WGX_ENDPOINT_FOLLOW_MOVES	16
+#define WGX_ENDPOINT_FOLLOW_WINDOWS	2
 #define WGX_ENDPOINT_FOLLOW_WINDOW	HZ
 
 /**
  * struct wgx_endpoint_local - which of our ports a peer's authenticated
  * messages arrive at, to tell a peer that follows our source port.
- * @window: when (the low 32 bits of jiffies) the current one-second window began.
+ * @window: when (the low 32 bits of jiffies) the current window began.
  * @port: our port its last message arrived at (network order).
- * @moves: changes of @port within @window.
- * @follows: the peer followed our source port: it sets its endpoint from
- *           each packet, as WireGuard does.  Set once; cleared when the
- *           endpoint is set (netlink) or moves to another host.
+ * @moves: changes of @port within @window (saturating).
+ * @hopping: consecutive windows before @window with more than
+ *           WGX_ENDPOINT_FOLLOW_MOVES changes.  WGX_ENDPOINT_FOLLOW_WINDOWS
+ *           of them: the peer follows our source port (it sets its endpoint
+ *           from each packet, as WireGuard does), and stops counting; reset
+ *           when its endpoint moves to another host (netlink or roaming).
  * Lockless: racing writers only blur the count.
  */
 struct wgx_endpoint_local {
 	u32 window;
 	__be16 port;
 	u8 moves;
-	bool follows;
+	u8 hopping;
 };
 
 /**
