@@ -167,7 +167,8 @@ int wgx_device_set_listen_port(struct wgx_device *wgx, u16 port, unsigned int np
 	lockdep_assert_held(&wgx->device_update_lock);
 	/* Automatic ports left out at the up are not retried before the next up. */
 	if (port == wgx->incoming_port && nports == wgx->listen_ports &&
-	    (!netif_running(wgx->dev) || !nports || READ_ONCE(wgx->bound_ports) == nports))
+	    (!netif_running(wgx->dev) || (!nports && READ_ONCE(wgx->bound_ports)) ||
+	     READ_ONCE(wgx->bound_ports) == nports))
 		return 0;
 	if (netif_running(wgx->dev)) {
 		ret = wgx_socket_init(wgx, port, nports);

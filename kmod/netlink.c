@@ -144,7 +144,7 @@ static const struct nla_policy wgx_device_policy[WGX_DEVICE_A_MAX + 1] = {
 	[WGX_DEVICE_A_PREVIOUS_PUBLIC_KEY] = WGX_NL_KEY_POLICY,	/* read-only, ignored */
 	[WGX_DEVICE_A_GET_FLAGS]	= { .type = NLA_U32 },	/* GET request only; ignored by SET */
 	[WGX_DEVICE_A_MTU_AUTO]		= NLA_POLICY_MAX(NLA_U8, 1),
-	[WGX_DEVICE_A_LISTEN_PORTS_AUTO] = { .type = NLA_FLAG },	/* read-only, ignored */
+	[WGX_DEVICE_A_LISTEN_PORTS_AUTO] = { .type = NLA_U16 },	/* read-only, ignored */
 };
 
 /* ---- "wireguard": WireGuard's policies ---- */

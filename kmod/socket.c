@@ -675,6 +675,12 @@ static int wgx_socket_init_auto(struct wgx_device *wgx, struct net *net, u16 por
 	}
 	if (n < want)
 		netdev_info(wgx->dev, "listening on %u UDP ports of %u\n", n, want);
+	/*
+	 * Automatic before the ports are: a sender that sees the new ports
+	 * must apply the automatic rules to them (only given endpoints, only
+	 * flows with ports), not a fixed N's.  Nothing fails past here.
+	 */
+	WRITE_ONCE(wgx->listen_ports, 0);
 	wgx_socket_install(wgx, new4, new6, n);
 	return 0;
 }

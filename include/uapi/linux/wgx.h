@@ -69,13 +69,16 @@
  *   WGX_DEVICE_A_LISTEN_PORT    NLA_U16, the bound UDP port (the first of
  *                               them), 0 if the device is down and no port
  *                               was chosen (GET)
- *   WGX_DEVICE_A_LISTEN_PORTS   NLA_U16, how many UDP ports the device
- *                               listens on, the first being LISTEN_PORT
- *                               (GET, wgx extension; see SET): the ports
- *                               bound, or while down the ports it will
- *                               ask for
- *   WGX_DEVICE_A_LISTEN_PORTS_AUTO  NLA_FLAG, present when the number of
- *                               ports is automatic (GET, wgx extension)
+ *   WGX_DEVICE_A_LISTEN_PORTS   NLA_U16, a fixed number of consecutive
+ *                               UDP ports the device listens on, the first
+ *                               being LISTEN_PORT (GET, wgx extension; see
+ *                               SET); 1 when the number is automatic (what
+ *                               a default device always reported)
+ *   WGX_DEVICE_A_LISTEN_PORTS_AUTO  NLA_U16, present when the number of
+ *                               ports is automatic: how many the device
+ *                               listens on, LISTEN_PORT and ports the
+ *                               kernel chose (bound, or while down the
+ *                               number it will ask for) (GET, wgx extension)
  *   WGX_DEVICE_A_FWMARK         NLA_U32, 0 = none (GET)
  *   WGX_DEVICE_A_RX_SPREAD      NLA_U8, enum wgx_rx_spread_mode, the mode
  *                               set (not what auto currently decided; GET,
@@ -513,7 +516,7 @@ enum wgx_device_attribute {
 	WGX_DEVICE_A_PREVIOUS_PUBLIC_KEY, /* 16, 32 bytes, read-only, during a grace */
 	WGX_DEVICE_A_GET_FLAGS,		/* 17, u32, GET request only */
 	WGX_DEVICE_A_MTU_AUTO,		/* 18, u8, 1 = the MTU follows the underlay */
-	WGX_DEVICE_A_LISTEN_PORTS_AUTO,	/* 19, flag, read-only: LISTEN_PORTS is automatic */
+	WGX_DEVICE_A_LISTEN_PORTS_AUTO,	/* 19, u16, read-only: automatic, this many ports */
 	__WGX_DEVICE_A_LAST
 };
 #define WGX_DEVICE_A_MAX (__WGX_DEVICE_A_LAST - 1)

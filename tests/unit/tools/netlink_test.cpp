@@ -453,12 +453,13 @@ TEST(ToolNetlink, MalformedDumpContentIsRejected)
     EXPECT_EQ(st.err, EBADMSG);
 }
 
-// WGX_DEVICE_A_LISTEN_PORTS is the number bound; the flag says it is automatic.
-TEST(ToolNetlink, ListenPortsAutoFlag)
+// Automatic ports: WGX_DEVICE_A_LISTEN_PORTS says 1 (for parsers that know only
+// consecutive runs), WGX_DEVICE_A_LISTEN_PORTS_AUTO carries the number bound.
+TEST(ToolNetlink, ListenPortsAuto)
 {
     NlMessage m = reply_start(false);
-    m.put_u16(WGX_DEVICE_A_LISTEN_PORTS, 8);
-    m.put_flag(WGX_DEVICE_A_LISTEN_PORTS_AUTO);
+    m.put_u16(WGX_DEVICE_A_LISTEN_PORTS, 1);
+    m.put_u16(WGX_DEVICE_A_LISTEN_PORTS_AUTO, 8);
     Device d;
     ASSERT_TRUE(parse_get_device_message(m.hdr(), d).is_ok());
     EXPECT_EQ(d.listen_ports, 8);
