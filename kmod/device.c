@@ -165,8 +165,10 @@ int wgx_device_set_listen_port(struct wgx_device *wgx, u16 port, unsigned int np
 	int ret;
 
 	lockdep_assert_held(&wgx->device_update_lock);
+	/* Automatic ports left out at the up are not retried before the next up. */
 	if (port == wgx->incoming_port && nports == wgx->listen_ports &&
-	    (!netif_running(wgx->dev) || READ_ONCE(wgx->bound_ports) == nports))
+	    (!netif_running(wgx->dev) || (!nports && READ_ONCE(wgx->bound_ports)) ||
+	     READ_ONCE(wgx->bound_ports) == nports))
 		return 0;
 	if (netif_running(wgx->dev)) {
 		ret = wgx_socket_init(wgx, port, nports);
@@ -175,10 +177,10 @@ int wgx_device_set_listen_port(struct wgx_device *wgx, u16 port, unsigned int np
 	} else {
 		WRITE_ONCE(wgx->incoming_port, port);
 	}
-	wgx->listen_ports = nports;
+	WRITE_ONCE(wgx->listen_ports, nports);
 	/* Replies may now leave from other ports: pick the sources anew. */
 	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
-		wgx_socket_peer_set_ports(peer, nports);
+		wgx_socket_peer_set_ports(peer, wgx_socket_peer_ports_wanted(peer));
 		wgx_endpoint_clear_src(peer);
 		/*
 		 * A peer may be sending to a port we just closed (the one we
@@ -282,7 +284,8 @@ static void wgx_setup(struct net_device *dev)
 
 	memset(wgx, 0, sizeof(*wgx));
 	wgx->dev = dev;
-	wgx->listen_ports = 1;
+	/* Automatic: several ports on a machine of several CPUs (socket.h). */
+	wgx->listen_ports = 0;
 	wgx->priority_dscp = WGX_PRIORITY_DSCP_DEFAULT;
 	wgx->rx_spread = WGX_RX_SPREAD_AUTO;
 	/* Down: no handshake work until the up (wgx_handshake_open()). */

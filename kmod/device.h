@@ -90,8 +90,9 @@ struct wgx_handshake_worker {
  *                0..@bound_ports - 1), replaced under device_update_lock.
  * @incoming_port: first listen port (host order): the bound one while the
  *                 device is up, the configured one (0 = random) while down.
- * @listen_ports: configured number of consecutive listen ports (1..16; 1 is
- *                WireGuard's behaviour), under device_update_lock.
+ * @listen_ports: configured number of listen ports: 0 automatic (the
+ *                default, socket.h), 1..16 consecutive ones (1 is
+ *                WireGuard's behaviour); written under device_update_lock.
  * @bound_ports: socket pairs installed now (0 while down); read locklessly.
  * @flow_hash_key: key of the inner flow hash that picks a flow's tx queue,
  *                 lane bucket and listen port (wgx_socket_flow_hash()).
@@ -227,7 +228,8 @@ u64 wgx_device_stats_read(struct wgx_device *wgx, enum wgx_device_stat stat);
 
 /**
  * wgx_device_set_listen_port - listen on @nports (1..WGX_MAX_LISTEN_PORTS)
- * consecutive UDP ports from @port (0 = any free run): rebinds at once when
+ * consecutive UDP ports from @port (0 = any free run), or on automatic ports
+ * from @port with @nports 0 (wgx_socket_init()): rebinds at once when
  * the device is up (on error nothing changes), else remembered for the next
  * up.  Cached source addresses of every peer are forgotten.  Process
  * context, device_update_lock held.  Returns 0 or an error of wgx_socket_init().

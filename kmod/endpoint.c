@@ -93,16 +93,22 @@ bool wgx_endpoint_same_dest(const struct wgx_endpoint *a, const struct wgx_endpo
 	return wgx_endpoint_same_remote(a, b) && wgx_endpoint_port(a) == wgx_endpoint_port(b);
 }
 
+/* Jiffies since remembered port @i was last heard, modulo 2^32 (struct wgx_endpoint_ports). */
+static u32 wgx_endpoint_port_age(const struct wgx_endpoint_ports *ports, unsigned int i, unsigned long now)
+{
+	return (u32)now - READ_ONCE(ports->seen[i]);
+}
+
 static bool wgx_endpoint_port_fresh(const struct wgx_endpoint_ports *ports, unsigned int i, unsigned long now)
 {
-	return time_before(now, READ_ONCE(ports->seen[i]) + WGX_PORT_STALE);
+	return wgx_endpoint_port_age(ports, i, now) < WGX_PORT_STALE;
 }
 
 /* Note a packet from remembered port @i: a write at most every WGX_PORT_TOUCH. */
 static void wgx_endpoint_port_touch(struct wgx_endpoint_ports *ports, unsigned int i, unsigned long now)
 {
-	if (unlikely(time_after_eq(now, READ_ONCE(ports->seen[i]) + WGX_PORT_TOUCH)))
-		WRITE_ONCE(ports->seen[i], now);
+	if (unlikely(wgx_endpoint_port_age(ports, i, now) >= WGX_PORT_TOUCH))
+		WRITE_ONCE(ports->seen[i], (u32)now);
 }
 
 /* Copy @endpoint into the peer (endpoint_lock held for writing). */
@@ -127,7 +133,7 @@ static void wgx_endpoint_ports_reset(struct wgx_endpoint_ports *ports, __be16 po
 	for (i = 1; i < WGX_ENDPOINT_PORTS; ++i)
 		WRITE_ONCE(ports->port[i], 0);
 	WRITE_ONCE(ports->port[0], port);
-	WRITE_ONCE(ports->seen[0], now);
+	WRITE_ONCE(ports->seen[0], (u32)now);
 }
 
 /*
@@ -144,13 +150,61 @@ static void wgx_endpoint_ports_move(struct wgx_endpoint_ports *ports, __be16 por
 			slot = i;
 			break;
 		}
-		if (time_before(ports->seen[i], ports->seen[slot]))
+		if (wgx_endpoint_port_age(ports, i, now) > wgx_endpoint_port_age(ports, slot, now))
 			slot = i;
 	}
 	WRITE_ONCE(ports->port[slot], ports->port[0]);
 	WRITE_ONCE(ports->seen[slot], ports->seen[0]);
 	WRITE_ONCE(ports->port[0], port);
-	WRITE_ONCE(ports->seen[0], now);
+	WRITE_ONCE(ports->seen[0], (u32)now);
+}
+
+/* Forget what the peer's messages told of our ports (endpoint_lock held for writing). */
+static void wgx_endpoint_local_reset(struct wgx_endpoint_local *local)
+{
+	WRITE_ONCE(local->port, 0);
+	WRITE_ONCE(local->moves, 0);
+	WRITE_ONCE(local->hopping, 0);
+}
+
+/*
+ * Note the port of ours an authenticated message from @peer arrived at: a
+ * compare per message, a few writes per change of port.
+ */
+static void wgx_endpoint_local_note(struct wgx_peer *peer, const struct sk_buff *skb,
+				    unsigned long now)
+{
+	struct wgx_endpoint_local *local = &peer->endpoint_local;
+	__be16 port = udp_hdr(skb)->dest;
+	u32 age;
+	u8 moves, hopping;
+
+	if (likely(READ_ONCE(local->port) == port) ||
+	    READ_ONCE(local->hopping) >= WGX_ENDPOINT_FOLLOW_WINDOWS)
+		return;
+	WRITE_ONCE(local->port, port);
+	moves = READ_ONCE(local->moves);
+	age = (u32)now - READ_ONCE(local->window);
+	if (age < WGX_ENDPOINT_FOLLOW_WINDOW) {
+		if (moves < U8_MAX)
+			WRITE_ONCE(local->moves, moves + 1);
+		return;
+	}
+	/* A new window; the one that just ended counts if it hopped. */
+	hopping = READ_ONCE(local->hopping);
+	hopping = moves > WGX_ENDPOINT_FOLLOW_MOVES && age < 2 * WGX_ENDPOINT_FOLLOW_WINDOW ?
+		  hopping + 1 : 0;
+	WRITE_ONCE(local->window, (u32)now);
+	WRITE_ONCE(local->moves, 1);
+	WRITE_ONCE(local->hopping, hopping);
+	if (hopping >= WGX_ENDPOINT_FOLLOW_WINDOWS)
+		net_dbg_ratelimited("%s: peer %llu follows our source port: sending to it from the listen port\n",
+				    peer->wgx->dev->name, peer->internal_id);
+}
+
+bool wgx_endpoint_follows(struct wgx_peer *peer)
+{
+	return READ_ONCE(peer->endpoint_local.hopping) >= WGX_ENDPOINT_FOLLOW_WINDOWS;
 }
 
 void wgx_endpoint_set(struct wgx_peer *peer, const struct wgx_endpoint *endpoint)
@@ -161,9 +215,12 @@ void wgx_endpoint_set(struct wgx_peer *peer, const struct wgx_endpoint *endpoint
 	if (!wgx_endpoint_same_remote(endpoint, &peer->endpoint)) {
 		wgx_telemetry_endpoint_moved(&peer->telemetry);
 		wgx_pmtu_reset(&peer->pmtu);
+		/* Another host; the same one set again (syncconf) stays as it is. */
+		wgx_endpoint_local_reset(&peer->endpoint_local);
 	}
 	wgx_endpoint_store(peer, endpoint);
 	wgx_endpoint_ports_reset(&peer->endpoint_ports, wgx_endpoint_port(endpoint), jiffies);
+	WRITE_ONCE(peer->endpoint_given, true);
 	write_unlock_bh(&peer->endpoint_lock);
 }
 
@@ -212,6 +269,7 @@ void wgx_endpoint_set_from_skb(struct wgx_peer *peer, const struct sk_buff *skb,
 
 	if (unlikely(wgx_endpoint_from_skb(&endpoint, skb)))
 		return;
+	wgx_endpoint_local_note(peer, skb, now);
 	/* Lockless first: roaming is rare, every packet asks. */
 	if (likely(data_race(wgx_endpoint_classify(peer, &endpoint, now, true, first_port)) ==
 		   WGX_ROAM_NONE))
@@ -224,6 +282,9 @@ void wgx_endpoint_set_from_skb(struct wgx_peer *peer, const struct sk_buff *skb,
 		if (!wgx_endpoint_same_remote(&endpoint, &peer->endpoint)) {
 			wgx_telemetry_endpoint_moved(&peer->telemetry);
 			wgx_pmtu_reset(&peer->pmtu);
+			/* Learned: perhaps a NAT's address (peer.h). */
+			WRITE_ONCE(peer->endpoint_given, false);
+			wgx_endpoint_local_reset(&peer->endpoint_local);
 		}
 		wgx_endpoint_store(peer, &endpoint);
 		wgx_endpoint_ports_reset(&peer->endpoint_ports, wgx_endpoint_port(&endpoint), now);

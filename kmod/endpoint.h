@@ -42,15 +42,54 @@ struct wgx_endpoint {
  * struct wgx_endpoint_ports - the source ports a peer recently sent from on
  * its endpoint's address, so that a peer sending from several ports (a wgx
  * device with listen_ports > 1) does not make us rewrite its endpoint for
- * every packet.  @port[0] is the endpoint's own port; @seen holds jiffies of
- * the last packet from each port, refreshed at most every WGX_PORT_TOUCH.
+ * every packet.  @port[0] is the endpoint's own port; @seen holds the low
+ * 32 bits of jiffies at the last packet from each port, refreshed at most
+ * every WGX_PORT_TOUCH and compared as ages modulo 2^32 (a port silent for
+ * a multiple of 2^32 jiffies, 49.7 days at HZ=1000, looks heard for the
+ * 2 s of WGX_PORT_STALE; 64 bytes less per peer than full jiffies).
  * A packet from a port not in the table, or arriving while the endpoint's
  * port has been silent for WGX_PORT_STALE, moves the endpoint (roaming).
  * Written under the peer's endpoint_lock (write); read locklessly.
  */
 struct wgx_endpoint_ports {
 	__be16 port[WGX_ENDPOINT_PORTS];
-	unsigned long seen[WGX_ENDPOINT_PORTS];
+	u32 seen[WGX_ENDPOINT_PORTS];
+};
+
+/*
+ * A peer's messages follow our source port when they change the port of
+ * ours they arrive at more than WGX_ENDPOINT_FOLLOW_MOVES times in each of
+ * WGX_ENDPOINT_FOLLOW_WINDOWS consecutive windows of
+ * WGX_ENDPOINT_FOLLOW_WINDOW jiffies.  A wgx peer moves its endpoint for us
+ * to a port of ours it has not seen (or not for a while), once per port: up
+ * to 7 times while our 8 automatic ports appear, all within a window, and
+ * messages in flight to the old port, finished on other CPUs, can make each
+ * move count a few times.  WireGuard moves it whenever our packets come
+ * from another port, tens to thousands of times a second under load, for
+ * as long as the load lasts.
+ */
+#define WGX_ENDPOINT_FOLLOW_MOVES	16
+#define WGX_ENDPOINT_FOLLOW_WINDOWS	2
+#define WGX_ENDPOINT_FOLLOW_WINDOW	HZ
+
+/**
+ * struct wgx_endpoint_local - which of our ports a peer's authenticated
+ * messages arrive at, to tell a peer that follows our source port.
+ * @window: when (the low 32 bits of jiffies) the current window began.
+ * @port: our port its last message arrived at (network order).
+ * @moves: changes of @port within @window (saturating).
+ * @hopping: consecutive windows before @window with more than
+ *           WGX_ENDPOINT_FOLLOW_MOVES changes.  WGX_ENDPOINT_FOLLOW_WINDOWS
+ *           of them: the peer follows our source port (it sets its endpoint
+ *           from each packet, as WireGuard does), and stops counting; reset
+ *           when its endpoint moves to another host (netlink or roaming).
+ * Lockless: racing writers only blur the count.
+ */
+struct wgx_endpoint_local {
+	u32 window;
+	__be16 port;
+	u8 moves;
+	u8 hopping;
 };
 
 /**
@@ -86,6 +125,16 @@ void wgx_endpoint_set(struct wgx_peer *peer, const struct wgx_endpoint *endpoint
  * followed at its next keepalive.  Context: any (softirq on receive).
  */
 void wgx_endpoint_set_from_skb(struct wgx_peer *peer, const struct sk_buff *skb, bool first_port);
+
+/**
+ * wgx_endpoint_follows - whether @peer's messages followed our source port
+ * (struct wgx_endpoint_local): automatic listen ports send to it from the
+ * listen port only (wgx_socket_flow_port()), since our flows spread over
+ * several ports would make its own traffic to us hop between them, and a
+ * receiver that steers by the outer ports (RSS) would take one of its
+ * inner flows on several CPUs and reorder it.  Lockless.
+ */
+bool wgx_endpoint_follows(struct wgx_peer *peer);
 
 /**
  * wgx_endpoint_clear_src - forget our source address for @peer (e.g. after

@@ -134,7 +134,7 @@ static const struct nla_policy wgx_device_policy[WGX_DEVICE_A_MAX + 1] = {
 	[WGX_DEVICE_A_FWMARK]		= { .type = NLA_U32 },
 	[WGX_DEVICE_A_PEERS]		= NLA_POLICY_NESTED_ARRAY(wgx_peer_policy),
 	[WGX_DEVICE_A_STATS]		= { .type = NLA_NESTED },
-	[WGX_DEVICE_A_LISTEN_PORTS]	= NLA_POLICY_RANGE(NLA_U16, 1, WGX_MAX_LISTEN_PORTS),
+	[WGX_DEVICE_A_LISTEN_PORTS]	= NLA_POLICY_MAX(NLA_U16, WGX_MAX_LISTEN_PORTS),
 	[WGX_DEVICE_A_RX_SPREAD]	= NLA_POLICY_MAX(NLA_U8, WGX_RX_SPREAD_AUTO),
 	[WGX_DEVICE_A_DSCP]		= NLA_POLICY_MAX(NLA_U8, WGX_DSCP_COPY),
 	[WGX_DEVICE_A_PRIORITY_DSCP]	= { .type = NLA_U64 },
@@ -144,6 +144,7 @@ static const struct nla_policy wgx_device_policy[WGX_DEVICE_A_MAX + 1] = {
 	[WGX_DEVICE_A_PREVIOUS_PUBLIC_KEY] = WGX_NL_KEY_POLICY,	/* read-only, ignored */
 	[WGX_DEVICE_A_GET_FLAGS]	= { .type = NLA_U32 },	/* GET request only; ignored by SET */
 	[WGX_DEVICE_A_MTU_AUTO]		= NLA_POLICY_MAX(NLA_U8, 1),
+	[WGX_DEVICE_A_LISTEN_PORTS_AUTO] = { .type = NLA_U16 },	/* read-only, ignored */
 };
 
 /* ---- "wireguard": WireGuard's policies ---- */

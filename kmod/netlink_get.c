@@ -33,6 +33,7 @@
 
 #include "compat.h"
 #include "device.h"
+#include "socket.h"
 #include "netlink_internal.h"
 #include "peer.h"
 
@@ -255,7 +256,16 @@ static int wgx_nl_put_device_extensions(struct sk_buff *skb, struct wgx_device *
 	bool has_prev;
 	size_t i;
 
-	if (nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORTS, wgx->listen_ports) ||
+	/*
+	 * Automatic ports: LISTEN_PORTS says 1, what a parser that knows only
+	 * consecutive ports read of a default device before (it would print
+	 * the automatic ports as a run and save them as a fixed N); the count
+	 * bound is in LISTEN_PORTS_AUTO.
+	 */
+	if (nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORTS,
+			wgx->listen_ports ? wgx_socket_listen_ports(wgx) : 1) ||
+	    (!wgx->listen_ports &&
+	     nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORTS_AUTO, wgx_socket_listen_ports(wgx))) ||
 	    nla_put_u8(skb, WGX_DEVICE_A_RX_SPREAD, READ_ONCE(wgx->rx_spread)) ||
 	    nla_put_u8(skb, WGX_DEVICE_A_DSCP,
 		       READ_ONCE(wgx->dscp_copy) ? WGX_DSCP_COPY : WGX_DSCP_CLEAR) ||

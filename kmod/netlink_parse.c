@@ -235,7 +235,8 @@ int wgx_netlink_parse_set(struct wgx_nl_set *req)
 		}
 		req->key_grace_change = true;
 	}
-	if (req->port_change && (u32)req->port + req->nports - 1 > U16_MAX) {
+	/* Automatic ports (0) past the first are wherever the kernel puts them. */
+	if (req->port_change && req->nports && (u32)req->port + req->nports - 1 > U16_MAX) {
 		NL_SET_ERR_MSG_ATTR(extack, listen_ports ?: attrs[WGX_DEVICE_A_LISTEN_PORT],
 				    "listen port + listen ports - 1 exceeds 65535");
 		return -EINVAL;

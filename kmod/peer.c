@@ -88,7 +88,7 @@ struct wgx_peer *wgx_peer_create(struct wgx_device *wgx, const u8 *public_key, c
 	wgx_pubkey_hashtable_add(wgx->peer_hashtable, peer);
 	list_add_tail(&peer->peer_list, &wgx->peer_list);
 	++wgx->num_peers;
-	wgx_socket_peer_set_ports(peer, wgx->listen_ports);
+	wgx_socket_peer_set_ports(peer, wgx_socket_peer_ports_wanted(peer));
 	pr_debug("%s: Peer %llu created\n", wgx->dev->name, peer->internal_id);
 	/* No prepared ephemeral yet: its first handshake message asks for one. */
 	return peer;

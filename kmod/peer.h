@@ -158,6 +158,16 @@ struct wgx_peer_stats_rare {
  *	is dropped at its slot if a keypair was derived after that.
  * @endpoint: where it is (see socket.h), under @endpoint_lock.
  * @endpoint_ports: source ports recently seen at the endpoint's address.
+ * @endpoint_given: the endpoint's address is one we were given (netlink),
+ *	not learned from a packet from another address: the peer takes
+ *	packets from any port of ours there, so automatic listen ports spread
+ *	to it (socket.h).  One known only from its own packets may sit behind
+ *	a NAT or stateful firewall that admits only the replies to what it
+ *	sent: from the port it sent to.  Written under @endpoint_lock, read
+ *	locklessly.
+ * @endpoint_local: which of our ports its messages arrive at, and whether
+ *	it follows our source port (endpoint.h); automatic ports send to such
+ *	a peer from the listen port only.
  * @rx: ordered queue and NAPI while the device spreads receive work (rxspread.h).
  * @rx_load: the load that decides spreading in the auto mode (rxspread.h).
  * @staged: packets waiting for a keypair (bounded by WGX_STAGED_MAX, oldest dropped).
@@ -204,7 +214,9 @@ struct wgx_peer {
 
 	rwlock_t endpoint_lock;
 	struct wgx_endpoint endpoint;
+	bool endpoint_given;
 	struct wgx_endpoint_ports endpoint_ports;
+	struct wgx_endpoint_local endpoint_local;
 	struct wgx_peer_rx *rx;
 	struct wgx_rxspread_load rx_load;
 	struct dst_cache endpoint_cache;

@@ -178,7 +178,7 @@ netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
 	 * nobody can tell the flow.
 	 */
 	hash = dev->real_num_tx_queues > 1 ? skb_get_hash(skb) : wgx_socket_flow_hash(wgx, skb);
-	port = wgx_socket_flow_port(wgx, hash);
+	port = wgx_socket_flow_port(peer, skb, hash);
 	if (skb_is_gso(skb)) {
 		segs = skb_gso_segment(skb, 0);
 		if (IS_ERR_OR_NULL(segs)) {

@@ -177,11 +177,48 @@ u32 wgx_socket_flow_hash(struct wgx_device *wgx, const struct sk_buff *skb)
 	return (u32)siphash(&flow, sizeof(flow), &wgx->flow_hash_key);
 }
 
-unsigned int wgx_socket_flow_port(struct wgx_device *wgx, u32 hash)
+/*
+ * Whether the inner packet @skb (IP header linear) belongs to a flow with
+ * ports: TCP, UDP, UDP-Lite, SCTP or DCCP, not a fragment.  Only those are
+ * flows a port of their own can spread; an echo request, a fragment or a
+ * tunnel protocol between two hosts is one flow whatever it carries.
+ */
+static bool wgx_socket_flow_has_ports(const struct sk_buff *skb)
 {
+	u8 proto;
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		if (ip_is_fragment(ip_hdr(skb)))
+			return false;
+		proto = ip_hdr(skb)->protocol;
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		proto = ipv6_hdr(skb)->nexthdr;
+	} else {
+		return false;
+	}
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE ||
+	       proto == IPPROTO_SCTP || proto == IPPROTO_DCCP;
+}
+
+unsigned int wgx_socket_flow_port(struct wgx_peer *peer, const struct sk_buff *skb, u32 hash)
+{
+	struct wgx_device *wgx = peer->wgx;
 	unsigned int n = READ_ONCE(wgx->bound_ports);
 
-	return likely(n <= 1) ? 0 : reciprocal_scale(hash, n);
+	if (likely(n <= 1))
+		return 0;
+	/*
+	 * Automatic ports: only to a peer that takes packets from any of them
+	 * and does not follow our source port (a WireGuard peer would make its
+	 * own traffic to us hop between them), and only flows with ports: the
+	 * rest (pings among them) leave from the listen port, so what a peer
+	 * sees of us for them is what it would see of WireGuard.
+	 */
+	if (!READ_ONCE(wgx->listen_ports) &&
+	    (!READ_ONCE(peer->endpoint_given) || wgx_endpoint_follows(peer) ||
+	     !wgx_socket_flow_has_ports(skb)))
+		return 0;
+	return reciprocal_scale(hash, n);
 }
 
 /*
@@ -414,10 +451,10 @@ int wgx_socket_send_buffer_as_reply_to_skb(struct wgx_device *wgx, struct sk_buf
 					   const void *buffer, size_t len)
 {
 	struct wgx_endpoint endpoint;
-	unsigned int index = 0, bound;
+	unsigned int index = 0, bound, i;
 	struct sk_buff *skb;
 	u32 route_mtu;
-	u16 dport, first;
+	__be16 dport;
 	int ret;
 
 	ret = wgx_endpoint_from_skb(&endpoint, in_skb);
@@ -431,11 +468,19 @@ int wgx_socket_send_buffer_as_reply_to_skb(struct wgx_device *wgx, struct sk_buf
 	 * us (no lock held here): one read of each, and the senders clamp the
 	 * index anyway.
 	 */
-	dport = ntohs(udp_hdr(in_skb)->dest);
-	first = READ_ONCE(wgx->incoming_port);
-	bound = READ_ONCE(wgx->bound_ports);
-	if (dport >= first && dport - first < bound)
-		index = dport - first;
+	dport = udp_hdr(in_skb)->dest;
+	bound = min_t(unsigned int, READ_ONCE(wgx->bound_ports), WGX_MAX_LISTEN_PORTS);
+	rcu_read_lock_bh();
+	for (i = 0; i < bound; ++i) {
+		/* Automatic ports are not consecutive: look for the socket's port. */
+		struct sock *sock = rcu_dereference_bh(wgx->sock4[i]);
+
+		if (sock && inet_sk(sock)->inet_sport == dport) {
+			index = i;
+			break;
+		}
+	}
+	rcu_read_unlock_bh();
 	/*
 	 * No dst_cache: a reply goes to a stranger, once.  DSCP 0, as the
 	 * in-tree module sends its cookie replies (only initiations and
@@ -557,6 +602,89 @@ static void wgx_socket_install(struct wgx_device *wgx, struct sock **new4, struc
 	}
 }
 
+unsigned int wgx_socket_ports_wanted(unsigned int listen_ports)
+{
+	if (listen_ports)
+		return listen_ports;
+	return num_possible_cpus() > 1 ? WGX_AUTO_LISTEN_PORTS : 1;
+}
+
+unsigned int wgx_socket_peer_ports_wanted(struct wgx_peer *peer)
+{
+	unsigned int listen_ports = peer->wgx->listen_ports;
+
+	if (!listen_ports && !READ_ONCE(peer->endpoint_given))
+		return 1;
+	return wgx_socket_ports_wanted(listen_ports);
+}
+
+unsigned int wgx_socket_listen_ports(struct wgx_device *wgx)
+{
+	return READ_ONCE(wgx->bound_ports) ?: wgx_socket_ports_wanted(READ_ONCE(wgx->listen_ports));
+}
+
+/*
+ * Automatic ports: @port (0 = any free one) exactly as a device with one
+ * port binds it, then up to wgx_socket_ports_wanted(0) - 1 sockets on ports
+ * the kernel picks (port 0, as any client socket), so that no port a user
+ * chose for something else is taken and no failure there keeps the device
+ * down: a port that does not bind is left out.  With automatic ports already
+ * (@wgx->listen_ports 0), the bound ones beyond the first are kept.
+ */
+static int wgx_socket_init_auto(struct wgx_device *wgx, struct net *net, u16 port)
+{
+	struct sock *new4[WGX_MAX_LISTEN_PORTS] = { }, *new6[WGX_MAX_LISTEN_PORTS] = { };
+	unsigned int i, n = 1, bound = READ_ONCE(wgx->bound_ports);
+	unsigned int first = WGX_MAX_LISTEN_PORTS, want = wgx_socket_ports_wanted(0), tries;
+	int ret;
+
+	for (i = 0; port && i < bound; ++i) {
+		struct sock *s4 = rcu_dereference_protected(wgx->sock4[i],
+				lockdep_is_held(&wgx->device_update_lock));
+
+		if (s4 && ntohs(inet_sk(s4)->inet_sport) == port) {
+			new4[0] = s4;
+			new6[0] = rcu_dereference_protected(wgx->sock6[i],
+					lockdep_is_held(&wgx->device_update_lock));
+			first = i;
+			break;
+		}
+	}
+	if (!new4[0]) {
+		ret = wgx_socket_create(wgx, net, port, &new4[0], &new6[0]);
+		if (ret < 0) {
+			netdev_err(wgx->dev, "could not bind UDP port %u: %d\n", port, ret);
+			return ret;
+		}
+	}
+	/* The old first port is the user's; it is not kept as an extra one. */
+	for (i = 1; !READ_ONCE(wgx->listen_ports) && i < bound && n < want; ++i) {
+		if (i == first)
+			continue;
+		new4[n] = rcu_dereference_protected(wgx->sock4[i],
+				lockdep_is_held(&wgx->device_update_lock));
+		new6[n] = rcu_dereference_protected(wgx->sock6[i],
+				lockdep_is_held(&wgx->device_update_lock));
+		if (new4[n])
+			++n;
+	}
+	for (tries = 0; n < want && tries < 2 * want; ++tries) {
+		/* The v6 half of a pair may find the v4 half's port taken: try another. */
+		if (!wgx_socket_create(wgx, net, 0, &new4[n], &new6[n]))
+			++n;
+	}
+	if (n < want)
+		netdev_info(wgx->dev, "listening on %u UDP ports of %u\n", n, want);
+	/*
+	 * Automatic before the ports are: a sender that sees the new ports
+	 * must apply the automatic rules to them (only given endpoints, only
+	 * flows with ports), not a fixed N's.  Nothing fails past here.
+	 */
+	WRITE_ONCE(wgx->listen_ports, 0);
+	wgx_socket_install(wgx, new4, new6, n);
+	return 0;
+}
+
 int wgx_socket_init(struct wgx_device *wgx, u16 port, unsigned int nports)
 {
 	struct sock *new4[WGX_MAX_LISTEN_PORTS] = { }, *new6[WGX_MAX_LISTEN_PORTS] = { };
@@ -568,10 +696,12 @@ int wgx_socket_init(struct wgx_device *wgx, u16 port, unsigned int nports)
 	int ret;
 
 	lockdep_assert_held(&wgx->device_update_lock);
-	if (nports < 1 || nports > WGX_MAX_LISTEN_PORTS || (u32)port + nports - 1 > U16_MAX)
-		return -EINVAL;
 	if (!net)
 		return -ENONET;
+	if (!nports)
+		return wgx_socket_init_auto(wgx, net, port);
+	if (nports > WGX_MAX_LISTEN_PORTS || (u32)port + nports - 1 > U16_MAX)
+		return -EINVAL;
 	/*
 	 * Ports of the new run that are bound already stay bound (they could not
 	 * be bound twice): the same first port with another count, or a run

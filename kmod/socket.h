@@ -2,8 +2,12 @@
 /*
  * socket.h - the device's UDP sockets and sending to a peer's endpoint.
  *
- * A device listens on N consecutive UDP ports (N = listen_ports, 1 by
- * default, as WireGuard), an IPv4 and an IPv6 socket on each.  Transport
+ * A device listens on N UDP ports, an IPv4 and an IPv6 socket on each:
+ * by default (listen_ports 0, automatic) on its listen port and, with more
+ * than one possible CPU, WGX_AUTO_LISTEN_PORTS - 1 ports more that the
+ * kernel picks, best effort, used towards peers whose endpoint we were
+ * given; with listen_ports N on N consecutive ports towards every peer
+ * (1 is WireGuard's behaviour).  Transport
  * data leaves from the port the inner flow's hash selects, so one peer's
  * traffic travels as up to N outer flows that the receiver's RSS can spread
  * over its CPUs, while each inner flow keeps exactly one outer flow (and so
@@ -27,12 +31,28 @@ struct sock;
  * wgx_socket_init - bind @nports (1..WGX_MAX_LISTEN_PORTS) consecutive UDP
  * ports from @port (0 = any free run of ports) in the namespace that created
  * the device, IPv4 and (when available) IPv6 on each, and install them in
- * place of the old ones.  On error the installed sockets are unchanged.
+ * place of the old ones.  @nports 0 (automatic): @port (0 = any free one)
+ * as with one port, and wgx_socket_ports_wanted(0) - 1 more ports the kernel
+ * chooses, each left out when it cannot be bound.  On error the installed
+ * sockets are unchanged.
  * Context: process, device_update_lock held.
  * Returns 0, -EADDRINUSE (a port is taken, or the run would pass 65535),
  * -ENOMEM, or another error of udp_sock_create().
  */
 int wgx_socket_init(struct wgx_device *wgx, u16 port, unsigned int nports);
+
+/**
+ * wgx_socket_ports_wanted - the number of ports the listen_ports setting
+ * @listen_ports asks for: itself, or for 0 (automatic)
+ * WGX_AUTO_LISTEN_PORTS with more than one possible CPU, else 1.
+ */
+unsigned int wgx_socket_ports_wanted(unsigned int listen_ports);
+
+/**
+ * wgx_socket_listen_ports - the number of listen ports of @wgx: those bound
+ * while it is up, else those its next up asks for.  Any context.
+ */
+unsigned int wgx_socket_listen_ports(struct wgx_device *wgx);
 
 /**
  * wgx_socket_uninit - close every socket of @wgx (device down, namespace gone,
@@ -54,11 +74,17 @@ void wgx_socket_uninit(struct wgx_device *wgx);
 u32 wgx_socket_flow_hash(struct wgx_device *wgx, const struct sk_buff *skb);
 
 /**
- * wgx_socket_flow_port - the listen port (index 0..bound ports - 1) that a
- * packet of flow hash @hash (wgx_socket_flow_hash()) leaves from; 0 with
- * one port.  Any context.
+ * wgx_socket_flow_port - the listen port (index 0..bound ports - 1) that the
+ * inner packet @skb (IP header linear) to @peer, of flow hash @hash
+ * (wgx_socket_flow_hash()), leaves from; 0 with one port, and with
+ * automatic ports for a peer whose endpoint was learned from its packets
+ * rather than given (peer.h, @endpoint_given: a NAT or stateful firewall in
+ * front of it admits only the replies from the port it sent to) and for a
+ * packet of no TCP, UDP, UDP-Lite, SCTP or DCCP flow (a ping: what a peer
+ * sees as our endpoint then stays our listen port, as with WireGuard).
+ * Any context.
  */
-unsigned int wgx_socket_flow_port(struct wgx_device *wgx, u32 hash);
+unsigned int wgx_socket_flow_port(struct wgx_peer *peer, const struct sk_buff *skb, u32 hash);
 
 /**
  * wgx_socket_send_skb_to_peer - send a fully built UDP payload @skb (a wire
@@ -88,6 +114,17 @@ int wgx_socket_send_skb_to_peer(struct wgx_peer *peer, struct sk_buff *skb, u8 d
  * peer's removal).
  */
 void wgx_socket_peer_set_ports(struct wgx_peer *peer, unsigned int nports);
+
+/**
+ * wgx_socket_peer_ports_wanted - the @nports of wgx_socket_peer_set_ports()
+ * for @peer: a fixed listen_ports N, or with automatic ports as many as
+ * they are for a peer whose endpoint was given, and 1 (no caches) for one
+ * it is not: such a peer gets everything from the first port
+ * (wgx_socket_flow_port()), and a device of many such peers (a server's
+ * clients) pays nothing for the ports.  Process context;
+ * device_update_lock held.
+ */
+unsigned int wgx_socket_peer_ports_wanted(struct wgx_peer *peer);
 
 /** wgx_socket_send_buffer_to_peer - copy @len bytes at @buffer into a new skb and send it. */
 int wgx_socket_send_buffer_to_peer(struct wgx_peer *peer, const void *buffer, size_t len, u8 ds);

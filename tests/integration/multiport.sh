@@ -1,8 +1,9 @@
-# Integration suite: several listen ports per device (`listen-ports N`, a wgx
-# extension): one peer's traffic travels as up to N outer UDP flows, each
-# inner flow on one of them.  Interop with wgx, wireguard.ko and
-# wireguard-go both ways, binding rules (collisions, random ports, netns
-# moves), and the receive spread on a NIC-like bed.  See lib.sh.
+# Integration suite: several listen ports per device (a wgx extension; by
+# default automatic, 8 ports on a machine of several CPUs, or `listen-ports
+# N`): one peer's traffic travels as up to N outer UDP flows, each inner flow
+# on one of them.  Interop with wgx, wireguard.ko and wireguard-go both ways,
+# binding rules (collisions, random ports, netns moves, automatic ports that
+# cannot be had), and the receive spread on a NIC-like bed.  See lib.sh.
 
 # listen_ports NS N — set wgt0's listen ports in NS (wgx).
 listen_ports() {
@@ -12,6 +13,11 @@ listen_ports() {
 # udp_ports NS — the UDP ports bound in NS, sorted, one line ("51820 51821 ...").
 udp_ports() {
 	n "$1" ss -Hunl | awk '{n = split($4, a, ":"); print a[n]}' | sort -nu | tr '\n' ' ' | sed 's/ $//'
+}
+
+# json_field NS FIELD — FIELD of wgt0's interface in `wgx show --json` (jq syntax, ".listen_ports").
+json_field() {
+	n "$1" "$WGX_TOOL" show wgt0 --json | jq -c ".interfaces[0]$2"
 }
 
 # both_ways — ping and TCP both directions.
@@ -45,6 +51,168 @@ test_wgx_wgx_four_ports() {
 	local ep
 	ep=$(wgx_peer_field b 3)
 	[[ $ep =~ ^192\.0\.2\.1:5182[0-3]$ ]] || fail "b's endpoint for a is $ep"
+}
+
+# With no option set, a wgx device listens on its listen port and 7 ports the
+# kernel picks, and one peer's 8 TCP flows leave from at least 2 of them
+# (all on one with the chance 8 x (1/8)^8, and both_ways runs two such sets:
+# see data_ports_check); b's endpoint for a is one of a's ports.
+test_default_spreads_one_peer_over_ports() {
+	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
+	tunnel_setup wgx 4 0
+	local ports used p ep
+	ports=$(udp_ports a)
+	echo "a listens on: $ports"
+	expect_eq "ports bound in a" 8 "$(wc -w <<<"$ports")"
+	[[ " $ports " == *" 51820 "* ]] || fail "a does not listen on its listen port 51820: $ports"
+	expect_eq "json listen_ports, listen_ports_auto" "8 true" \
+		"$(json_field a .listen_ports) $(json_field a .listen_ports_auto)"
+	n a "$WGX_TOOL" show wgt0 | grep -q 'listening ports: auto (8)' ||
+		fail "show lacks 'listening ports: auto (8)': $(n a "$WGX_TOOL" show wgt0)"
+	if n a "$WGX_TOOL" showconf wgt0 | grep -q ListenPorts; then
+		fail "showconf prints ListenPorts for automatic ports"
+	fi
+	data_ports_start 4
+	both_ways
+	capture_stop
+	used=$(tcpdump -n -r /tmp/a-data.pcap 2>/dev/null | awk '{ n = split($3, a, "."); print a[n] }' |
+		sort -nu | xargs)
+	echo "a sent transport data from ports: ${used:-none}"
+	[ "$(wc -w <<<"$used")" -ge 2 ] || fail "a sent its transport data from ${used:-no port} only"
+	for p in $used; do
+		[[ " $ports " == *" $p "* ]] || fail "a sent from port $p, which it does not listen on"
+	done
+	ep=$(wgx_peer_field b 3)
+	echo "b's endpoint for a: $ep"
+	[[ $ep == 192.0.2.1:* && " $ports " == *" ${ep##*:} "* ]] || fail "b's endpoint for a is $ep"
+}
+
+# Automatic ports spread only to a peer whose endpoint was given: b, which
+# learns a's endpoint from a's packets (as a server does; a NAT or stateful
+# firewall in front of a would admit only b's replies from the port a sent
+# to), sends all of its transport data from its listen port 51821, while a,
+# which was given b's endpoint, spreads over its ports.
+test_default_learned_peer_gets_one_port() {
+	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
+	tunnel_setup wgx 4 0
+	n b "$WGX_TOOL" set wgt0 peer "$KA_pub" remove
+	n b "$WGX_TOOL" set wgt0 peer "$KA_pub" allowed-ips 10.0.0.1/32,fd00::1/128
+	expect_eq "b's ports" 8 "$(udp_ports b | wc -w)"
+	rm -f /tmp/ab-data.pcap
+	capture_start b /tmp/ab-data -n -i vb -s 96 -U -w /tmp/ab-data.pcap "udp and udp[8] = 4"
+	both_ways
+	capture_stop
+	local used_b used_a
+	# "IP 192.0.2.2.51821 > 192.0.2.1.51820: UDP ...": the sender's port, by sender.
+	used_b=$(tcpdump -n -r /tmp/ab-data.pcap 2>/dev/null | awk '$3 ~ /^192\.0\.2\.2\./ { n = split($3, a, "."); print a[n] }' |
+		sort -nu | xargs)
+	used_a=$(tcpdump -n -r /tmp/ab-data.pcap 2>/dev/null | awk '$3 ~ /^192\.0\.2\.1\./ { n = split($3, a, "."); print a[n] }' |
+		sort -nu | xargs)
+	echo "b (a's endpoint learned) sent transport data from: ${used_b:-none}; a (b's given) from: ${used_a:-none}"
+	expect_eq "b's source ports towards a peer it learned" 51821 "$used_b"
+	[ "$(wc -w <<<"$used_a")" -ge 2 ] || fail "a sent its transport data from ${used_a:-no port} only"
+}
+
+# Automatic ports stop spreading to a peer that follows our source port.
+# wireguard.ko (and wireguard-go) set a peer's endpoint from every packet,
+# so our flows spread over 8 ports make its own messages to us hop between
+# those ports; a receiver that steers by the outer ports (RSS, the NIC-like
+# bed here) then takes one inner flow on several CPUs and reorders it.
+# b (wireguard.ko) sends 8 TCP flows to a (wgx, no option), whose ACKs
+# leave from its 8 ports until a sees two seconds of hopping.  A first run
+# of 4 s lets a find out; in a second one, on the wire: b's messages change
+# a's port a few times at most (a few hundred without the rule), b's
+# endpoint for a is a's listen port, a's last messages leave from it, and
+# b's TCP detects no reordering.
+test_default_wireguard_peer_gets_one_port() {
+	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
+	local -A TCPC
+	local changes dports bytes r0 r1 ep last
+	tunnel_setup wireguard 4 0
+	nic_like a va
+	nic_like b vb
+	expect_eq "a's ports" 8 "$(udp_ports a | wc -w)"
+	ping_ok b 10.0.0.1
+	n a iperf3 -s -1 -D -I /tmp/iperf3-a.pid >/dev/null
+	sleep 0.3
+	bytes=$(n b iperf3 -c 10.0.0.1 -P 8 -t 4 -J | jq '.end.sum_received.bytes')
+	echo "first run, 8 flows b -> a: $bytes bytes"
+	tcp_counters b
+	r0=$((TCPC[TCPSACKReorder] + TCPC[TCPTSReorder]))
+	n a iperf3 -s -1 -D -I /tmp/iperf3-a.pid >/dev/null
+	sleep 0.3
+	rm -f /tmp/wg-ports.pcap
+	capture_start b /tmp/wg-ports -n -i vb -s 96 -U -w /tmp/wg-ports.pcap "udp and udp[8] = 4"
+	bytes=$(n b iperf3 -c 10.0.0.1 -P 8 -t 4 -J | jq '.end.sum_received.bytes')
+	capture_stop
+	tcp_counters b
+	r1=$((TCPC[TCPSACKReorder] + TCPC[TCPTSReorder]))
+	# "IP 192.0.2.2.51821 > 192.0.2.1.40123: UDP ...": b's messages by a's port.
+	tcpdump -n -r /tmp/wg-ports.pcap 2>/dev/null |
+		awk '$3 ~ /^192\.0\.2\.2\./ { n = split($5, a, "."); print a[n] + 0 }' >/tmp/wg-dports
+	changes=$(uniq /tmp/wg-dports | wc -l)
+	changes=$((changes > 0 ? changes - 1 : 0))
+	dports=$(sort -n /tmp/wg-dports | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')
+	last=$(tcpdump -n -r /tmp/wg-ports.pcap 2>/dev/null | awk '$3 ~ /^192\.0\.2\.1\./ { n = split($3, a, "."); print a[n] }' |
+		tail -n 100 | sort -nu | xargs)
+	ep=$(n b wg show wgt0 endpoints | cut -f2)
+	echo "second run, 8 flows b -> a: $bytes bytes; b's messages to a by a's port: ${dports% };" \
+		"$changes changes of port; a's last 100 messages from port(s) $last;" \
+		"b's endpoint for a $ep; b's sender-detected reordering $((r1 - r0))"
+	[ "${bytes:-0}" -gt 100000 ] || fail "8 flows moved ${bytes:-no} bytes"
+	[ "$changes" -le 10 ] || fail "b's messages changed a's port $changes times"
+	expect_eq "b's endpoint for a" 192.0.2.1:51820 "$ep"
+	expect_eq "a's source port, last 100 messages" 51820 "$last"
+	expect_eq "reordering b's TCP detected" 0 $((r1 - r0))
+}
+
+# Automatic ports never keep a device down: with a's ephemeral port range
+# 40000-40003 and 40000 and 40002 held by another socket, a comes up with
+# 51820, 40001 and 40003; with all four held, with 51820 alone, and the
+# tunnel works either way.  The range is narrowed only for the up (ping's
+# and TCP's own sockets need ports from it too).
+test_default_ports_taken_device_comes_up() {
+	local pid1 pid2 i range
+	tunnel_setup wgx 4 0
+	n a ip link set wgt0 down
+	range=$(n a sysctl -n net.ipv4.ip_local_port_range | xargs)
+	n a sysctl -qw net.ipv4.ip_local_port_range="40000 40003"
+	ip netns exec a python3 -c 'import socket, time
+ss = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2)]
+for s, p in zip(ss, (40000, 40002)): s.bind(("0.0.0.0", p))
+time.sleep(120)' &
+	pid1=$!
+	for i in $(seq 50); do
+		[ "$(udp_ports a)" = "40000 40002" ] && break
+		sleep 0.2
+	done
+	expect_eq "ports held in a" "40000 40002" "$(udp_ports a)"
+	n a ip link set wgt0 up
+	n a sysctl -qw net.ipv4.ip_local_port_range="$range"
+	expect_eq "ports of a and the holder" "40000 40001 40002 40003 51820" "$(udp_ports a)"
+	expect_eq "json listen_ports, listen_ports_auto" "3 true" \
+		"$(json_field a .listen_ports) $(json_field a .listen_ports_auto)"
+	both_ways
+	n a ip link set wgt0 down
+	n a sysctl -qw net.ipv4.ip_local_port_range="40000 40003"
+	ip netns exec a python3 -c 'import socket, time
+ss = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2)]
+for s, p in zip(ss, (40001, 40003)): s.bind(("0.0.0.0", p))
+time.sleep(120)' &
+	pid2=$!
+	for i in $(seq 50); do
+		[ "$(udp_ports a)" = "40000 40001 40002 40003" ] && break
+		sleep 0.2
+	done
+	n a ip link set wgt0 up
+	n a sysctl -qw net.ipv4.ip_local_port_range="$range"
+	expect_eq "ports of a and the holders" "40000 40001 40002 40003 51820" "$(udp_ports a)"
+	expect_eq "json listen_ports" 1 "$(json_field a .listen_ports)"
+	n a "$WGX_TOOL" show wgt0 | grep -q 'listening ports: auto (1)' ||
+		fail "show lacks 'listening ports: auto (1)'"
+	ping_ok a 10.0.0.2
+	ping_ok b 10.0.0.1
+	kill "$pid1" "$pid2" 2>/dev/null || true
 }
 
 # Each listen port's datagrams take their own route: one port's source port
@@ -144,6 +312,7 @@ test_wgx_to_wireguard_go_four_ports() {
 
 test_port_collision_leaves_device_unchanged() {
 	tunnel_setup wgx 4 0
+	listen_ports a 1
 	ping_ok a 10.0.0.2
 	# Something else holds a's port 51822: four ports from 51820 cannot be had.
 	n a python3 -c 'import socket,time; s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.bind(("0.0.0.0",51822)); time.sleep(60)' &
@@ -237,6 +406,7 @@ test_nic_like_bed_steers_one_flow_to_one_cpu() {
 	nic_like a va
 	nic_like b vb
 	n b "$WGX_TOOL" set wgt0 rx-spread off
+	listen_ports a 1
 	ping_ok a 10.0.0.2
 	decrypt_cpus_start
 	iperf_ok a 10.0.0.2 16
@@ -269,7 +439,7 @@ udp_light() {
 
 # With no option set (rx-spread auto), the receiver spreads a one-port peer
 # whose decryption keeps a CPU busy: 16 TCP flows from a wireguard.ko sender
-# and from a wgx one (one listen port, its default) land on one CPU of a
+# and from a wgx one (`listen-ports 1`) land on one CPU of a
 # NIC-like bed, and a decrypts them on both.  A light flow of the same peer
 # costs a CPU far less than a quarter: it is decrypted where it arrives.
 test_auto_spreads_a_busy_one_port_peer() {
@@ -278,6 +448,9 @@ test_auto_spreads_a_busy_one_port_peer() {
 	for kind in wireguard wgx; do
 		netns_cleanup
 		tunnel_setup "$kind" 4 0
+		# A one-port peer: b sends from one port, to the one a replies from.
+		listen_ports a 1
+		[ "$kind" != wgx ] || listen_ports b 1
 		nic_like a va
 		nic_like b vb
 		expect_eq "rx_spread_mode by default" '"auto"' \
@@ -335,6 +508,8 @@ test_spread_queue_drops_bulk_for_delay() {
 test_rx_spread_decrypts_one_port_on_every_cpu() {
 	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
 	tunnel_setup wireguard 4 0
+	# wireguard.ko sends to our last source port: a replies from one port.
+	listen_ports a 1
 	nic_like a va
 	nic_like b vb
 	n a "$WGX_TOOL" set wgt0 rx-spread on
@@ -391,6 +566,9 @@ udp_seq_result() {
 test_rx_spread_keeps_order() {
 	local total=20000
 	tunnel_setup wgx 4 0
+	# One outer flow: b sends from one port, to one port of a's (b follows a's source port).
+	listen_ports a 1
+	listen_ports b 1
 	n a "$WGX_TOOL" set wgt0 rx-spread on
 	ping_ok b 10.0.0.1
 	udp_seq_recv $total 60
@@ -415,6 +593,8 @@ test_rx_spread_counts_arrival_order() {
 	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
 	local total=30000 r0 r1 lost0 lost1
 	tunnel_setup wireguard 4 0
+	# One outer flow: wireguard.ko sends to our last source port, so a replies from one.
+	listen_ports a 1
 	nic_like a va
 	nic_like b vb
 	n a "$WGX_TOOL" set wgt0 rx-spread on
@@ -449,6 +629,9 @@ test_spread_start_keeps_order() {
 	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
 	local send_pid toggles=0 total=240000
 	tunnel_setup wgx 4 0
+	# One outer flow: b sends from one port, to one port of a's (b follows a's source port).
+	listen_ports a 1
+	listen_ports b 1
 	nic_like a va
 	nic_like b vb
 	ping_ok b 10.0.0.1
@@ -483,6 +666,9 @@ test_spread_stop_keeps_order() {
 	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
 	local send_pid toggles=0 total=80000 hook=/sys/module/wgx/parameters/rx_worker_delay_ms
 	tunnel_setup wgx 4 0
+	# One outer flow: b sends from one port, to one port of a's (b follows a's source port).
+	listen_ports a 1
+	listen_ports b 1
 	nic_like a va
 	nic_like b vb
 	ping_ok b 10.0.0.1

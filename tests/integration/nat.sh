@@ -1,5 +1,6 @@
 # Integration suite: a wgx sender with several listen ports (`listen-ports
-# N`) behind a masquerading NAT or a stateful firewall whose UDP state
+# N`; the default, automatic ports, spreads the same way) behind a
+# masquerading NAT or a stateful firewall whose UDP state
 # expires after 4 s, talking to wireguard.ko, wireguard-go or wgx on the far
 # side.  The far peer has no keepalive and no endpoint for a: it learns a's
 # (translated) address from a's packets, as a server does.  Each bed runs
@@ -171,7 +172,7 @@ test_wgx_four_ports_behind_nat_to_wgx() { nat_case nat wgx 4; }
 test_wgx_four_ports_behind_stateful_firewall_to_wireguard() { nat_case firewall wireguard 4; }
 test_wgx_four_ports_behind_stateful_firewall_to_wireguard_go() { nat_case firewall wireguard-go 4; }
 test_wgx_four_ports_behind_stateful_firewall_to_wgx() { nat_case firewall wgx 4; }
-# The controls: the same with one listen port (the default).
+# The controls: the same with one listen port (WireGuard's behaviour).
 test_one_port_behind_nat_to_wireguard() { nat_case nat wireguard 1; }
 test_one_port_behind_nat_to_wireguard_go() { nat_case nat wireguard-go 1; }
 test_one_port_behind_nat_to_wgx() { nat_case nat wgx 1; }

@@ -330,6 +330,14 @@ def cmd_dump(ifname, want=None, get_flags=None):
                     bad.append('first message lacks attribute %d' % need)
             if not stats and DEV.STATS in top:
                 bad.append('device counters despite WGX_GET_F_NO_STATS')
+            # Automatic ports: LISTEN_PORTS says 1, as a default device always did; AUTO the count.
+            if DEV.LISTEN_PORTS_AUTO in top:
+                lp = struct.unpack('=H', top.get(DEV.LISTEN_PORTS, b'\0\0')[:2])[0]
+                auto = top[DEV.LISTEN_PORTS_AUTO]
+                if lp != 1:
+                    bad.append('automatic ports with WGX_DEVICE_A_LISTEN_PORTS %d, not 1' % lp)
+                if len(auto) != 2 or not struct.unpack('=H', auto)[0]:
+                    bad.append('WGX_DEVICE_A_LISTEN_PORTS_AUTO is not a u16 count: %r' % auto)
             if DEV.STATS in top:
                 bad += stats_violations('device', attrs(top[DEV.STATS]), DEV_STATS.UNDER_LOAD_ENTERED,
                                         DEVICE_STATS_MAX)

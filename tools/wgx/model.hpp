@@ -161,7 +161,9 @@ struct Device {
     std::optional<Key> private_key;  // GET: present if set; SET: zero removes
     std::optional<Key> public_key;   // GET only
     std::optional<std::uint16_t> listen_port;
-    std::optional<std::uint16_t> listen_ports;      // wgx only: consecutive ports (1 = WireGuard)
+    std::optional<std::uint16_t> listen_ports;      // wgx only: SET 0 = auto, N = N consecutive ports
+                                                    // (1 = WireGuard); GET the ports listened on
+    std::optional<bool> listen_ports_auto;          // GET, wgx only: the number of ports is automatic
     std::optional<RxSpread> rx_spread;              // wgx only: decrypt on every CPU, deliver in order
     std::optional<bool> dscp_copy;                  // wgx only: outer DSCP = inner (false = 0, WireGuard's)
     std::optional<std::uint64_t> priority_dscp;     // wgx only: priority lane DSCP set, bit n = DSCP n

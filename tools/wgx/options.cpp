@@ -52,9 +52,12 @@ bool parse_device_mtu(std::string_view v, Device &d, std::string &expected)
     return true;
 }
 
+// Auto, the default, is not printed (a device's count then is only what got bound); 1 is.
 std::string format_listen_ports(const Device &, const Device &d)
 {
-    return d.listen_ports.value_or(1) > 1 ? std::to_string(*d.listen_ports) : "";
+    if (!d.listen_ports.value_or(0) || d.listen_ports_auto.value_or(false))
+        return "";
+    return std::to_string(*d.listen_ports);
 }
 
 // Auto, the default, is not printed; nor is a mode this tool cannot name.
@@ -112,12 +115,31 @@ std::string with_unit(const Device &dev, const T &obj)
     return v.empty() ? v : v + unit.text;
 }
 
+// "auto (8)": the ports bound (not consecutive); "4 (51820-51823)": a fixed run;
+// nothing for a request's auto (0, the default).
 std::string show_listen_ports(const Device &, const Device &d)
 {
-    if (d.listen_ports.value_or(1) <= 1 || !d.listen_port.value_or(0))
+    if (!d.listen_ports.value_or(0))
         return "";
-    return std::to_string(*d.listen_ports) + " (" + std::to_string(*d.listen_port) + "-" +
-           std::to_string(*d.listen_port + *d.listen_ports - 1) + ")";
+    const std::string n = std::to_string(*d.listen_ports);
+    if (d.listen_ports_auto.value_or(false))
+        return "auto (" + n + ")";
+    if (*d.listen_ports <= 1 || !d.listen_port.value_or(0))
+        return n;
+    return n + " (" + std::to_string(*d.listen_port) + "-" + std::to_string(*d.listen_port + *d.listen_ports - 1) +
+           ")";
+}
+
+// "listen_ports": the number listened on (1 when unset); "listen_ports_auto": null when unknown.
+void json_listen_ports(JsonWriter &w, const Device &d)
+{
+    w.key("listen_ports");
+    w.num(d.listen_ports.value_or(1));
+    w.key("listen_ports_auto");
+    if (d.listen_ports_auto)
+        w.boolean(*d.listen_ports_auto);
+    else
+        w.null();
 }
 
 // Auto, the default, is not shown; a mode this tool cannot name is shown by number.
@@ -285,19 +307,21 @@ const std::vector<DeviceOption> &device_options()
         {
             .keyword = "listen-ports",
             .config_key = "ListenPorts",
-            .usage = "<count>",
-            .purpose = "send a peer's flows from several UDP ports, for the receiver's RSS",
+            .usage = "auto|<count>",
+            .purpose = "send a peer's flows from several UDP ports, for the receiver's RSS (auto, the default: 8 "
+                       "with several CPUs; 1 is WireGuard's)",
+            .completion = "auto",
             .example = "4",
             .parse = parse_into<D, std::uint16_t, &D::listen_ports, parse_listen_ports>,
             .format = format_listen_ports,
-            .reset = [](D &d) { d.listen_ports = 1; },
+            .reset = [](D &d) { d.listen_ports = 0; },
             .wire = wire_number<D, std::uint16_t, &D::listen_ports, std::uint16_t, WGX_DEVICE_A_LISTEN_PORTS>(),
             .show_label = "listening ports",
             .show = show_listen_ports,
-            .json = json_number<D, std::uint16_t, &D::listen_ports, 1, "listen_ports">,
+            .json = json_listen_ports,
             .refusal = [](const D &d) -> std::string {
-                // WireGuard listens on one port, which is what 1 asks for.
-                return *d.listen_ports == 1 ? ""
+                // WireGuard listens on one port: what 1 asks for, and all that auto (setconf's default) gets.
+                return *d.listen_ports <= 1 ? ""
                                             : "listen-ports " + std::to_string(*d.listen_ports) +
                                                   ": several listen ports are a wgx extension";
             },

@@ -124,8 +124,12 @@ bool parse_port(std::string_view v, std::uint16_t &out, std::string &expected)
 
 bool parse_listen_ports(std::string_view v, std::uint16_t &out, std::string &expected)
 {
-    expected = "expected a number of ports 1-" + std::to_string(WGX_MAX_LISTEN_PORTS);
+    expected = "expected auto or a number of ports 1-" + std::to_string(WGX_MAX_LISTEN_PORTS);
     std::uint64_t n;
+    if (v == "auto") {
+        out = 0;
+        return true;
+    }
     if (v.empty() || !is_digit(v[0]) || !parse_uint(v, 10, WGX_MAX_LISTEN_PORTS, n) || n < 1)
         return false;
     out = static_cast<std::uint16_t>(n);

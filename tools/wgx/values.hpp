@@ -55,7 +55,7 @@ struct ParseResult {
 
 /** Port: decimal 0-65535, "off" (= 0, random port; a wgx extension), or a UDP service name. */
 bool parse_port(std::string_view v, std::uint16_t &out, std::string &expected);
-/** ListenPorts (wgx): decimal 1-WGX_MAX_LISTEN_PORTS, consecutive UDP ports from ListenPort. */
+/** ListenPorts (wgx): auto (0, the default) or decimal 1-WGX_MAX_LISTEN_PORTS, consecutive UDP ports from ListenPort. */
 bool parse_listen_ports(std::string_view v, std::uint16_t &out, std::string &expected);
 /** RxSpread (wgx): "auto", "on" or "off" (case-insensitive). */
 bool parse_rx_spread(std::string_view v, RxSpread &out, std::string &expected);

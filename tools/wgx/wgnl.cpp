@@ -425,6 +425,7 @@ Status parse_peer(const nlattr *nest, Peer &p, bool set_mode)
 Status parse_device(const nlmsghdr *nlh, Device &dev, bool set_mode)
 {
     Status st;
+    std::uint16_t auto_ports = 0;
     for_each_attr(nlh, sizeof(genlmsghdr), [&](const nlattr *a) {
         if (!st.is_ok())
             return;
@@ -449,6 +450,11 @@ Status parse_device(const nlmsghdr *nlh, Device &dev, bool set_mode)
         case WGX_DEVICE_A_FLAGS:
             if (set_mode && mnl_attr_validate(a, MNL_TYPE_U32) == 0)
                 dev.replace_peers = mnl_attr_get_u32(a) & WGX_DEVICE_F_REPLACE_PEERS;
+            break;
+        case WGX_DEVICE_A_LISTEN_PORTS_AUTO:
+            dev.listen_ports_auto = true;
+            if (mnl_attr_validate(a, MNL_TYPE_U16) == 0)
+                auto_ports = mnl_attr_get_u16(a);
             break;
         case WGX_DEVICE_A_PREVIOUS_PUBLIC_KEY:
             if (mnl_attr_get_payload_len(a) == kKeyLen) {
@@ -479,6 +485,12 @@ Status parse_device(const nlmsghdr *nlh, Device &dev, bool set_mode)
             break;
         }
     });
+    // Automatic: the count is LISTEN_PORTS_AUTO's (LISTEN_PORTS says 1 for old parsers);
+    // a count without it is a fixed one.
+    if (!set_mode && dev.listen_ports_auto && auto_ports)
+        dev.listen_ports = auto_ports;
+    if (!set_mode && dev.listen_ports && !dev.listen_ports_auto)
+        dev.listen_ports_auto = false;
     return st;
 }
 

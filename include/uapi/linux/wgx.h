@@ -69,9 +69,16 @@
  *   WGX_DEVICE_A_LISTEN_PORT    NLA_U16, the bound UDP port (the first of
  *                               them), 0 if the device is down and no port
  *                               was chosen (GET)
- *   WGX_DEVICE_A_LISTEN_PORTS   NLA_U16, how many consecutive UDP ports the
- *                               device listens on, from LISTEN_PORT (GET,
- *                               wgx extension; see SET)
+ *   WGX_DEVICE_A_LISTEN_PORTS   NLA_U16, a fixed number of consecutive
+ *                               UDP ports the device listens on, the first
+ *                               being LISTEN_PORT (GET, wgx extension; see
+ *                               SET); 1 when the number is automatic (what
+ *                               a default device always reported)
+ *   WGX_DEVICE_A_LISTEN_PORTS_AUTO  NLA_U16, present when the number of
+ *                               ports is automatic: how many the device
+ *                               listens on, LISTEN_PORT and ports the
+ *                               kernel chose (bound, or while down the
+ *                               number it will ask for) (GET, wgx extension)
  *   WGX_DEVICE_A_FWMARK         NLA_U32, 0 = none (GET)
  *   WGX_DEVICE_A_RX_SPREAD      NLA_U8, enum wgx_rx_spread_mode, the mode
  *                               set (not what auto currently decided; GET,
@@ -173,12 +180,21 @@
  *                               clamped (RFC 7748); a peer whose public key
  *                               equals the new public key is removed.
  *   WGX_DEVICE_A_LISTEN_PORT    NLA_U16, 0 = choose a free port at random
- *   WGX_DEVICE_A_LISTEN_PORTS   NLA_U16, 1..WGX_MAX_LISTEN_PORTS (wgx
- *                               extension; default 1, WireGuard's behaviour):
- *                               listen on this many consecutive UDP ports
- *                               from LISTEN_PORT (with port 0: any free run)
- *                               and send each inner flow's transport data
- *                               from the port its flow hash selects, so one
+ *   WGX_DEVICE_A_LISTEN_PORTS   NLA_U16, 0..WGX_MAX_LISTEN_PORTS (wgx
+ *                               extension; default 0, automatic; 1 is
+ *                               WireGuard's behaviour): listen on this many
+ *                               consecutive UDP ports from LISTEN_PORT
+ *                               (with port 0: any free run), or with 0 on
+ *                               LISTEN_PORT and, when the machine has more
+ *                               than one possible CPU, on up to
+ *                               WGX_AUTO_LISTEN_PORTS - 1 more ports the
+ *                               kernel picks as for any client socket (a
+ *                               port that cannot be bound is left out, never
+ *                               an error; towards a peer whose endpoint was
+ *                               learned from its packets, not set, only the
+ *                               first port is used); send each inner flow's
+ *                               transport data from the port its flow
+ *                               hash selects, so one
  *                               peer's traffic travels as several outer UDP
  *                               flows that the receiver's RSS can spread
  *                               over CPUs; each inner flow keeps one outer
@@ -395,6 +411,9 @@
 /* Most consecutive UDP ports a device listens on (WGX_DEVICE_A_LISTEN_PORTS). */
 #define WGX_MAX_LISTEN_PORTS 16
 
+/* Ports of WGX_DEVICE_A_LISTEN_PORTS 0 (automatic) on a machine of several CPUs. */
+#define WGX_AUTO_LISTEN_PORTS 8
+
 /* Highest WGX_DEVICE_A_HANDSHAKE_BUDGET, initiations per second. */
 #define WGX_MAX_HANDSHAKE_BUDGET 1000000
 
@@ -488,7 +507,7 @@ enum wgx_device_attribute {
 	WGX_DEVICE_A_PEERS,		/* 8, nested */
 	/* wgx extensions; WireGuard stops at 8. */
 	WGX_DEVICE_A_STATS,		/* 9, nested WGX_DEVICE_STATS_A_*, read-only */
-	WGX_DEVICE_A_LISTEN_PORTS,	/* 10, u16, 1..WGX_MAX_LISTEN_PORTS */
+	WGX_DEVICE_A_LISTEN_PORTS,	/* 10, u16, 0..WGX_MAX_LISTEN_PORTS, 0 = auto */
 	WGX_DEVICE_A_RX_SPREAD,		/* 11, u8, enum wgx_rx_spread_mode */
 	WGX_DEVICE_A_DSCP,		/* 12, u8, enum wgx_dscp_mode */
 	WGX_DEVICE_A_PRIORITY_DSCP,	/* 13, u64, bit n = DSCP n */
@@ -497,6 +516,7 @@ enum wgx_device_attribute {
 	WGX_DEVICE_A_PREVIOUS_PUBLIC_KEY, /* 16, 32 bytes, read-only, during a grace */
 	WGX_DEVICE_A_GET_FLAGS,		/* 17, u32, GET request only */
 	WGX_DEVICE_A_MTU_AUTO,		/* 18, u8, 1 = the MTU follows the underlay */
+	WGX_DEVICE_A_LISTEN_PORTS_AUTO,	/* 19, u16, read-only: automatic, this many ports */
 	__WGX_DEVICE_A_LAST
 };
 #define WGX_DEVICE_A_MAX (__WGX_DEVICE_A_LAST - 1)

@@ -49,7 +49,7 @@ TEST(ToolConfig, CanonicalFileRoundTripsByteForByte)
     }
 }
 
-// wgx's ListenPorts survives showconf -> setconf; the default (1) is not printed,
+// wgx's ListenPorts survives showconf -> setconf; the default (auto) is not printed,
 // so a WireGuard-only file stays WireGuard-only.
 TEST(ToolConfig, ListenPortsRoundTrips)
 {
@@ -96,10 +96,23 @@ TEST(ToolConfig, ListenPortsRoundTrips)
     EXPECT_EQ(g.device.key_grace, 30u);
     EXPECT_EQ(format_showconf(g.device), grace);
 
+    // One port is no longer the default: it is printed, and comes back.
     ParseResult one = parse_config("[Interface]\nListenPorts = 1\n", "one.conf", test_options());
     ASSERT_TRUE(one.ok());
     EXPECT_EQ(one.device.listen_ports, 1);
-    EXPECT_EQ(format_showconf(one.device).find("ListenPorts"), std::string::npos);
+    EXPECT_NE(format_showconf(one.device).find("ListenPorts = 1\n"), std::string::npos);
+    ParseResult autop = parse_config("[Interface]\nListenPorts = auto\n", "auto.conf", test_options());
+    ASSERT_TRUE(autop.ok());
+    EXPECT_EQ(autop.device.listen_ports, 0);
+    EXPECT_EQ(format_showconf(autop.device).find("ListenPorts"), std::string::npos);
+    // A device with automatic ports reports the number bound: still not printed.
+    Device dumped;
+    dumped.kind = Kind::Wgx;
+    dumped.listen_ports = 8;
+    dumped.listen_ports_auto = true;
+    EXPECT_EQ(format_showconf(dumped).find("ListenPorts"), std::string::npos);
+    dumped.listen_ports_auto = false;
+    EXPECT_NE(format_showconf(dumped).find("ListenPorts = 8\n"), std::string::npos);
     EXPECT_EQ(one.device.rx_spread, RxSpread::Auto);
     EXPECT_EQ(format_showconf(one.device).find("RxSpread"), std::string::npos);
     // setconf resets them to the defaults, which showconf does not print.
@@ -222,7 +235,7 @@ TEST(ToolConfig, SetconfResetsUnspecifiedAddconfDoesNot)
     ASSERT_TRUE(set.device.private_key);
     EXPECT_TRUE(key_is_zero(*set.device.private_key));  // removes the key
     EXPECT_EQ(set.device.listen_port, 0);
-    EXPECT_EQ(set.device.listen_ports, 1);  // one port, unless the file says otherwise
+    EXPECT_EQ(set.device.listen_ports, 0);  // automatic ports, unless the file says otherwise
     // auto, the kernel's default for a new device
     EXPECT_EQ(set.device.rx_spread, RxSpread::Auto);
     EXPECT_EQ(set.device.fwmark, 0u);

@@ -194,6 +194,34 @@ TEST(ToolFormat, ShowHandshakeBudget)
 
 // Every wgx setting at a value other than its default, in show and in JSON:
 // the lines and members, their order and their spelling.
+// Automatic listen ports: show says so with the number bound, --json
+// gives the number and the flag, showconf leaves the key out.
+TEST(ToolFormat, AutomaticListenPorts)
+{
+    Device d;
+    d.name = "wgx0";
+    d.kind = Kind::Wgx;
+    d.listen_port = 51820;
+    d.listen_ports = 8;
+    d.listen_ports_auto = true;
+    EXPECT_NE(format_show(d, ShowOptions{}).find("  listening ports: auto (8)\n"), std::string::npos)
+        << format_show(d, ShowOptions{});
+    const std::string j = format_json({d}, true);
+    EXPECT_NE(j.find("      \"listen_ports\": 8,\n"
+                     "      \"listen_ports_auto\": true,\n"),
+              std::string::npos)
+        << j;
+    EXPECT_EQ(format_showconf(d).find("ListenPorts"), std::string::npos) << format_showconf(d);
+    // Fewer bound than asked for (some could not be had): still automatic.
+    d.listen_ports = 1;
+    EXPECT_NE(format_show(d, ShowOptions{}).find("  listening ports: auto (1)\n"), std::string::npos);
+    EXPECT_EQ(format_showconf(d).find("ListenPorts"), std::string::npos);
+    // A fixed one port is no longer the default: shown and printed.
+    d.listen_ports_auto = false;
+    EXPECT_NE(format_show(d, ShowOptions{}).find("  listening ports: 1\n"), std::string::npos);
+    EXPECT_NE(format_showconf(d).find("ListenPorts = 1\n"), std::string::npos);
+}
+
 TEST(ToolFormat, EveryWgxSettingShownInItsPlace)
 {
     Device d;
@@ -201,6 +229,7 @@ TEST(ToolFormat, EveryWgxSettingShownInItsPlace)
     d.kind = Kind::Wgx;
     d.listen_port = 51820;
     d.listen_ports = 4;
+    d.listen_ports_auto = false;
     d.rx_spread = RxSpread::On;
     d.dscp_copy = true;
     d.priority_dscp = (1ULL << 46) | (1ULL << 48);
@@ -232,6 +261,7 @@ TEST(ToolFormat, EveryWgxSettingShownInItsPlace)
     const std::string j = format_json({d}, true);
     EXPECT_NE(j.find("      \"listen_port\": 51820,\n"
                      "      \"listen_ports\": 4,\n"
+                     "      \"listen_ports_auto\": false,\n"
                      "      \"rx_spread\": true,\n"
                      "      \"rx_spread_mode\": \"on\",\n"
                      "      \"dscp\": \"copy\",\n"

@@ -9,6 +9,7 @@
 #include <linux/rtnetlink.h>
 
 #include "../../../tools/wgx/ethtool.hpp"
+#include "../../../tools/wgx/options.hpp"
 #include "../../../tools/wgx/rtnl.hpp"
 #include "../../../tools/wgx/wgnl.hpp"
 #include "tool_test_util.hpp"
@@ -450,6 +451,42 @@ TEST(ToolNetlink, MalformedDumpContentIsRejected)
     Device d2;
     st = parse_get_device_message(m2.hdr(), d2);
     EXPECT_EQ(st.err, EBADMSG);
+}
+
+// Automatic ports: WGX_DEVICE_A_LISTEN_PORTS says 1 (for parsers that know only
+// consecutive runs), WGX_DEVICE_A_LISTEN_PORTS_AUTO carries the number bound.
+TEST(ToolNetlink, ListenPortsAuto)
+{
+    NlMessage m = reply_start(false);
+    m.put_u16(WGX_DEVICE_A_LISTEN_PORTS, 1);
+    m.put_u16(WGX_DEVICE_A_LISTEN_PORTS_AUTO, 8);
+    Device d;
+    ASSERT_TRUE(parse_get_device_message(m.hdr(), d).is_ok());
+    EXPECT_EQ(d.listen_ports, 8);
+    EXPECT_EQ(d.listen_ports_auto, true);
+
+    NlMessage f = reply_start(false);
+    f.put_u16(WGX_DEVICE_A_LISTEN_PORTS, 4);
+    Device fixed;
+    ASSERT_TRUE(parse_get_device_message(f.hdr(), fixed).is_ok());
+    EXPECT_EQ(fixed.listen_ports, 4);
+    EXPECT_EQ(fixed.listen_ports_auto, false);
+
+    // SET: auto travels as 0.
+    Device req;
+    req.name = "wgx0";
+    std::string expected;
+    const DeviceOption *o = find_device_option("listen-ports");
+    ASSERT_NE(o, nullptr);
+    ASSERT_TRUE(o->parse("auto", req, expected));
+    EXPECT_EQ(req.listen_ports, 0);
+    NlMessage s(kFamily, NLM_F_REQUEST, 8192);
+    s.put_genl_header(WGX_CMD_SET_DEVICE, WGX_GENL_VERSION);
+    ASSERT_TRUE(o->wire.put(s, req));
+    const auto *a = static_cast<const nlattr *>(mnl_nlmsg_get_payload_offset(s.hdr(), GENL_HDRLEN));
+    EXPECT_EQ(mnl_attr_get_type(a), WGX_DEVICE_A_LISTEN_PORTS);
+    EXPECT_EQ(mnl_attr_get_payload_len(a), 2u);
+    EXPECT_EQ(mnl_attr_get_u16(a), 0);
 }
 
 TEST(ToolNetlink, GetRequestNamesTheInterface)

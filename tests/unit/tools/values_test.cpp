@@ -80,6 +80,7 @@ TEST(ToolValues, OffValuesAndNumberForms)
     }
     EXPECT_EQ(iface("ListenPorts = 16").device.listen_ports, 16);
     EXPECT_EQ(iface("listenports = 8").device.listen_ports, 8);
+    EXPECT_EQ(iface("ListenPorts = auto").device.listen_ports, 0);
     for (const char *bad : {"0", "17", "off", "-1", "0x4", "2 ports"})
         EXPECT_FALSE(iface(std::string("ListenPorts = ") + bad).ok()) << bad;
 
