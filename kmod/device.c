@@ -104,6 +104,9 @@ static int wgx_open(struct net_device *dev)
 	wgx_handshake_budget_reset(wgx);
 	netif_tx_start_all_queues(dev);
 	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
+		/* Automatic ports are new ones at each up: their routes too (sport rules). */
+		if (!wgx->listen_ports)
+			wgx_socket_peer_caches_reset(peer, false);
 		if (READ_ONCE(peer->timer_state.persistent_keepalive_s))
 			wgx_send_keepalive(peer);
 	}
