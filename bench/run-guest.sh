@@ -46,6 +46,7 @@ BENCH_T0=${BENCH_T0:-$EPOCHREALTIME}
 if [ $phase = 1 ]; then
 	BENCH_TMP=$(mktemp -d)
 	mkdir -p "$RAW"
+	netstamp_hold
 	: >"$WORK/samples.jsonl"
 	cpus=0 model=
 	while IFS=: read -r k v; do

@@ -317,6 +317,22 @@ nic_like() {
 		n "$ns" sh -c "echo $mask > /sys/class/net/$dev/queues/rx-0/rps_cpus"
 }
 
+# netstamp_hold — keep the kernel's receive timestamps on for the life of
+# the guest: a background process holds a socket with SO_TIMESTAMP.  Every
+# ping (iputils asks for SO_TIMESTAMP) otherwise switches the static key
+# netstamp_needed_key on at its start and off after its end, and each switch
+# patches the receive path's code (netif_receive_skb_list_internal) while
+# traffic runs through it; under TCG that live patching has hung both vCPUs
+# in that function (an int3 on one, the other spinning), in the loaded
+# latency workloads of the bench.  Held, the key is switched once, here.
+netstamp_hold() {
+	python3 -c 'import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_TIMESTAMP, 1)
+while True: time.sleep(3600)' </dev/null >/dev/null 2>&1 &
+	disown $! 2>/dev/null || true
+}
+
 # ---- which CPU does the work: per-CPU histograms from tracefs ----
 # decrypt_cpus_*: a kprobe on chacha20poly1305_decrypt_sg_inplace (the kernel
 # library call of both wgx.ko's and wireguard.ko's transport path) counting
