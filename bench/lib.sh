@@ -295,6 +295,30 @@ drop_caches() {
 	echo 3 >/proc/sys/vm/drop_caches
 }
 
+# quiet_wait MAX — wait, one second at a time and at most MAX seconds, until
+# the guest's CPUs were at least 95 % idle over a second (what a timed
+# command measures is then its own work, not what earlier workloads left
+# running); QUIET_IDLE := that second's idle share in percent, QUIET_WAITED
+# := the seconds waited.
+quiet_wait() {
+	local max=$1 a b i idle total
+	QUIET_WAITED=0 QUIET_IDLE=0
+	for ((i = 0; i < max; i++)); do
+		read -r _ a </proc/stat
+		sleep 1
+		read -r _ b </proc/stat
+		read -r -a a <<<"$a"
+		read -r -a b <<<"$b"
+		idle=$(((b[3] + b[4]) - (a[3] + a[4])))
+		total=$(((b[0] + b[1] + b[2] + b[3] + b[4] + b[5] + b[6] + b[7]) -
+			(a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7])))
+		QUIET_IDLE=$((total > 0 ? 100 * idle / total : 0))
+		QUIET_WAITED=$((i + 1))
+		[ "$QUIET_IDLE" -ge 95 ] && return 0
+	done
+	return 1
+}
+
 # meminfo_kb FIELD — a /proc/meminfo field in kB.
 meminfo_kb() {
 	local k v rest

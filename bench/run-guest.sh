@@ -947,6 +947,8 @@ setconf_kind() {
 		return
 	}
 	drop_caches
+	# Bed check: a quiet guest, else the busiest threads, kept with the sample.
+	quiet_wait 30 || python3 "$here/cpu-tasks.py" 1 4 >"$RAW/setconf-$path-$round.tasks.json" 2>&1
 	su0=$(meminfo_kb SUnreclaim) pc0=$(meminfo_kb Percpu) sl0=$(meminfo_kb Slab) vm0=$(meminfo_kb VmallocUsed)
 	t0=$EPOCHREALTIME
 	err=$("$tool" setconf "$dev" "$WORK/peers.conf" 2>&1)
@@ -961,7 +963,8 @@ setconf_kind() {
 		record type=setconf path="$path" round="$round" error="$tool setconf failed (exit $rc): ${err:-no message}"
 	else
 		record type=setconf path="$path" round="$round" peers="$SETCONF_PEERS" seen="${seen:-0}" \
-			seconds="$el" sunreclaim_kb="$((su1 - su0))" percpu_kb="$((pc1 - pc0))" \
+			seconds="$el" idle_before_pct="$QUIET_IDLE" quiet_waited_s="$QUIET_WAITED" \
+			sunreclaim_kb="$((su1 - su0))" percpu_kb="$((pc1 - pc0))" \
 			slab_kb="$((sl1 - sl0))" vmalloc_kb="$((vm1 - vm0))"
 	fi
 }

@@ -15,6 +15,12 @@ def on_setconf(run, s):
     the device does not list every peer after it."""
     path, rnd, err = s.get("path"), s.get("round", 0), s.get("error")
     ms, mb = run.metrics["setconf_seconds"], run.metrics["peer_bytes"]
+    # Bed check: the guest should be quiet when the timed setconf starts.
+    idle = s.get("idle_before_pct")
+    if idle is not None and int(idle) < 95:
+        run.warnings.append("%s setconf round %s: the guest was %s%% idle before it after %s s of waiting"
+                            " (busiest threads: raw/setconf-%s-%s.tasks.json)"
+                            % (path, rnd, idle, s.get("quiet_waited_s"), path, rnd))
     if err:
         ms.add(path, rnd, error=err)
         mb.add(path, rnd, error=err)
