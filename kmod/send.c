@@ -126,10 +126,15 @@ static bool wgx_send_is_priority(const struct sk_buff *skb, u8 dsfield, u64 prio
 u16 wgx_send_select_queue(struct net_device *dev, struct sk_buff *skb,
 			  struct net_device *sb_dev)
 {
-	u32 hash = wgx_socket_flow_hash(netdev_priv(dev), skb);
+	bool ports;
+	u32 hash = wgx_socket_flow_hash(netdev_priv(dev), skb, &ports);
 
-	/* ndo_start_xmit takes the lane bucket and the listen port from it. */
-	skb_set_hash(skb, hash, PKT_HASH_TYPE_L4);
+	/*
+	 * ndo_start_xmit takes the lane bucket and the listen port from it, and
+	 * from l4_hash whether the flow has ports.  A software hash: the stack
+	 * never computes another over it (skb_get_hash()).
+	 */
+	__skb_set_sw_hash(skb, hash, ports);
 	return reciprocal_scale(hash, dev->real_num_tx_queues);
 }
 
@@ -145,7 +150,7 @@ netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
 	struct wgx_peer *peer;
 	unsigned int port;
 	u32 mtu, hash;
-	bool frag;
+	bool frag, ports;
 
 	if (unlikely(wgx_send_txq_full(txq, q)))
 		return NETDEV_TX_BUSY;
@@ -177,8 +182,13 @@ netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
 	 * stack does not ask it.  Its segments share it, and after encryption
 	 * nobody can tell the flow.
 	 */
-	hash = dev->real_num_tx_queues > 1 ? skb_get_hash(skb) : wgx_socket_flow_hash(wgx, skb);
-	port = wgx_socket_flow_port(peer, skb, hash);
+	if (dev->real_num_tx_queues > 1) {
+		hash = skb->hash;
+		ports = skb->l4_hash;
+	} else {
+		hash = wgx_socket_flow_hash(wgx, skb, &ports);
+	}
+	port = wgx_socket_flow_port(peer, hash, ports);
 	if (skb_is_gso(skb)) {
 		segs = skb_gso_segment(skb, 0);
 		if (IS_ERR_OR_NULL(segs)) {

@@ -152,7 +152,7 @@ void wgx_socket_peer_caches_reset(struct wgx_peer *peer, bool now)
 	rcu_read_unlock_bh();
 }
 
-u32 wgx_socket_flow_hash(struct wgx_device *wgx, const struct sk_buff *skb)
+u32 wgx_socket_flow_hash(struct wgx_device *wgx, const struct sk_buff *skb, bool *ports)
 {
 	struct flow_keys keys;
 	struct {
@@ -160,7 +160,9 @@ u32 wgx_socket_flow_hash(struct wgx_device *wgx, const struct sk_buff *skb)
 		__be32 ports;
 		u8 proto;
 	} __packed flow = { };
+	u8 proto;
 
+	*ports = false;
 	if (!skb->len || !skb_flow_dissect_flow_keys(skb, &keys, 0))
 		return 0;
 	/*
@@ -170,37 +172,23 @@ u32 wgx_socket_flow_hash(struct wgx_device *wgx, const struct sk_buff *skb)
 	 * would hop queues and ports, and could be reordered across them.
 	 * Fragments carry no ports; all of a datagram's fragments go together.
 	 */
+	proto = keys.basic.ip_proto;
 	flow.addrs = keys.addrs;
-	flow.proto = keys.basic.ip_proto;
-	if (!(keys.control.flags & FLOW_DIS_IS_FRAGMENT))
+	flow.proto = proto;
+	if (!(keys.control.flags & FLOW_DIS_IS_FRAGMENT)) {
 		flow.ports = keys.ports.ports;
+		/*
+		 * Only a flow with ports is one that a port of its own can
+		 * spread; an echo request or a tunnel protocol between two
+		 * hosts is one flow whatever it carries.
+		 */
+		*ports = proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE ||
+			 proto == IPPROTO_SCTP || proto == IPPROTO_DCCP;
+	}
 	return (u32)siphash(&flow, sizeof(flow), &wgx->flow_hash_key);
 }
 
-/*
- * Whether the inner packet @skb (IP header linear) belongs to a flow with
- * ports: TCP, UDP, UDP-Lite, SCTP or DCCP, not a fragment.  Only those are
- * flows a port of their own can spread; an echo request, a fragment or a
- * tunnel protocol between two hosts is one flow whatever it carries.
- */
-static bool wgx_socket_flow_has_ports(const struct sk_buff *skb)
-{
-	u8 proto;
-
-	if (skb->protocol == htons(ETH_P_IP)) {
-		if (ip_is_fragment(ip_hdr(skb)))
-			return false;
-		proto = ip_hdr(skb)->protocol;
-	} else if (skb->protocol == htons(ETH_P_IPV6)) {
-		proto = ipv6_hdr(skb)->nexthdr;
-	} else {
-		return false;
-	}
-	return proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE ||
-	       proto == IPPROTO_SCTP || proto == IPPROTO_DCCP;
-}
-
-unsigned int wgx_socket_flow_port(struct wgx_peer *peer, const struct sk_buff *skb, u32 hash)
+unsigned int wgx_socket_flow_port(struct wgx_peer *peer, u32 hash, bool ports)
 {
 	struct wgx_device *wgx = peer->wgx;
 	unsigned int n = READ_ONCE(wgx->bound_ports);
@@ -215,8 +203,7 @@ unsigned int wgx_socket_flow_port(struct wgx_peer *peer, const struct sk_buff *s
 	 * sees of us for them is what it would see of WireGuard.
 	 */
 	if (!READ_ONCE(wgx->listen_ports) &&
-	    (!READ_ONCE(peer->endpoint_given) || wgx_endpoint_follows(peer) ||
-	     !wgx_socket_flow_has_ports(skb)))
+	    (!ports || !READ_ONCE(peer->endpoint_given) || wgx_endpoint_follows(peer)))
 		return 0;
 	return reciprocal_scale(hash, n);
 }

@@ -68,23 +68,25 @@ void wgx_socket_uninit(struct wgx_device *wgx);
  * same for every packet of a flow, whichever socket, CPU or forwarding path
  * it comes from, and for the flow's whole life.  It picks the flow's tx
  * queue (wgx_send_select_queue()), its lane bucket and its listen port
- * (wgx_socket_flow_port()).  0 for an empty packet or one that does not
- * dissect.  Any context.
+ * (wgx_socket_flow_port()).  *@ports := whether the flow has ports (TCP,
+ * UDP, UDP-Lite, SCTP or DCCP, not a fragment; IPv6 extension headers
+ * walked), the flows a listen port of their own can spread.  0 (and no
+ * ports) for an empty packet or one that does not dissect.  Any context.
  */
-u32 wgx_socket_flow_hash(struct wgx_device *wgx, const struct sk_buff *skb);
+u32 wgx_socket_flow_hash(struct wgx_device *wgx, const struct sk_buff *skb, bool *ports);
 
 /**
- * wgx_socket_flow_port - the listen port (index 0..bound ports - 1) that the
- * inner packet @skb (IP header linear) to @peer, of flow hash @hash
+ * wgx_socket_flow_port - the listen port (index 0..bound ports - 1) that an
+ * inner packet to @peer, of flow hash @hash and with @ports
  * (wgx_socket_flow_hash()), leaves from; 0 with one port, and with
  * automatic ports for a peer whose endpoint was learned from its packets
  * rather than given (peer.h, @endpoint_given: a NAT or stateful firewall in
- * front of it admits only the replies from the port it sent to) and for a
- * packet of no TCP, UDP, UDP-Lite, SCTP or DCCP flow (a ping: what a peer
- * sees as our endpoint then stays our listen port, as with WireGuard).
- * Any context.
+ * front of it admits only the replies from the port it sent to), for a
+ * peer that follows our source port (endpoint.h) and for a flow without
+ * ports (a ping: what a peer sees as our endpoint then stays our listen
+ * port, as with WireGuard).  Any context.
  */
-unsigned int wgx_socket_flow_port(struct wgx_peer *peer, const struct sk_buff *skb, u32 hash);
+unsigned int wgx_socket_flow_port(struct wgx_peer *peer, u32 hash, bool ports);
 
 /**
  * wgx_socket_send_skb_to_peer - send a fully built UDP payload @skb (a wire
