@@ -15,6 +15,28 @@ udp_ports() {
 	n "$1" ss -Hunl | awk '{n = split($4, a, ":"); print a[n]}' | sort -nu | tr '\n' ' ' | sed 's/ $//'
 }
 
+# hold_udp_ports VAR NS PORT... — a process in NS that binds UDP PORT... on
+# every IPv4 address for 120 s; VAR := its pid.  Returns once ss lists them.
+hold_udp_ports() {
+	local -n pid_var=$1
+	local ns=$2 i p held
+	shift 2
+	ip netns exec "$ns" python3 -c 'import socket, sys, time
+ss = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in sys.argv[1:]]
+for s, p in zip(ss, sys.argv[1:]): s.bind(("0.0.0.0", int(p)))
+time.sleep(120)' "$@" &
+	pid_var=$!
+	for ((i = 0; i < 50; i++)); do
+		held=" $(udp_ports "$ns") "
+		for p in "$@"; do
+			[[ $held == *" $p "* ]] || break
+		done
+		[[ $held == *" $p "* ]] && return 0
+		sleep 0.2
+	done
+	fail "ports $* not held in $ns"
+}
+
 # json_field NS FIELD — FIELD of wgt0's interface in `wgx show --json` (jq syntax, ".listen_ports").
 json_field() {
 	n "$1" "$WGX_TOOL" show wgt0 --json | jq -c ".interfaces[0]$2"
@@ -172,20 +194,12 @@ test_default_wireguard_peer_gets_one_port() {
 # tunnel works either way.  The range is narrowed only for the up (ping's
 # and TCP's own sockets need ports from it too).
 test_default_ports_taken_device_comes_up() {
-	local pid1 pid2 i range
+	local pid1 pid2 range
 	tunnel_setup wgx 4 0
 	n a ip link set wgt0 down
 	range=$(n a sysctl -n net.ipv4.ip_local_port_range | xargs)
 	n a sysctl -qw net.ipv4.ip_local_port_range="40000 40003"
-	ip netns exec a python3 -c 'import socket, time
-ss = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2)]
-for s, p in zip(ss, (40000, 40002)): s.bind(("0.0.0.0", p))
-time.sleep(120)' &
-	pid1=$!
-	for i in $(seq 50); do
-		[ "$(udp_ports a)" = "40000 40002" ] && break
-		sleep 0.2
-	done
+	hold_udp_ports pid1 a 40000 40002
 	expect_eq "ports held in a" "40000 40002" "$(udp_ports a)"
 	n a ip link set wgt0 up
 	n a sysctl -qw net.ipv4.ip_local_port_range="$range"
@@ -195,15 +209,8 @@ time.sleep(120)' &
 	both_ways
 	n a ip link set wgt0 down
 	n a sysctl -qw net.ipv4.ip_local_port_range="40000 40003"
-	ip netns exec a python3 -c 'import socket, time
-ss = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2)]
-for s, p in zip(ss, (40001, 40003)): s.bind(("0.0.0.0", p))
-time.sleep(120)' &
-	pid2=$!
-	for i in $(seq 50); do
-		[ "$(udp_ports a)" = "40000 40001 40002 40003" ] && break
-		sleep 0.2
-	done
+	hold_udp_ports pid2 a 40001 40003
+	expect_eq "ports held in a" "40000 40001 40002 40003" "$(udp_ports a)"
 	n a ip link set wgt0 up
 	n a sysctl -qw net.ipv4.ip_local_port_range="$range"
 	expect_eq "ports of a and the holders" "40000 40001 40002 40003 51820" "$(udp_ports a)"
