@@ -72,11 +72,17 @@ mtu_setup() {
 		CLEAN=$(goodput_median 1 6)
 		echo "clean path: $CLEAN bytes/s"
 	fi
-	n r ip link set rb mtu 1400
-	n b ip link set vb mtu 1400
-	# The hop is r's: b's wgt0 is 1420 again (its auto followed vb to 1320
-	# and would advertise a TCP MSS that never needs the full size).
-	n b ip link set wgt0 mtu 1420
+	mtu_hop "$mode"
+	ping_ok a 10.0.0.2
+	F0=$(outer_frags)
+}
+
+# mtu_hop MODE — r's link to b (and b's) becomes 1400 bytes; MODE as for
+# mtu_setup.
+mtu_hop() {
+	local mode=$1
+	# The filters first: a transfer under way meets the smaller hop with
+	# them in place (r's ICMP for its first packets would teach a).
 	if [ "$mode" != fragments ]; then
 		n b tc qdisc add dev vb clsact
 		# More fragments (MF) set: tc ingress sees them before any reassembly.
@@ -88,8 +94,11 @@ mtu_setup() {
 		n r tc filter add dev ra egress protocol ip u32 match u8 1 0xff at 9 \
 			match u16 0x0304 0xffff at 20 action drop
 	fi
-	ping_ok a 10.0.0.2
-	F0=$(outer_frags)
+	n r ip link set rb mtu 1400
+	n b ip link set vb mtu 1400
+	# The hop is r's: b's wgt0 is 1420 again (its auto followed vb to 1320
+	# and would advertise a TCP MSS that never needs the full size).
+	n b ip link set wgt0 mtu 1420
 }
 
 # wait_peer NS FIELD VALUE [CMD...] — until the peer's FIELD is VALUE (at
@@ -160,6 +169,34 @@ mtu_blackhole_case() {
 	mtu_sender_adapts 1220
 	expect_eq "blackholes" 1 "$(mtu_peer a stats.pmtu_blackholes)"
 	expect_eq "still lowered (confirmed)" probe "$(mtu_peer a path_mtu_source)"
+}
+
+# The path shrinks in the middle of a TCP transfer, and neither fragments
+# nor ICMP pass: the connection lives on, the silence teaches a the path
+# and data moves again at the smaller size, with no outer fragment.
+test_wgx_path_shrinks_during_transfer() {
+	local out bytes s
+	TUN_ROUTED=1 tunnel_setup wgx 4 0
+	ping_ok a 10.0.0.2
+	F0=$(outer_frags)
+	n b iperf3 -s -1 -D -J -I /tmp/iperf3-b.pid >/dev/null
+	sleep 0.3
+	n a iperf3 -c 10.0.0.2 -t 24 -i 1 -J --get-server-output >/tmp/mtu-shrink.json &
+	local pid=$!
+	sleep 4
+	mtu_hop blackhole
+	wait "$pid" || fail "iperf3 failed: $(jq -r '.error // empty' /tmp/mtu-shrink.json)"
+	out=($(jq '.server_output_json.intervals[].sum.bytes' /tmp/mtu-shrink.json)) ||
+		fail "no server intervals: $(jq -c 'del(.intervals, .start)' /tmp/mtu-shrink.json | head -c 3000)"
+	echo "goodput (bytes per second): ${out[*]}"
+	[ "${#out[@]}" -ge 24 ] || fail "iperf3 reported ${#out[@]} of 24 seconds"
+	# The silence takes 6 s and TCP's retransmission up to a few more.
+	for s in 18 19 20 21 22 23; do
+		[ "${out[s]}" -gt 0 ] || fail "second $s moved no data"
+	done
+	expect_eq "learned from" probe "$(mtu_peer a path_mtu_source)"
+	expect_eq "path mtu" 1280 "$(mtu_peer a path_mtu)"
+	expect_eq "outer fragments" 0 $(($(outer_frags) - F0))
 }
 
 test_wgx_fragmenting_path() { mtu_icmp_case wgx fragments; }
@@ -237,6 +274,37 @@ test_wgx_outer6_packet_too_big() {
 	grep -Eq "mtu ?= ?1320\b" <<<"$out" || fail "no error naming mtu 1320: $out"
 	n a ping -M do -s 1292 -c 2 -W 3 10.0.0.2 >/dev/null || fail "a DF ping of 1320 bytes did not arrive"
 	iperf_ok a 10.0.0.2 1
+	expect_eq "outer fragments" 0 $(($(snmp6 a Ip6FragCreates) + $(snmp6 b Ip6ReasmReqds) - f0))
+}
+
+# Outer IPv6 with r's "packet too big" filtered: the silence lowers the
+# peer to 1280 outer bytes, inner senders get an error naming 1200, TCP
+# moves data again, and nothing is fragmented on the way.
+test_wgx_outer6_blackhole() {
+	local f0 out s
+	TUN_ROUTED=1 tunnel_setup wgx 6 0
+	n r ip link set rb mtu 1400
+	n b ip link set vb mtu 1400
+	n b ip link set wgt0 mtu 1420
+	n r tc qdisc add dev ra clsact
+	# ICMPv6 (next header 58) type 2 towards a.
+	n r tc filter add dev ra egress protocol ipv6 u32 match u8 58 0xff at 6 \
+		match u8 2 0xff at 40 action drop
+	ping_ok a 10.0.0.2
+	f0=$(($(snmp6 a Ip6FragCreates) + $(snmp6 b Ip6ReasmReqds)))
+	expect_eq "path mtu before" 1500 "$(mtu_peer a path_mtu)"
+	mtu_goodput 16
+	for s in 12 13 14 15; do
+		[ "${GOODPUT[s]}" -gt 0 ] || fail "second $s moved no data"
+	done
+	expect_eq "learned from" probe "$(mtu_peer a path_mtu_source)"
+	expect_eq "path mtu" 1280 "$(mtu_peer a path_mtu)"
+	# 1280 - 40 (IPv6) - 8 - 32.
+	if out=$(n a ping -M do -s 1392 -c 1 -W 2 10.0.0.2 2>&1); then
+		fail "a DF ping of 1420 bytes got through a 1400-byte path: $out"
+	fi
+	grep -Eq "mtu ?= ?1200\b" <<<"$out" || fail "no error naming mtu 1200: $out"
+	n a ping -M do -s 1172 -c 2 -W 3 10.0.0.2 >/dev/null || fail "a DF ping of 1200 bytes did not arrive"
 	expect_eq "outer fragments" 0 $(($(snmp6 a Ip6FragCreates) + $(snmp6 b Ip6ReasmReqds) - f0))
 }
 
