@@ -42,6 +42,59 @@ BENCH_OUT=$WORK
 RAW=$WORK/raw
 BENCH_T0=${BENCH_T0:-$EPOCHREALTIME}
 
+# mtu_run KIND MODE ROUND — the path MTU figure: wgx in a sends TCP to KIND
+# (wgx or wireguard: the wgx_wg pair) in b through r, the integration mtu
+# suite's topology (tests/integration/mtu.sh): MTU_SECONDS of goodput on the
+# clean path, then r's link to b shrinks to 1400 bytes and MODE (fragments:
+# r may fragment; nofrag: b drops fragments; blackhole: fragments dropped
+# and r's ICMP "fragmentation needed" filtered) holds for MTU_AFTER
+# seconds of goodput, the transfer starting at the full size.  Records the
+# goodput of each second, the outer fragments made or reassembled on the
+# way, and the path MTU a learned and how.
+mtu_run() {
+	local kind=$1 mode=$2 round=$3 out rc err=$RAW/mtu-$1-$2-$3.err
+	blog "mtu: wgx -> $kind, $mode path, round $round"
+	out=$(
+		exec 2>"$err"
+		set -e
+		# shellcheck source=/dev/null
+		. "$here/../tests/integration/mtu.sh"
+		mtu_goodput() { # mtu.sh's, with the bench's seconds
+			n b iperf3 -s -1 -D -J -I /tmp/iperf3-b.pid >/dev/null
+			sleep 0.3
+			GOODPUT=($(n a iperf3 -c 10.0.0.2 -t "$1" -i 1 -J --get-server-output |
+				jq '.server_output_json.intervals[].sum.bytes'))
+			[ "${#GOODPUT[@]}" -ge "$1" ] || fail "iperf3 reported ${#GOODPUT[@]} of $1 seconds"
+		}
+		TUN_ROUTED=1 tunnel_setup "$kind" 4 0 >&2
+		ping_ok a 10.0.0.2 >&2
+		mtu_goodput "$MTU_SECONDS"
+		echo "clean=${GOODPUT[*]}"
+		mtu_hop "$mode" >&2
+		ping_ok a 10.0.0.2 >&2
+		F0=$(outer_frags)
+		mtu_goodput "$MTU_AFTER"
+		echo "after=${GOODPUT[*]}"
+		echo "frags=$(($(outer_frags) - F0))"
+		echo "path_mtu=$(mtu_peer a path_mtu)"
+		echo "source=$(mtu_peer a path_mtu_source)"
+	)
+	rc=$?
+	netns_cleanup
+	if [ $rc -ne 0 ]; then
+		record type=mtu receiver="$kind" mode="$mode" round="$round" \
+			error="exit $rc: $(tail -n 3 "$err" | tr '\n' ' ')"
+		return
+	fi
+	local -A v=()
+	local line
+	while IFS= read -r line; do
+		v[${line%%=*}]=${line#*=}
+	done <<<"$out"
+	record type=mtu receiver="$kind" mode="$mode" round="$round" clean="${v[clean]}" \
+		after="${v[after]}" frags="${v[frags]}" path_mtu="${v[path_mtu]}" source="${v[source]}"
+}
+
 # ================================================================ phase 1
 if [ $phase = 1 ]; then
 	BENCH_TMP=$(mktemp -d)
@@ -166,6 +219,17 @@ if [ $phase = 1 ]; then
 	# The routed bed's check: everything between a and b crossed r.
 	[ "$BED" = routed ] && ip_forwarded fwd1 r &&
 		record type=routed forwarded=$((fwd1 - fwd0))
+	# Last: the path MTU figure builds its own namespaces (the bed's go).
+	if [ "${MTU_SECONDS:-0}" -gt 0 ]; then
+		netns_cleanup
+		for ((round = 1; round <= ROUNDS; round++)); do
+			for kind in wgx wireguard; do
+				for mode in fragments nofrag blackhole; do
+					mtu_run "$kind" "$mode" "$round"
+				done
+			done
+		done
+	fi
 	exit $rc
 fi
 

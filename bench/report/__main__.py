@@ -9,6 +9,7 @@ import subprocess
 from .build import build
 from .common import read_params
 from .latency import lane_targets, print_lane
+from .mtu import print_mtu
 from .rotation import print_rotation
 from .storm import print_storm_bed
 from .table import plot, print_table
@@ -87,6 +88,7 @@ def main():
         "telemetry": telemetry,
         "storm_bed": meta.get("storm_bed", []),
         "rotation": meta.get("rotation", []),
+        "mtu": meta.get("mtu", []),
         "warnings": warnings,
     }
     with open(a.out + ".json", "w") as f:
@@ -104,6 +106,7 @@ def main():
     if result["lane"]:
         print_lane(metrics, result["lane"], dict(params, _lane_observed=meta.get("lane_observed")))
     print_telemetry(telemetry)
+    print_mtu(result["mtu"], params)
     if plot(metrics, a.out, "wgx vs wireguard.ko, %s, %d vCPUs, %s" % (accel, a.smp, result["date"])):
         print("results: %s.json %s.png" % (a.out, a.out))
     else:

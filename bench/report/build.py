@@ -4,7 +4,7 @@ type, and every figure is then summarized per path with its ratios."""
 import json
 import os
 
-from . import latency, rotation, setconf, storm, telemetry, traffic
+from . import latency, mtu, rotation, setconf, storm, telemetry, traffic
 from .common import PATH_LABEL, SCALED_PATHS, Run, measured_paths, summarize
 from .traffic import tcp_per_gb
 
@@ -47,6 +47,7 @@ READERS = {
     "ceiling": telemetry.on_ceiling, "bulk": latency.on_bulk, "iperf": traffic.on_iperf,
     "ping": latency.on_ping, "rr": latency.on_rr, "hs": storm.on_hs, "storm": storm.on_storm,
     "burst": storm.on_burst, "rot": rotation.on_rot, "setconf": setconf.on_setconf,
+    "mtu": mtu.on_mtu,
 }
 
 # The families' figures, in display order.
@@ -117,4 +118,5 @@ def build(work, params):
     run.meta["lane_observed"] = run.lane_obs
     run.meta["storm_bed"] = run.storm_bed
     run.meta["rotation"] = run.rot_bed
+    run.meta["mtu"] = mtu.finish(run)
     return out_metrics, run.ceiling, run.paths_info, run.meta, run.warnings

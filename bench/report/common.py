@@ -116,6 +116,7 @@ class Run:
         self.storm_bed = []
         self.storm_rtts = {}  # (path, storm size) -> every round trip of its waves, us
         self.rot_bed = []
+        self.mtu = []  # bench/run-guest.sh mtu_run samples
         self.lane_obs = {}  # lane path -> [{round, softnet_drops, qdisc, qdisc_backlog_pkts, ...}]
         self.paths_info = {}
         self.ceiling = None
