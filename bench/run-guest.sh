@@ -1005,7 +1005,8 @@ setconf_kind() {
 	blog "setconf: $path, $SETCONF_PEERS peers"
 	# The device is left in place when done: deleting 10,000 peers takes
 	# minutes under TCG (per-peer teardown), and the VM is thrown away.
-	dev=pcf_$kind
+	# One device per round (at most 15 characters: pcf_wireguard_3).
+	dev=pcf_${kind}_$round
 	ip link add "$dev" type "$kind" || {
 		record type=setconf path="$path" round="$round" error="ip link add type $kind failed"
 		return
