@@ -182,10 +182,12 @@ netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
 	 * stack does not ask it.  Its segments share it, and after encryption
 	 * nobody can tell the flow.
 	 */
-	if (dev->real_num_tx_queues > 1) {
+	if (dev->real_num_tx_queues > 1 && skb->sw_hash &&
+	    reciprocal_scale(skb->hash, dev->real_num_tx_queues) == qidx) {
 		hash = skb->hash;
 		ports = skb->l4_hash;
 	} else {
+		/* One queue, or a queue chosen elsewhere (tc skbedit, pktgen). */
 		hash = wgx_socket_flow_hash(wgx, skb, &ports);
 	}
 	port = wgx_socket_flow_port(peer, hash, ports);

@@ -180,10 +180,12 @@ u32 wgx_socket_flow_hash(struct wgx_device *wgx, const struct sk_buff *skb, bool
 		/*
 		 * Only a flow with ports is one that a port of its own can
 		 * spread; an echo request or a tunnel protocol between two
-		 * hosts is one flow whatever it carries.
+		 * hosts (IPIP, GRE: the dissector walks into them) is one
+		 * flow whatever it carries.
 		 */
-		*ports = proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE ||
-			 proto == IPPROTO_SCTP || proto == IPPROTO_DCCP;
+		*ports = !(keys.control.flags & FLOW_DIS_ENCAPSULATION) &&
+			 (proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE ||
+			  proto == IPPROTO_SCTP || proto == IPPROTO_DCCP);
 	}
 	return (u32)siphash(&flow, sizeof(flow), &wgx->flow_hash_key);
 }
