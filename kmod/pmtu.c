@@ -21,6 +21,7 @@
 #include "device.h"
 #include "peer.h"
 #include "pmtu.h"
+#include "timers.h"
 
 /* Outer IP + UDP header bytes of a family. */
 static u32 wgx_pmtu_ip_udp_len(int family)
@@ -155,12 +156,15 @@ void wgx_pmtu_sock_init(struct sock *sk)
 #endif
 }
 
+/* WGX_PMTU_RAISE, divided by the test-only timer_scale (timers.h). */
+#define WGX_PMTU_RAISE_SCALED	(WGX_PMTU_RAISE / wgx_timer_scale)
+
 /* The ICMP-learned MTU while it is fresh, else 0. */
 static u32 wgx_pmtu_icmp(const struct wgx_pmtu *p, unsigned long now)
 {
 	u32 icmp = READ_ONCE(p->icmp);
 
-	if (icmp && time_after(now, READ_ONCE(p->icmp_at) + WGX_PMTU_RAISE))
+	if (icmp && time_after(now, READ_ONCE(p->icmp_at) + WGX_PMTU_RAISE_SCALED))
 		return 0;
 	return icmp;
 }
@@ -262,7 +266,7 @@ bool wgx_pmtu_sent(struct wgx_pmtu *p, u32 outer_len, u32 route_mtu, bool df, un
 	route_mtu = min_t(u32, route_mtu, U16_MAX);
 	if (route_mtu && READ_ONCE(p->route) != route_mtu)
 		WRITE_ONCE(p->route, route_mtu);
-	if (state != WGX_PMTU_DF && time_after(now, READ_ONCE(p->state_at) + WGX_PMTU_RAISE)) {
+	if (state != WGX_PMTU_DF && time_after(now, READ_ONCE(p->state_at) + WGX_PMTU_RAISE_SCALED)) {
 		state = WGX_PMTU_DF;
 		wgx_pmtu_enter(p, state, now);
 	}

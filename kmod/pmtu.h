@@ -87,7 +87,10 @@ struct wgx_peer;
 #define WGX_PMTU_SILENCE_FAST	(6 * HZ)
 /* Largest gap between the peer's last two messages that counts as prompt (jiffies). */
 #define WGX_PMTU_PROMPT		(HZ / 4)
-/* When a lowered or learned MTU is given up for the full size again (jiffies). */
+/*
+ * When a lowered or learned MTU is given up for the full size again
+ * (jiffies; divided by the test-only timer_scale, timers.h).
+ */
 #define WGX_PMTU_RAISE		(600 * HZ)
 /* Outer bytes of a transport message around its padded plaintext: header and tag. */
 #define WGX_PMTU_MSG_OVERHEAD	32

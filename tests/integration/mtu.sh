@@ -175,7 +175,7 @@ mtu_blackhole_case() {
 # nor ICMP pass: the connection lives on, the silence teaches a the path
 # and data moves again at the smaller size, with no outer fragment.
 test_wgx_path_shrinks_during_transfer() {
-	local out bytes s
+	local out s
 	TUN_ROUTED=1 tunnel_setup wgx 4 0
 	ping_ok a 10.0.0.2
 	F0=$(outer_frags)
@@ -205,6 +205,28 @@ test_wgx_blackhole() { mtu_blackhole_case wgx; }
 test_wireguard_fragmenting_path() { mtu_icmp_case wireguard fragments; }
 test_wireguard_fragments_dropped() { mtu_icmp_case wireguard nofrag; }
 test_wireguard_blackhole() { mtu_blackhole_case wireguard; }
+
+# The path heals: the hop's MTU is raised again after a learned it from
+# ICMP, and within the raise interval (600 s, divided by the test-only
+# timer_scale 30: 20 s) the peer is back at the route's full size.
+test_wgx_path_heals() {
+	# timer_scale is fixed at load: the case ends with the defaults again.
+	trap 'netns_cleanup; rmmod wgx 2>/dev/null || true; insmod "$WGX_MODULE_KO"' EXIT
+	rmmod wgx
+	insmod "$WGX_MODULE_KO" timer_scale=30
+	mtu_setup wgx fragments
+	wait_peer a path_mtu_source icmp big_ping
+	expect_eq "path mtu" 1400 "$(mtu_peer a path_mtu)"
+	n r ip link set rb mtu 1500
+	n b ip link set vb mtu 1500
+	wait_peer a path_mtu_source route big_ping
+	expect_eq "path mtu" 1500 "$(mtu_peer a path_mtu)"
+	# a's own route to 10.0.0.2 learned 1340 from wgx's ICMP (a route
+	# exception of its own, 10 minutes): not wgx's to forget.
+	n a ip route flush cache
+	n a ping -M do -s 1392 -c 2 -W 3 10.0.0.2 >/dev/null || fail "a DF ping of 1420 bytes did not arrive"
+	expect_eq "outer fragments" 0 $(($(outer_frags) - F0))
+}
 
 # Random loss of all sizes (10% each way at r) is no blackhole: TCP through
 # the tunnel for 20 s leaves the path MTU at the route's.
