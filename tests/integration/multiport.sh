@@ -18,23 +18,23 @@ udp_ports() {
 # hold_udp_ports VAR NS PORT... — a process in NS that binds UDP PORT... on
 # every IPv4 address for 120 s; VAR := its pid.  Returns once ss lists them.
 hold_udp_ports() {
-	local -n pid_var=$1
-	local ns=$2 i p held
+	local -n _hold_pid=$1
+	local _ns=$2 _i _p _held
 	shift 2
-	ip netns exec "$ns" python3 -c 'import socket, sys, time
+	ip netns exec "$_ns" python3 -c 'import socket, sys, time
 ss = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in sys.argv[1:]]
 for s, p in zip(ss, sys.argv[1:]): s.bind(("0.0.0.0", int(p)))
 time.sleep(120)' "$@" &
-	pid_var=$!
-	for ((i = 0; i < 50; i++)); do
-		held=" $(udp_ports "$ns") "
-		for p in "$@"; do
-			[[ $held == *" $p "* ]] || break
+	_hold_pid=$!
+	for ((_i = 0; _i < 50; _i++)); do
+		_held=" $(udp_ports "$_ns") "
+		for _p in "$@"; do
+			[[ $_held == *" $_p "* ]] || break
 		done
-		[[ $held == *" $p "* ]] && return 0
+		[[ $_held == *" $_p "* ]] && return 0
 		sleep 0.2
 	done
-	fail "ports $* not held in $ns"
+	fail "ports $* not held in $_ns"
 }
 
 # json_field NS FIELD — FIELD of wgt0's interface in `wgx show --json` (jq syntax, ".listen_ports").
@@ -413,7 +413,10 @@ test_nic_like_bed_steers_one_flow_to_one_cpu() {
 	nic_like a va
 	nic_like b vb
 	n b "$WGX_TOOL" set wgt0 rx-spread off
+	# One port at both ends: b's replies from automatic ports could move
+	# a's endpoint among them, and a's data with it to another CPU.
 	listen_ports a 1
+	listen_ports b 1
 	ping_ok a 10.0.0.2
 	decrypt_cpus_start
 	iperf_ok a 10.0.0.2 16
