@@ -271,6 +271,21 @@ test_forged_icmp() {
 	expect_eq "ICMP accepted" 1 "$(mtu_peer a stats.pmtu_icmp)"
 	expect_eq "ICMP ignored" $((ig0 + 5)) "$(mtu_dev_stat a pmtu_icmp_ignored)"
 	ping_ok a 10.0.0.2
+
+	# A flood of valid ones: at most 256 a second are examined, the rest
+	# ignored, every one counted (600 fit a's receive backlog of 1000).
+	local secs acc ign
+	secs=$(n r python3 "$here_mtu/mtu_icmp.py" 192.0.2.1 1300 "192.0.2.1:$TUN_PORT_A" "$peer" 1500 4 600)
+	sleep 1
+	acc=$(($(mtu_peer a stats.pmtu_icmp) - 1))
+	ign=$(($(mtu_dev_stat a pmtu_icmp_ignored) - ig0 - 5))
+	echo "flood of 600 in $secs s: $acc accepted, $ign ignored"
+	expect_eq "flood ICMPs counted" 600 $((acc + ign))
+	# 600 in under 2 s: some must have been refused.
+	awk -v a="$acc" -v i="$ign" -v s="$secs" 'BEGIN { exit !(a >= 1 && a <= 256 * (int(s) + 2) && (i >= 1 || s >= 2)) }' ||
+		fail "accepted $acc and ignored $ign of a flood sent in $secs s (at most 256 a second)"
+	expect_eq "path mtu after the flood" 1300 "$(mtu_peer a path_mtu)"
+	ping_ok a 10.0.0.2
 }
 
 # snmp6 NS FIELD — one counter of NS's /proc/net/snmp6.
