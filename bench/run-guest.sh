@@ -59,15 +59,6 @@ mtu_run() {
 		set -e
 		# shellcheck source=/dev/null
 		. "$here/../tests/integration/mtu.sh"
-		mtu_goodput() { # mtu.sh's, with the bench's seconds
-			n b iperf3 -s -1 -D -J -I /tmp/iperf3-b.pid >/dev/null
-			sleep 0.3
-			GOODPUT=($(n a iperf3 -c 10.0.0.2 -t "$1" -i 1 -J --get-server-output |
-				jq '.server_output_json.intervals[].sum.bytes'))
-			[ "${#GOODPUT[@]}" -ge "$1" ] || fail "iperf3 reported ${#GOODPUT[@]} of $1 seconds"
-			# Not the short interval iperf3 may add at the end.
-			GOODPUT=("${GOODPUT[@]:0:$1}")
-		}
 		TUN_ROUTED=1 tunnel_setup "$kind" 4 0 >&2
 		ping_ok a 10.0.0.2 >&2
 		mtu_goodput "$MTU_SECONDS"

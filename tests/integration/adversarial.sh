@@ -287,7 +287,7 @@ test_peer_and_key_churn_under_load() {
 	local conf ep_port
 	conf=$(showconf a)
 	ep_port=$(sed -n 's/^Endpoint = 192\.0\.2\.2:\([0-9]*\)$/\1/p' <<<"$conf")
-	if [ -n "$ep_port" ] && n b ss -Hunl | awk '{ n = split($4, a, ":"); print a[n] }' | grep -qx "$ep_port"; then
+	if [ -n "$ep_port" ] && [[ " $(udp_ports b) " == *" $ep_port "* ]]; then
 		conf=${conf/"Endpoint = 192.0.2.2:$ep_port"/"Endpoint = 192.0.2.2:$TUN_PORT_B"}
 	fi
 	expect_eq "a's configuration" "$(printf '%s\n' "${expected[@]}")" "$conf"

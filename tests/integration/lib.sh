@@ -226,6 +226,11 @@ tunnel_setup() {
 	n b ip link set wgt0 up
 }
 
+# udp_ports NS — the UDP ports bound in NS, sorted, one line ("51820 51821 ...").
+udp_ports() {
+	n "$1" ss -Hunl | awk '{n = split($4, a, ":"); print a[n]}' | sort -nu | tr '\n' ' ' | sed 's/ $//'
+}
+
 # ping_ok NS ADDR — a few pings get through (the first may wait for the handshake).
 ping_ok() {
 	n "$1" ping -c 3 -i 0.2 -W 3 "$2" >/dev/null || n "$1" ping -c 2 -W 3 "$2"

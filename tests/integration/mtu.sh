@@ -31,15 +31,17 @@ outer_frags() {
 }
 
 # mtu_goodput SECONDS — TCP from a to b through the tunnel for SECONDS;
-# sets GOODPUT to the bytes b received in each second (iperf3's server
-# intervals).
+# sets GOODPUT to the bytes b received in each of the SECONDS seconds
+# (iperf3's server intervals, without the short one it may add at the end)
+# and prints them on stderr.
 mtu_goodput() {
 	n b iperf3 -s -1 -D -J -I /tmp/iperf3-b.pid >/dev/null
 	sleep 0.3
 	GOODPUT=($(n a iperf3 -c 10.0.0.2 -t "$1" -i 1 -J --get-server-output |
 		jq '.server_output_json.intervals[].sum.bytes'))
-	echo "goodput (bytes per second): ${GOODPUT[*]}"
+	echo "goodput (bytes per second): ${GOODPUT[*]}" >&2
 	[ "${#GOODPUT[@]}" -ge "$1" ] || fail "iperf3 reported ${#GOODPUT[@]} of $1 seconds"
+	GOODPUT=("${GOODPUT[@]:0:$1}")
 }
 
 # goodput_median FROM TO — the median of GOODPUT[FROM..TO-1] (bytes per

@@ -10,11 +10,6 @@ listen_ports() {
 	n "$1" "$WGX_TOOL" set wgt0 listen-ports "$2"
 }
 
-# udp_ports NS — the UDP ports bound in NS, sorted, one line ("51820 51821 ...").
-udp_ports() {
-	n "$1" ss -Hunl | awk '{n = split($4, a, ":"); print a[n]}' | sort -nu | tr '\n' ' ' | sed 's/ $//'
-}
-
 # hold_udp_ports VAR NS PORT... — a process in NS that binds UDP PORT... on
 # every IPv4 address for 120 s; VAR := its pid.  Returns once ss lists them.
 hold_udp_ports() {
