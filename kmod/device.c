@@ -106,7 +106,7 @@ static int wgx_open(struct net_device *dev)
 	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
 		/* Automatic ports are new ones at each up: their routes too (sport rules). */
 		if (!wgx->listen_ports)
-			wgx_socket_peer_caches_reset(peer, false);
+			wgx_ports_peer_caches_reset(peer, false);
 		if (READ_ONCE(peer->timer_state.persistent_keepalive_s))
 			wgx_send_keepalive(peer);
 	}
@@ -183,7 +183,7 @@ int wgx_device_set_listen_port(struct wgx_device *wgx, u16 port, unsigned int np
 	WRITE_ONCE(wgx->listen_ports, nports);
 	/* Replies may now leave from other ports: pick the sources anew. */
 	list_for_each_entry(peer, &wgx->peer_list, peer_list) {
-		wgx_socket_peer_set_ports(peer, wgx_socket_peer_ports_wanted(peer));
+		wgx_ports_peer_set(peer, wgx_ports_peer_wanted(peer));
 		wgx_endpoint_clear_src(peer);
 		/*
 		 * A peer may be sending to a port we just closed (the one we

@@ -95,7 +95,7 @@ struct wgx_handshake_worker {
  *                WireGuard's behaviour); written under device_update_lock.
  * @bound_ports: socket pairs installed now (0 while down); read locklessly.
  * @flow_hash_key: key of the inner flow hash that picks a flow's tx queue,
- *                 lane bucket and listen port (wgx_socket_flow_hash()).
+ *                 lane bucket and listen port (wgx_ports_flow_hash()).
  * @rx_spread: receive spreading mode (enum wgx_rx_spread_mode, rxspread.h);
  *             changed under device_update_lock, read locklessly by encap_rcv.
  * @rx_wq/@rx_workers: the decrypt workers of receive spreading.

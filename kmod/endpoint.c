@@ -122,7 +122,7 @@ static void wgx_endpoint_store(struct wgx_peer *peer, const struct wgx_endpoint 
 		peer->endpoint.addr6 = endpoint->addr6;
 		peer->endpoint.src6 = endpoint->src6;
 	}
-	wgx_socket_peer_caches_reset(peer, false);
+	wgx_ports_peer_caches_reset(peer, false);
 }
 
 /* Forget every remembered port but @port, the endpoint's (endpoint_lock held for writing). */
@@ -299,6 +299,6 @@ void wgx_endpoint_clear_src(struct wgx_peer *peer)
 {
 	write_lock_bh(&peer->endpoint_lock);
 	memset(&peer->endpoint.src6, 0, sizeof(peer->endpoint.src6));
-	wgx_socket_peer_caches_reset(peer, true);
+	wgx_ports_peer_caches_reset(peer, true);
 	write_unlock_bh(&peer->endpoint_lock);
 }

@@ -129,7 +129,7 @@ void wgx_endpoint_set_from_skb(struct wgx_peer *peer, const struct sk_buff *skb,
 /**
  * wgx_endpoint_follows - whether @peer's messages followed our source port
  * (struct wgx_endpoint_local): automatic listen ports send to it from the
- * listen port only (wgx_socket_flow_port()), since our flows spread over
+ * listen port only (wgx_ports_flow_port()), since our flows spread over
  * several ports would make its own traffic to us hop between them, and a
  * receiver that steers by the outer ports (RSS) would take one of its
  * inner flows on several CPUs and reorder it.  Lockless.

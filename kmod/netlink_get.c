@@ -263,9 +263,9 @@ static int wgx_nl_put_device_extensions(struct sk_buff *skb, struct wgx_device *
 	 * bound is in LISTEN_PORTS_AUTO.
 	 */
 	if (nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORTS,
-			wgx->listen_ports ? wgx_socket_listen_ports(wgx) : 1) ||
+			wgx->listen_ports ? wgx_ports_count(wgx) : 1) ||
 	    (!wgx->listen_ports &&
-	     nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORTS_AUTO, wgx_socket_listen_ports(wgx))) ||
+	     nla_put_u16(skb, WGX_DEVICE_A_LISTEN_PORTS_AUTO, wgx_ports_count(wgx))) ||
 	    nla_put_u8(skb, WGX_DEVICE_A_RX_SPREAD, READ_ONCE(wgx->rx_spread)) ||
 	    nla_put_u8(skb, WGX_DEVICE_A_DSCP,
 		       READ_ONCE(wgx->dscp_copy) ? WGX_DSCP_COPY : WGX_DSCP_CLEAR) ||

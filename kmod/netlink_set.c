@@ -369,7 +369,7 @@ static int wgx_nl_apply_peer(struct wgx_nl_set *req, struct wgx_nl_peer *p)
 		p->endpoint_moved = !is_new && !wgx_nl_endpoint_same(peer, &ep);
 		wgx_endpoint_set(peer, &ep);
 		/* Given: automatic ports now spread to it (route caches for them). */
-		wgx_socket_peer_set_ports(peer, wgx_socket_peer_ports_wanted(peer));
+		wgx_ports_peer_set(peer, wgx_ports_peer_wanted(peer));
 	}
 
 	if ((p->flags & WGX_PEER_F_REPLACE_ALLOWEDIPS) && !is_new)

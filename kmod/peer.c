@@ -88,7 +88,7 @@ struct wgx_peer *wgx_peer_create(struct wgx_device *wgx, const u8 *public_key, c
 	wgx_pubkey_hashtable_add(wgx->peer_hashtable, peer);
 	list_add_tail(&peer->peer_list, &wgx->peer_list);
 	++wgx->num_peers;
-	wgx_socket_peer_set_ports(peer, wgx_socket_peer_ports_wanted(peer));
+	wgx_ports_peer_set(peer, wgx_ports_peer_wanted(peer));
 	pr_debug("%s: Peer %llu created\n", wgx->dev->name, peer->internal_id);
 	/* No prepared ephemeral yet: its first handshake message asks for one. */
 	return peer;
@@ -470,7 +470,7 @@ static void wgx_peer_shutdown(struct wgx_peer *peer, bool flush_rx)
 	wgx_peer_clear_keypairs(peer);
 	wgx_peer_clear_handshake(peer);
 	wgx_peer_purge_staged(peer);
-	wgx_socket_peer_set_ports(peer, 0);
+	wgx_ports_peer_set(peer, 0);
 	/* Before the list's reference goes: the slot's may be the last but one. */
 	wgx_prepare_forget(peer);
 	netdev_dbg(peer->wgx->dev, "peer %llu removed\n", peer->internal_id);

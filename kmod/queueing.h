@@ -57,7 +57,7 @@ enum {
  * @nonce: transport counter assigned at encryption.
  * @mtu: the device MTU when the packet was queued (padding bound, bytes).
  * @ds: outer DSCP/ECN byte.
- * @port: index of the listen port the datagram leaves from (wgx_socket_flow_port()).
+ * @port: index of the listen port the datagram leaves from (wgx_ports_flow_port()).
  * @bucket: flow bucket (the inner flow hash modulo WGX_TXQ_BUCKETS) for the
  *          lane's order rule.
  * @sealed: encrypted already (with @keypair at @nonce) by an inline send that

@@ -127,7 +127,7 @@ u16 wgx_send_select_queue(struct net_device *dev, struct sk_buff *skb,
 			  struct net_device *sb_dev)
 {
 	bool ports;
-	u32 hash = wgx_socket_flow_hash(netdev_priv(dev), skb, &ports);
+	u32 hash = wgx_ports_flow_hash(netdev_priv(dev), skb, &ports);
 
 	/*
 	 * ndo_start_xmit takes the lane bucket and the listen port from it, and
@@ -188,9 +188,9 @@ netdev_tx_t wgx_send_xmit(struct sk_buff *skb, struct net_device *dev)
 		ports = skb->l4_hash;
 	} else {
 		/* One queue, or a queue chosen elsewhere (tc skbedit, pktgen). */
-		hash = wgx_socket_flow_hash(wgx, skb, &ports);
+		hash = wgx_ports_flow_hash(wgx, skb, &ports);
 	}
-	port = wgx_socket_flow_port(peer, hash, ports);
+	port = wgx_ports_flow_port(peer, hash, ports);
 	if (skb_is_gso(skb)) {
 		segs = skb_gso_segment(skb, 0);
 		if (IS_ERR_OR_NULL(segs)) {

@@ -18,7 +18,7 @@ struct wgx_peer;
 
 /**
  * wgx_send_select_queue - ndo_select_queue: the tx queue of @skb's inner
- * flow, by its flow hash (wgx_socket_flow_hash(), which it also stores as
+ * flow, by its flow hash (wgx_ports_flow_hash(), which it also stores as
  * @skb's hash for ndo_start_xmit), so all of a flow's packets take one queue
  * and one worker, whichever CPU sends them: TCP moving a socket to the
  * sending CPU's queue (XPS, once its packets left the host) could reorder

@@ -14,7 +14,6 @@
  * one roaming step to the next packet) and writes only when it changes.
  */
 #include <linux/kernel.h>
-#include <linux/siphash.h>
 #include <linux/net.h>
 #include <linux/if_ether.h>
 #include <linux/inetdevice.h>
@@ -22,7 +21,6 @@
 #include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
-#include <net/flow_dissector.h>
 #include <net/dst_cache.h>
 #include <net/inet_common.h>
 #include <net/ip.h>
@@ -46,168 +44,6 @@ static void wgx_endpoint_clear_src4(struct wgx_endpoint *endpoint, struct dst_ca
 	endpoint->src_if4 = 0;
 	if (cache)
 		dst_cache_reset(cache);
-}
-
-/*
- * The route caches of listen ports 1 .. @n of one peer while the device has
- * more than one port (port 0's is the peer's endpoint_cache): each port's
- * datagrams carry its own source port, which policy routing (ip rule
- * sport), L4 multipath hashing and xfrm policies may route differently.
- * In the device's port_caches, by the peer's id, so that a peer of a
- * one-port device carries nothing for them.  Replaced and removed under
- * device_update_lock, freed after an RCU grace period; senders read them
- * under rcu_read_lock_bh() with the peer's endpoint_lock held for reading.
- */
-struct wgx_socket_port_caches {
-	struct rcu_head rcu;
-	unsigned int n;
-	struct dst_cache cache[];
-};
-
-static void wgx_socket_port_caches_free_rcu(struct rcu_head *rcu)
-{
-	struct wgx_socket_port_caches *pc = container_of(rcu, struct wgx_socket_port_caches, rcu);
-	unsigned int i;
-
-	for (i = 0; i < pc->n; i++)
-		dst_cache_destroy(&pc->cache[i]);
-	kfree(pc);
-}
-
-static struct wgx_socket_port_caches *wgx_socket_port_caches_alloc(unsigned int n)
-{
-	struct wgx_socket_port_caches *pc;
-	unsigned int i;
-
-	pc = kzalloc(struct_size(pc, cache, n), GFP_KERNEL_ACCOUNT);
-	if (!pc)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		if (dst_cache_init(&pc->cache[i], GFP_KERNEL_ACCOUNT)) {
-			while (i--)
-				dst_cache_destroy(&pc->cache[i]);
-			kfree(pc);
-			return NULL;
-		}
-	}
-	pc->n = n;
-	return pc;
-}
-
-void wgx_socket_peer_set_ports(struct wgx_peer *peer, unsigned int nports)
-{
-	struct wgx_device *wgx = peer->wgx;
-	struct wgx_socket_port_caches *pc = NULL, *old;
-	unsigned long id = peer->internal_id;
-
-	lockdep_assert_held(&wgx->device_update_lock);
-	old = xa_load(&wgx->port_caches, id);
-	if (nports > 1 && old && old->n == nports - 1)
-		return;
-	if (nports > 1)
-		pc = wgx_socket_port_caches_alloc(nports - 1);
-	if (pc) {
-		old = xa_store(&wgx->port_caches, id, pc, GFP_KERNEL_ACCOUNT);
-		if (xa_is_err(old)) {
-			wgx_socket_port_caches_free_rcu(&pc->rcu);
-			pc = NULL;
-		}
-	}
-	/* Without caches (none wanted, or no memory) the ports' routes are looked up each time. */
-	if (!pc)
-		old = xa_erase(&wgx->port_caches, id);
-	if (old && !xa_is_err(old))
-		call_rcu(&old->rcu, wgx_socket_port_caches_free_rcu);
-}
-
-/*
- * The route cache of listen port @index for @peer, or NULL (no cache: a
- * lookup each time).  rcu_read_lock_bh() held.
- */
-static struct dst_cache *wgx_socket_peer_cache(struct wgx_peer *peer, unsigned int index)
-{
-	struct wgx_socket_port_caches *pc;
-
-	if (likely(!index))
-		return &peer->endpoint_cache;
-	pc = xa_load(&peer->wgx->port_caches, peer->internal_id);
-	return pc && index <= pc->n ? &pc->cache[index - 1] : NULL;
-}
-
-void wgx_socket_peer_caches_reset(struct wgx_peer *peer, bool now)
-{
-	struct wgx_socket_port_caches *pc;
-	unsigned int i;
-
-	rcu_read_lock_bh();
-	pc = xa_load(&peer->wgx->port_caches, peer->internal_id);
-	for (i = 0; i <= (pc ? pc->n : 0); i++) {
-		struct dst_cache *cache = i ? &pc->cache[i - 1] : &peer->endpoint_cache;
-
-		if (now)
-			dst_cache_reset_now(cache);
-		else
-			dst_cache_reset(cache);
-	}
-	rcu_read_unlock_bh();
-}
-
-u32 wgx_socket_flow_hash(struct wgx_device *wgx, const struct sk_buff *skb, bool *ports)
-{
-	struct flow_keys keys;
-	struct {
-		struct flow_dissector_key_addrs addrs;
-		__be32 ports;
-		u8 proto;
-	} __packed flow = { };
-	u8 proto;
-
-	*ports = false;
-	if (!skb->len || !skb_flow_dissect_flow_keys(skb, &keys, 0))
-		return 0;
-	/*
-	 * Addresses, protocol and ports, keyed.  Not skb->hash (for a local TCP
-	 * socket that is its txhash, which TCP re-randomises after a timeout),
-	 * and not the IPv6 flow label (derived from that txhash): the flow
-	 * would hop queues and ports, and could be reordered across them.
-	 * Fragments carry no ports; all of a datagram's fragments go together.
-	 */
-	proto = keys.basic.ip_proto;
-	flow.addrs = keys.addrs;
-	flow.proto = proto;
-	if (!(keys.control.flags & FLOW_DIS_IS_FRAGMENT)) {
-		flow.ports = keys.ports.ports;
-		/*
-		 * Only a flow with ports is one that a port of its own can
-		 * spread; an echo request or a tunnel protocol between two
-		 * hosts (IPIP, GRE: the dissector walks into them) is one
-		 * flow whatever it carries.
-		 */
-		*ports = !(keys.control.flags & FLOW_DIS_ENCAPSULATION) &&
-			 (proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE ||
-			  proto == IPPROTO_SCTP || proto == IPPROTO_DCCP);
-	}
-	return (u32)siphash(&flow, sizeof(flow), &wgx->flow_hash_key);
-}
-
-unsigned int wgx_socket_flow_port(struct wgx_peer *peer, u32 hash, bool ports)
-{
-	struct wgx_device *wgx = peer->wgx;
-	unsigned int n = READ_ONCE(wgx->bound_ports);
-
-	if (likely(n <= 1))
-		return 0;
-	/*
-	 * Automatic ports: only to a peer that takes packets from any of them
-	 * and does not follow our source port (a WireGuard peer would make its
-	 * own traffic to us hop between them), and only flows with ports: the
-	 * rest (pings among them) leave from the listen port, so what a peer
-	 * sees of us for them is what it would see of WireGuard.
-	 */
-	if (!READ_ONCE(wgx->listen_ports) &&
-	    (!ports || !READ_ONCE(peer->endpoint_given) || wgx_endpoint_follows(peer)))
-		return 0;
-	return reciprocal_scale(hash, n);
 }
 
 /*
@@ -392,7 +228,7 @@ int wgx_socket_send_skb_to_peer(struct wgx_peer *peer, struct sk_buff *skb, u8 d
 
 	read_lock_bh(&peer->endpoint_lock);
 	rcu_read_lock_bh();
-	cache = wgx_socket_peer_cache(peer, index);
+	cache = wgx_ports_peer_cache(peer, index);
 	if (peer->endpoint.addr.sa_family == AF_INET) {
 		ret = wgx_send4(peer->wgx, skb, &peer->endpoint, ds, cache, index, direct, df,
 				&route_mtu);
@@ -591,30 +427,9 @@ static void wgx_socket_install(struct wgx_device *wgx, struct sock **new4, struc
 	}
 }
 
-unsigned int wgx_socket_ports_wanted(unsigned int listen_ports)
-{
-	if (listen_ports)
-		return listen_ports;
-	return num_possible_cpus() > 1 ? WGX_AUTO_LISTEN_PORTS : 1;
-}
-
-unsigned int wgx_socket_peer_ports_wanted(struct wgx_peer *peer)
-{
-	unsigned int listen_ports = peer->wgx->listen_ports;
-
-	if (!listen_ports && !READ_ONCE(peer->endpoint_given))
-		return 1;
-	return wgx_socket_ports_wanted(listen_ports);
-}
-
-unsigned int wgx_socket_listen_ports(struct wgx_device *wgx)
-{
-	return READ_ONCE(wgx->bound_ports) ?: wgx_socket_ports_wanted(READ_ONCE(wgx->listen_ports));
-}
-
 /*
  * Automatic ports: @port (0 = any free one) exactly as a device with one
- * port binds it, then up to wgx_socket_ports_wanted(0) - 1 sockets on ports
+ * port binds it, then up to wgx_ports_wanted(0) - 1 sockets on ports
  * the kernel picks (port 0, as any client socket), so that no port a user
  * chose for something else is taken and no failure there keeps the device
  * down: a port that does not bind is left out.  With automatic ports already
@@ -624,7 +439,7 @@ static int wgx_socket_init_auto(struct wgx_device *wgx, struct net *net, u16 por
 {
 	struct sock *new4[WGX_MAX_LISTEN_PORTS] = { }, *new6[WGX_MAX_LISTEN_PORTS] = { };
 	unsigned int i, n = 1, bound = READ_ONCE(wgx->bound_ports);
-	unsigned int first = WGX_MAX_LISTEN_PORTS, want = wgx_socket_ports_wanted(0), tries;
+	unsigned int first = WGX_MAX_LISTEN_PORTS, want = wgx_ports_wanted(0), tries;
 	int ret;
 
 	for (i = 0; port && i < bound; ++i) {
