@@ -194,12 +194,14 @@ static unsigned int wgx_receive_inner_len(struct sk_buff *skb, __be16 *protocol)
  * GRO cell.
  */
 static void wgx_receive_deliver(struct wgx_device *wgx, struct wgx_peer *peer,
-				struct sk_buff *skb, u8 outer_ds, struct napi_struct *napi)
+				struct sk_buff *skb, u8 outer_ds, bool delay_marked,
+				struct napi_struct *napi)
 {
 	struct net_device *dev = wgx->dev;
 	unsigned int inner_len;
 	struct wgx_peer *routed;
 	__be16 protocol = 0;
+	int ecn;
 
 	/* The plaintext is now the inner packet: make it look like one. */
 	skb->ip_summed = CHECKSUM_UNNECESSARY;
@@ -236,9 +238,19 @@ static void wgx_receive_deliver(struct wgx_device *wgx, struct wgx_peer *peer,
 		goto drop;
 	}
 	if (protocol == htons(ETH_P_IP))
-		INET_ECN_decapsulate(skb, outer_ds, ip_hdr(skb)->tos);
+		ecn = INET_ECN_decapsulate(skb, outer_ds, ip_hdr(skb)->tos);
 	else
-		INET_ECN_decapsulate(skb, outer_ds, ipv6_get_dsfield(ipv6_hdr(skb)));
+		ecn = INET_ECN_decapsulate(skb, outer_ds, ipv6_get_dsfield(ipv6_hdr(skb)));
+	/*
+	 * CE outside, Not-ECT inside: a packet the path marked is delivered,
+	 * as WireGuard does; one our own delay control marked (its outer ECT
+	 * was not the inner's) is the drop the mark stood for.
+	 */
+	if (unlikely(ecn > 1 && delay_marked)) {
+		wgx_device_stats_inc(wgx, WGX_DEVICE_STAT_RX_DROP_DELAY);
+		DEV_STATS_INC(dev, rx_dropped);
+		goto drop;
+	}
 	skb_probe_transport_header(skb);
 	/* Passive TCP RTT: does it echo the pending sample's TSval (telemetry.h)? */
 	wgx_telemetry_tcp_received(&peer->telemetry, skb);
@@ -314,6 +326,7 @@ void wgx_receive_finish(struct sk_buff *skb, struct napi_struct *napi)
 	struct wgx_peer *peer = cb->peer;
 	struct wgx_device *wgx = peer->wgx;
 	u8 outer_ds = cb->outer_ds;
+	bool delay_marked = cb->delay_marked;
 	int state = atomic_read(&cb->state);
 
 	/* Here, in arrival order (a decrypt stage may run on any CPU). */
@@ -352,7 +365,7 @@ void wgx_receive_finish(struct sk_buff *skb, struct napi_struct *napi)
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_KEEPALIVES_RX);
 		consume_skb(skb);
 	} else {
-		wgx_receive_deliver(wgx, peer, skb, outer_ds, napi);
+		wgx_receive_deliver(wgx, peer, skb, outer_ds, delay_marked, napi);
 	}
 	wgx_keypair_put(keypair, false);
 	wgx_peer_put(peer);
@@ -398,6 +411,7 @@ static void wgx_receive_data(struct wgx_device *wgx, struct sk_buff *skb)
 	cb->outer_ds = skb->protocol == htons(ETH_P_IP) ? ip_hdr(skb)->tos :
 							  ipv6_get_dsfield(ipv6_hdr(skb));
 	cb->small = false;
+	cb->delay_marked = false;
 	atomic_set(&cb->state, WGX_RX_PENDING);
 	/* Decrypted on another CPU, delivered in arrival order (rxspread.c)? */
 	mode = READ_ONCE(wgx->rx_spread);

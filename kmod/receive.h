@@ -8,6 +8,7 @@
 #include <linux/atomic.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
+#include <net/inet_ecn.h>
 
 struct sock;
 struct wgx_device;
@@ -35,6 +36,8 @@ enum wgx_rx_state {
  * @outer_ds: outer DSCP/ECN byte, for ECN decapsulation.
  * @small: a small message counted in its peer's ordered queue's
  *         small_queued while it is there (rxspread.c).
+ * @delay_marked: the ordered queue's delay control marked it CE in
+ *                @outer_ds in place of a drop (wgx_receive_delay_mark()).
  */
 struct wgx_rx_cb {
 	struct wgx_peer *peer;
@@ -45,12 +48,35 @@ struct wgx_rx_cb {
 	u64 queued_ns;
 	u8 outer_ds;
 	bool small;
+	bool delay_marked;
 };
 
 static inline struct wgx_rx_cb *WGX_RX_CB(struct sk_buff *skb)
 {
 	BUILD_BUG_ON(sizeof(struct wgx_rx_cb) > sizeof(skb->cb));
 	return (struct wgx_rx_cb *)skb->cb;
+}
+
+/**
+ * wgx_receive_delay_mark - a receive queue's delay control signals
+ * congestion with @skb, a queued transport data message (still encrypted):
+ * when its outer ECN field is ECN-capable (ECT(0), ECT(1) or CE: the sender
+ * copied the inner packet's ECT there, RFC 6040 encapsulation), the outer
+ * field becomes CE, which decapsulation copies to the inner packet, and the
+ * message is kept; a Not-ECT message is left as it is.  Returns whether it
+ * was marked; if not, the caller drops it.  Should the inner packet turn out
+ * not to be ECN-capable, the delivery drops it then (the drop the mark
+ * stood for).  Any context; the caller owns @skb.
+ */
+static inline bool wgx_receive_delay_mark(struct sk_buff *skb)
+{
+	struct wgx_rx_cb *cb = WGX_RX_CB(skb);
+
+	if ((cb->outer_ds & INET_ECN_MASK) == INET_ECN_NOT_ECT)
+		return false;
+	cb->outer_ds |= INET_ECN_CE;
+	cb->delay_marked = true;
+	return true;
 }
 
 /**

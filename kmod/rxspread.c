@@ -173,8 +173,10 @@ static void wgx_rxspread_judge(struct wgx_peer *peer)
 /*
  * Whether @skb may join @rx's ordered queue: not when the queue is full, nor
  * when the queue's delay control drops it (a message longer than
- * WGX_RXSPREAD_SMALL, while the head has stood too long).  Stamps its
- * arrival.  Under the queue's lock.
+ * WGX_RXSPREAD_SMALL, while the head has stood too long) and it is not
+ * ECN-capable: an ECN-capable one is marked CE instead and joins
+ * (wgx_receive_delay_mark()), as CoDel on the transmit side marks rather
+ * than drops.  Stamps its arrival.  Under the queue's lock.
  */
 static bool wgx_rxspread_admit(struct wgx_peer_rx *rx, struct sk_buff *skb)
 {
@@ -190,7 +192,8 @@ static bool wgx_rxspread_admit(struct wgx_peer_rx *rx, struct sk_buff *skb)
 		return true;
 	head = skb_peek(&rx->queue);
 	if (likely(!wgx_rxspread_delay_drop(&rx->delay, now,
-					    head ? now - WGX_RX_CB(head)->queued_ns : 0, queued)))
+					    head ? now - WGX_RX_CB(head)->queued_ns : 0, queued)) ||
+		   wgx_receive_delay_mark(skb))
 		return true;
 	wgx_device_stats_inc(rx->peer->wgx, WGX_DEVICE_STAT_RX_DROP_DELAY);
 	return false;

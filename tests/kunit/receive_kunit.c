@@ -365,6 +365,8 @@ static int wgx_receive_deliver_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f->dev->tstats);
 	f->wgx = netdev_priv(f->dev);
 	f->wgx->dev = f->dev;
+	f->wgx->stats = alloc_percpu(struct wgx_device_stats);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f->wgx->stats);
 	f->wgx->allowedips = wgx_allowedips_create();
 	f->peer = kunit_kzalloc(test, sizeof(*f->peer), GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, f->wgx->allowedips && f->peer);
@@ -405,16 +407,19 @@ static void wgx_receive_deliver_exit(struct kunit *test)
 	free_percpu(f->peer->stats);
 	kfree(f->peer->stats_rare);
 	wgx_telemetry_destroy(&f->peer->telemetry);
+	free_percpu(f->wgx->stats);
 	free_percpu(f->dev->tstats);
 	free_netdev(f->dev);
 }
 
 /*
  * Run the softirq-side steps on @msg as the UDP encap hook would: prepare,
- * decrypt, deliver.  Returns false when decryption refused it.
+ * decrypt, deliver (@delay_marked: as a receive queue's delay control left
+ * it).  Returns false when decryption refused it.
  */
-static bool wgx_receive_test_rx(struct kunit *test, struct wgx_receive_fixture *f,
-				struct wgx_keypair *kp, const u8 *msg, unsigned int msg_len, u8 outer_tos)
+static bool wgx_receive_test_rx_marked(struct kunit *test, struct wgx_receive_fixture *f,
+				       struct wgx_keypair *kp, const u8 *msg, unsigned int msg_len,
+				       u8 outer_tos, bool delay_marked)
 {
 	struct sk_buff *skb = wgx_receive_test_datagram(test, msg, msg_len, outer_tos, false);
 	bool ok = false;
@@ -423,13 +428,19 @@ static bool wgx_receive_test_rx(struct kunit *test, struct wgx_receive_fixture *
 	skb->dev = f->dev;
 	local_bh_disable();
 	if (wgx_receive_prepare(skb) == WGX_MSG_TRANSPORT && wgx_receive_decrypt(skb, kp, &nonce)) {
-		wgx_receive_deliver(f->wgx, f->peer, skb, outer_tos, NULL);
+		wgx_receive_deliver(f->wgx, f->peer, skb, outer_tos, delay_marked, NULL);
 		ok = true;
 	} else {
 		kfree_skb(skb);
 	}
 	local_bh_enable();
 	return ok;
+}
+
+static bool wgx_receive_test_rx(struct kunit *test, struct wgx_receive_fixture *f,
+				struct wgx_keypair *kp, const u8 *msg, unsigned int msg_len, u8 outer_tos)
+{
+	return wgx_receive_test_rx_marked(test, f, kp, msg, msg_len, outer_tos, false);
 }
 
 static void wgx_receive_deliver_hands_the_stack_a_checked_packet(struct kunit *test)
@@ -469,6 +480,31 @@ static void wgx_receive_deliver_decapsulates_ecn(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, iph->tos & INET_ECN_MASK, INET_ECN_CE);
 	/* And the IP header checksum was updated with it. */
 	KUNIT_EXPECT_EQ(test, ip_fast_csum(iph, iph->ihl), (__sum16)0);
+}
+
+/*
+ * CE outside, Not-ECT inside: delivered when the path marked it (as
+ * WireGuard does), dropped and counted when our own delay control did (the
+ * outer ECT it marked was not the inner packet's): the drop the mark stood for.
+ */
+static void wgx_receive_deliver_delay_mark_on_not_ect(struct kunit *test)
+{
+	struct wgx_receive_fixture *f = test->priv;
+	struct wgx_keypair *kp = wgx_receive_test_keypair(test);
+	u8 inner[128];
+	unsigned int len = wgx_receive_test_inner(inner, 10, WGX_KUNIT_INNER_SRC, 0), msg_len;
+	u8 *msg = wgx_receive_test_message(test, kp, inner, len, 6, &msg_len);
+
+	KUNIT_ASSERT_TRUE(test, wgx_receive_test_rx_marked(test, f, kp, msg, msg_len, INET_ECN_CE, true));
+	KUNIT_EXPECT_EQ(test, wgx_device_stats_read(f->wgx, WGX_DEVICE_STAT_RX_DROP_DELAY), 1ULL);
+	KUNIT_EXPECT_EQ(test, wait_for_completion_timeout(&f->seen, HZ / 5), 0UL);
+	KUNIT_EXPECT_EQ(test, f->count, 0U);
+	msg = wgx_receive_test_message(test, kp, inner, len, 7, &msg_len);
+	KUNIT_ASSERT_TRUE(test, wgx_receive_test_rx(test, f, kp, msg, msg_len, INET_ECN_CE));
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&f->seen, 5 * HZ), 0UL);
+	KUNIT_EXPECT_EQ(test, f->count, 1U);
+	KUNIT_EXPECT_EQ(test, wgx_device_stats_read(f->wgx, WGX_DEVICE_STAT_RX_DROP_DELAY), 1ULL);
+	KUNIT_EXPECT_EQ(test, kref_read(&f->peer->refcount), 1U);
 }
 
 static void wgx_receive_deliver_drops_bad_inner_packets(struct kunit *test)
@@ -522,6 +558,7 @@ static struct kunit_suite wgx_receive_suite = {
 static struct kunit_case wgx_receive_deliver_cases[] = {
 	KUNIT_CASE(wgx_receive_deliver_hands_the_stack_a_checked_packet),
 	KUNIT_CASE(wgx_receive_deliver_decapsulates_ecn),
+	KUNIT_CASE(wgx_receive_deliver_delay_mark_on_not_ect),
 	KUNIT_CASE(wgx_receive_deliver_drops_bad_inner_packets),
 	{}
 };

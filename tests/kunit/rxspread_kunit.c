@@ -12,7 +12,8 @@
  *                                 never spread with one CPU (times passed in);
  *   wgx_rxspread_delay_drop()     CoDel's rule (RFC 8289) judged on arrival;
  *   wgx_rxspread_admit()          a peer's ordered queue: its limit, and the
- *                                 delay control that spares small messages;
+ *                                 delay control that spares small messages
+ *                                 and marks ECN-capable ones CE;
  *   wgx_rxspread_join()           where a message is decrypted, and the count
  *                                 of small messages express delivery obeys
  *                                 (wgx_rxspread_may_pass());
@@ -363,6 +364,51 @@ static void wgx_rxspread_admit_drops_bulk_spares_small(struct kunit *test)
 }
 
 /*
+ * Where the delay control drops, an ECN-capable bulk message (outer ECN
+ * field ECT(0) or ECT(1): the inner packet's, RFC 6040) is marked CE and
+ * joins instead, the control law counting the mark as it counts a drop; a
+ * message before the next due time joins unmarked; a Not-ECT one at a due
+ * time is dropped.
+ */
+static void wgx_rxspread_admit_marks_ecn_capable(struct kunit *test)
+{
+	struct wgx_rxspread_fixture *f = test->priv;
+	struct sk_buff *head = wgx_rxspread_test_msg(test, 1400);
+	struct sk_buff *ect0 = wgx_rxspread_test_msg(test, 1400);
+	struct sk_buff *early = wgx_rxspread_test_msg(test, 1400);
+	struct sk_buff *ect1 = wgx_rxspread_test_msg(test, 1400);
+	u32 count;
+
+	WGX_RX_CB(ect0)->outer_ds = 0xb8 | INET_ECN_ECT_0;
+	WGX_RX_CB(early)->outer_ds = INET_ECN_ECT_0;
+	WGX_RX_CB(ect1)->outer_ds = INET_ECN_ECT_1;
+	KUNIT_ASSERT_TRUE(test, wgx_rxspread_test_arrive(f->rx, head));
+	KUNIT_ASSERT_TRUE(test, wgx_rxspread_test_arrive(f->rx, wgx_rxspread_test_msg(test, 1400)));
+	WGX_RX_CB(head)->queued_ns = ktime_get_mono_fast_ns() - 4 * WGX_RXSPREAD_TARGET_NS;
+	KUNIT_ASSERT_TRUE(test, wgx_rxspread_test_arrive(f->rx, wgx_rxspread_test_msg(test, 1400)));
+	f->rx->delay.first_above -= 2 * WGX_RXSPREAD_INTERVAL_NS;
+	/* The drop that enters the dropping state is a mark. */
+	KUNIT_EXPECT_TRUE(test, wgx_rxspread_test_arrive(f->rx, ect0));
+	KUNIT_EXPECT_TRUE(test, f->rx->delay.dropping);
+	KUNIT_EXPECT_EQ(test, WGX_RX_CB(ect0)->outer_ds, 0xb8 | INET_ECN_CE);
+	KUNIT_EXPECT_TRUE(test, WGX_RX_CB(ect0)->delay_marked);
+	count = f->rx->delay.count;
+	KUNIT_EXPECT_TRUE(test, wgx_rxspread_test_arrive(f->rx, early));
+	KUNIT_EXPECT_EQ(test, WGX_RX_CB(early)->outer_ds, INET_ECN_ECT_0);
+	KUNIT_EXPECT_FALSE(test, WGX_RX_CB(early)->delay_marked);
+	/* The next one is due (moved back rather than waited for): ECT(1) too. */
+	f->rx->delay.drop_next = ktime_get_mono_fast_ns() - 1;
+	KUNIT_EXPECT_TRUE(test, wgx_rxspread_test_arrive(f->rx, ect1));
+	KUNIT_EXPECT_EQ(test, WGX_RX_CB(ect1)->outer_ds, INET_ECN_CE);
+	KUNIT_EXPECT_EQ(test, f->rx->delay.count, count + 1);
+	KUNIT_EXPECT_EQ(test, wgx_device_stats_read(f->wgx, WGX_DEVICE_STAT_RX_DROP_DELAY), 0ULL);
+	f->rx->delay.drop_next = ktime_get_mono_fast_ns() - 1;
+	KUNIT_EXPECT_FALSE(test, wgx_rxspread_test_arrive(f->rx, wgx_rxspread_test_msg(test, 1400)));
+	KUNIT_EXPECT_EQ(test, wgx_device_stats_read(f->wgx, WGX_DEVICE_STAT_RX_DROP_DELAY), 1ULL);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&f->rx->queue), 6U);
+}
+
+/*
  * A small message is counted as it joins, decrypted or not: a marked one
  * behind it, decrypted sooner on another CPU, may not pass it; once it
  * is delivered, the marked one may.
@@ -514,6 +560,7 @@ static struct kunit_case wgx_rxspread_cases[] = {
 	KUNIT_CASE(wgx_rxspread_pending_head_blocks),
 	KUNIT_CASE(wgx_rxspread_admit_refuses_a_full_queue),
 	KUNIT_CASE(wgx_rxspread_admit_drops_bulk_spares_small),
+	KUNIT_CASE(wgx_rxspread_admit_marks_ecn_capable),
 	KUNIT_CASE(wgx_rxspread_small_counted_as_it_joins),
 	KUNIT_CASE(wgx_rxspread_small_decrypted_on_arrival),
 	KUNIT_CASE(wgx_rxspread_rings_come_with_the_first_queue),
