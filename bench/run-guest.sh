@@ -140,12 +140,16 @@ if [ $phase = 1 ]; then
 	else
 		netns_pair a b || { echo "bench: cannot create namespaces a/b over veth" >&2; exit 1; }
 	fi
+	if [ "$TCP_ECN" = 1 ]; then
+		ip netns exec a sysctl -qw net.ipv4.tcp_ecn=1 && ip netns exec b sysctl -qw net.ipv4.tcp_ecn=1 ||
+			{ echo "bench: cannot set net.ipv4.tcp_ecn in a and b" >&2; exit 1; }
+	fi
 	if [ "$BED" = nic ]; then
 		# Both ends receive like a NIC: RPS on a hash of the outer headers.
 		(nic_like a va && nic_like b vb) 2>&1 ||
 			{ echo "bench: cannot make the veth NIC-like (tc/bpf, rps_cpus)" >&2; exit 1; }
 	fi
-	record type=bed bed="$BED" outer_b="$OUTER_B"
+	record type=bed bed="$BED" outer_b="$OUTER_B" tcp_ecn="$(ip netns exec a cat /proc/sys/net/ipv4/tcp_ecn)"
 	anchor a
 	anchor b
 	[ "$BED" = routed ] && anchor r

@@ -29,6 +29,7 @@ def on_bed(run, s):
     """The bed (nic, veth, routed) and b's outer address."""
     run.meta["bed"] = s.get("bed")
     run.meta["outer_b"] = s.get("outer_b")
+    run.meta["tcp_ecn"] = s.get("tcp_ecn")
 
 
 def on_routed(run, s):
