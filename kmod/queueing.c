@@ -208,12 +208,17 @@ static void wgx_txq_worker(struct work_struct *work)
 
 	for (;;) {
 		wgx_txq_drain_lane(txq, &n);
-		if (READ_ONCE(wgx_queueing_tx_codel))
+		if (READ_ONCE(wgx_queueing_tx_codel)) {
+			u32 marks = txq->codel_stats.ecn_mark;
+
 			skb = codel_dequeue(txq, &txq->codel_backlog, &txq->codel_params,
 					    &txq->codel_vars, &txq->codel_stats,
 					    wgx_txq_codel_len, wgx_txq_codel_time,
 					    wgx_txq_codel_drop, wgx_txq_codel_take);
-		else
+			/* At most one mark per dequeue: the packet returned. */
+			if (unlikely(txq->codel_stats.ecn_mark != marks))
+				wgx_device_stats_inc(txq->wgx, WGX_DEVICE_STAT_TX_MARK_DELAY);
+		} else
 			skb = wgx_txq_codel_take(&txq->codel_vars, txq);
 		if (!skb)
 			break;

@@ -192,9 +192,12 @@ static bool wgx_rxspread_admit(struct wgx_peer_rx *rx, struct sk_buff *skb)
 		return true;
 	head = skb_peek(&rx->queue);
 	if (likely(!wgx_rxspread_delay_drop(&rx->delay, now,
-					    head ? now - WGX_RX_CB(head)->queued_ns : 0, queued)) ||
-		   wgx_receive_delay_mark(skb))
+					    head ? now - WGX_RX_CB(head)->queued_ns : 0, queued)))
 		return true;
+	if (wgx_receive_delay_mark(skb)) {
+		wgx_device_stats_inc(rx->peer->wgx, WGX_DEVICE_STAT_RX_MARK_DELAY);
+		return true;
+	}
 	wgx_device_stats_inc(rx->peer->wgx, WGX_DEVICE_STAT_RX_DROP_DELAY);
 	return false;
 }

@@ -514,7 +514,7 @@ test_spread_queue_drops_bulk_for_delay() {
 # retransmits next to nothing.
 test_spread_queue_marks_ecn_bulk() {
 	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
-	local d0 d1 r0 r1 ce0 ce1
+	local d0 d1 m0 m1 r0 r1 ce0 ce1
 	declare -A TCPC
 	tunnel_setup wgx 4 0
 	nic_like a va
@@ -524,6 +524,7 @@ test_spread_queue_marks_ecn_bulk() {
 	n a "$WGX_TOOL" set wgt0 rx-spread on
 	ping_ok a 10.0.0.2
 	d0=$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].stats.rx_drop_delay // 0')
+	m0=$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].stats.rx_mark_delay // 0')
 	tcp_counters b
 	r0=${TCPC[RetransSegs]}
 	ce0=$(n a nstat -az IpExtInCEPkts | awk '$1 == "IpExtInCEPkts" { print $2 }')
@@ -531,12 +532,15 @@ test_spread_queue_marks_ecn_bulk() {
 	sleep 0.3
 	n b iperf3 -c 10.0.0.1 -P 16 -t 6 -J >/tmp/bulk.json || fail "iperf3 failed: $(tail -c 300 /tmp/bulk.json)"
 	d1=$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].stats.rx_drop_delay // 0')
+	m1=$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].stats.rx_mark_delay // 0')
 	tcp_counters b
 	r1=${TCPC[RetransSegs]}
 	ce1=$(n a nstat -az IpExtInCEPkts | awk '$1 == "IpExtInCEPkts" { print $2 }')
-	echo "delay drops $((d1 - d0)), CE received by a $((ce1 - ce0)), bulk retransmissions $((r1 - r0))," \
+	echo "delay drops $((d1 - d0)), delay marks $((m1 - m0)), CE received by a $((ce1 - ce0))," \
+		"bulk retransmissions $((r1 - r0))," \
 		"bulk received $(jq '.end.sum_received.bytes' /tmp/bulk.json) bytes"
-	[ "$((ce1 - ce0))" -gt 0 ] || fail "a standing queue under 16 ECN flows, yet no CE mark"
+	[ "$((m1 - m0))" -gt 0 ] || fail "a standing queue under 16 ECN flows, yet no delay mark"
+	[ "$((ce1 - ce0))" -ge "$((m1 - m0))" ] || fail "$((m1 - m0)) delay marks, but a received $((ce1 - ce0)) CE packets"
 	expect_eq "delay drops of ECN-capable bulk" 0 $((d1 - d0))
 	[ "$((r1 - r0))" -le 20 ] || fail "$((r1 - r0)) retransmissions with every drop a mark"
 	[ "$(jq '.end.sum_received.bytes' /tmp/bulk.json)" -gt 1000000 ] || fail "the bulk stalled"

@@ -213,6 +213,10 @@ const std::vector<StatInfo> kDeviceStats = {
      "Marked messages delivered ahead of their peer's receive queue"},
     {WGX_DEVICE_STATS_A_TX_DROP_DELAY, "tx_drop_delay", K::Counter,
      "Packets dropped leaving a tx queue that stood longer than the delay target"},
+    {WGX_DEVICE_STATS_A_RX_MARK_DELAY, "rx_mark_delay", K::Counter,
+     "Transport data marked CE on arrival instead of dropped: its peer's receive queue stood longer than the delay target"},
+    {WGX_DEVICE_STATS_A_TX_MARK_DELAY, "tx_mark_delay", K::Counter,
+     "ECN-capable packets marked CE instead of dropped leaving a tx queue that stood longer than the delay target"},
 };
 
 const StatInfo *find_stat(const std::vector<StatInfo> &table, std::uint16_t attr)

@@ -758,7 +758,16 @@ enum wgx_device_stats_attribute {
 						 *    leaving a tx queue
 						 *    that stood longer than its delay
 						 *    target (CoDel, RFC 8289) */
-	/* numbers 20..63 reserved for future per-device counters */
+	WGX_DEVICE_STATS_A_RX_MARK_DELAY,	/* 20, may be absent: transport data
+						 *    marked CE on arrival instead of
+						 *    dropped (its outer ECN field
+						 *    ECN-capable) by the delay control
+						 *    of RX_DROP_DELAY */
+	WGX_DEVICE_STATS_A_TX_MARK_DELAY,	/* 21, may be absent: ECN-capable
+						 *    packets marked CE instead of
+						 *    dropped by the delay control of
+						 *    TX_DROP_DELAY */
+	/* numbers 22..63 reserved for future per-device counters */
 	__WGX_DEVICE_STATS_A_LAST
 };
 #define WGX_DEVICE_STATS_A_MAX (__WGX_DEVICE_STATS_A_LAST - 1)
