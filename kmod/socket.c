@@ -38,6 +38,9 @@
 #include "receive.h"
 #include "socket.h"
 
+/* Picks of a random first port before giving up on -EADDRINUSE (as WireGuard). */
+#define WGX_SOCKET_PICK_TRIES 100
+
 static void wgx_endpoint_clear_src4(struct wgx_endpoint *endpoint, struct dst_cache *cache)
 {
 	endpoint->src4.s_addr = 0;
@@ -454,8 +457,14 @@ static int wgx_socket_init_auto(struct wgx_device *wgx, struct net *net, u16 por
 			break;
 		}
 	}
-	if (!new4[0]) {
+	/*
+	 * With @port 0 the kernel picks the IPv4 port, whose IPv6 half may be
+	 * taken (an IPv6-only socket elsewhere): pick again, as a fixed run does.
+	 */
+	for (tries = 0; !new4[0]; ++tries) {
 		ret = wgx_socket_create(wgx, net, port, &new4[0], &new6[0]);
+		if (ret == -EADDRINUSE && !port && tries < WGX_SOCKET_PICK_TRIES)
+			continue;
 		if (ret < 0) {
 			netdev_err(wgx->dev, "could not bind UDP port %u: %d\n", port, ret);
 			return ret;
@@ -557,7 +566,7 @@ err:
 		wgx_sock_free(new6[i]);
 		new4[i] = new6[i] = NULL;
 	}
-	if (ret == -EADDRINUSE && !port && retries++ < 100)
+	if (ret == -EADDRINUSE && !port && retries++ < WGX_SOCKET_PICK_TRIES)
 		goto retry;
 	netdev_err(wgx->dev, "could not bind %u UDP port(s) from %u: %d\n", nports, port, ret);
 	return ret;

@@ -217,6 +217,47 @@ test_default_ports_taken_device_comes_up() {
 	kill "$pid1" "$pid2" 2>/dev/null || true
 }
 
+# A device with no listen port binds the port the kernel picks for its IPv4
+# socket, then that number for IPv6; where the number's IPv6 half is taken
+# (another program's or another device's IPv6-only socket), it picks again,
+# with automatic ports as with a fixed count (WireGuard does the same).
+# Here three of the four ports of the range have their IPv6 half taken, so
+# one pick finds the free one 1 time in 4; six ups in a row must all work.
+test_default_ports_v6_half_taken_device_comes_up() {
+	local range pid i ports
+	tunnel_setup wgx 4 0
+	n a ip link set wgt0 down
+	n a "$WGX_TOOL" set wgt0 listen-port 0
+	range=$(n a sysctl -n net.ipv4.ip_local_port_range | xargs)
+	n a python3 -c 'import socket, sys, time
+ss = []
+for p in sys.argv[1:]:
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+    s.bind(("::", int(p)))
+    ss.append(s)
+time.sleep(120)' 40000 40001 40002 &
+	pid=$!
+	for ((i = 0; i < 50; i++)); do
+		[ "$(n a ss -Hunl6 | grep -c ':4000[012] ')" -eq 3 ] && break
+		sleep 0.2
+	done
+	[ "$i" -lt 50 ] || fail "IPv6 halves of 40000-40002 not held"
+	n a sysctl -qw net.ipv4.ip_local_port_range="40000 40003"
+	for ((i = 0; i < 6; i++)); do
+		if ! n a ip link set wgt0 up; then
+			n a sysctl -qw net.ipv4.ip_local_port_range="$range"
+			kill "$pid" 2>/dev/null
+			fail "up $((i + 1)) of 6 failed: $(n a dmesg 2>/dev/null | grep -a 'could not bind' | tail -n 1)"
+		fi
+		ports=$(json_field a .listen_port)
+		[ "$ports" = 40003 ] || { kill "$pid" 2>/dev/null; fail "listen port $ports, expected 40003"; }
+		n a ip link set wgt0 down
+	done
+	n a sysctl -qw net.ipv4.ip_local_port_range="$range"
+	kill "$pid" 2>/dev/null || true
+}
+
 # Each listen port's datagrams take their own route: one port's source port
 # gets another routing table through a rule (`ip rule ... sport`), whose
 # route to b has hop limit 7; the datagrams a sends from that port must
