@@ -96,6 +96,18 @@ static int wgx_open(struct net_device *dev)
 		goto out;
 	}
 	ret = wgx_socket_init(wgx, wgx->incoming_port, wgx->listen_ports);
+	/*
+	 * A port the kernel picked at an earlier up is nobody's choice: when
+	 * something took it meanwhile (with automatic ports every device holds
+	 * eight ports the kernel picked, so another device's may be it), the
+	 * kernel picks again.  A port the user set stays theirs (WireGuard's
+	 * behaviour: the up fails).
+	 */
+	if (ret == -EADDRINUSE && !wgx->port_set && wgx->incoming_port) {
+		netdev_info(dev, "listen port %u, picked at an earlier up, is taken: picking another\n",
+			    wgx->incoming_port);
+		ret = wgx_socket_init(wgx, 0, wgx->listen_ports);
+	}
 	if (ret < 0)
 		goto out;
 	wgx_handshake_open(wgx);

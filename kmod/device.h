@@ -92,6 +92,9 @@ struct wgx_handshake_worker {
  *                0..@bound_ports - 1), replaced under device_update_lock.
  * @incoming_port: first listen port (host order): the bound one while the
  *                 device is up, the configured one (0 = random) while down.
+ * @port_set: the user set @incoming_port (not 0); otherwise the kernel
+ *            picked it at an up, and an up that finds it taken picks
+ *            another (wgx_open()).  Under device_update_lock.
  * @listen_ports: configured number of listen ports: 0 automatic (the
  *                default, socket.h), 1..16 consecutive ones (1 is
  *                WireGuard's behaviour); written under device_update_lock.
@@ -152,6 +155,7 @@ struct wgx_device {
 	struct sock __rcu *sock4[WGX_MAX_LISTEN_PORTS];
 	struct sock __rcu *sock6[WGX_MAX_LISTEN_PORTS];
 	u16 incoming_port;
+	bool port_set;
 	u8 listen_ports;
 	u8 bound_ports;
 	siphash_key_t flow_hash_key;

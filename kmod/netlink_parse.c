@@ -195,6 +195,7 @@ int wgx_netlink_parse_set(struct wgx_nl_set *req)
 	if (attrs[WGX_DEVICE_A_LISTEN_PORT]) {
 		req->port = nla_get_u16(attrs[WGX_DEVICE_A_LISTEN_PORT]);
 		req->port_change = true;
+		req->port_given = true;
 	}
 	if (listen_ports) {
 		req->nports = nla_get_u16(listen_ports);

@@ -455,6 +455,8 @@ static int wgx_nl_set_apply(struct wgx_nl_set *req)
 					    "cannot bind the UDP sockets to this port");
 			goto undo;
 		}
+		if (req->port_given)
+			wgx->port_set = req->port;
 	}
 	if (req->rx_spread_change) {
 		ret = wgx_rxspread_set(wgx, req->rx_spread);

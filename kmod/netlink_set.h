@@ -68,6 +68,7 @@ struct wgx_nl_set {
 	bool key_change, key_clear;
 	u8 new_public_key[WGX_KEY_LEN];
 	bool port_change;
+	bool port_given;	/* WGX_DEVICE_A_LISTEN_PORT present: @port is the user's */
 	u16 port;
 	u16 nports;
 	bool rx_spread_change;

@@ -258,6 +258,34 @@ time.sleep(120)' 40000 40001 40002 &
 	kill "$pid" 2>/dev/null || true
 }
 
+# A listen port the kernel picked at an up (none set) is nobody's choice:
+# when another socket took it while the device was down (with automatic
+# ports every device holds eight ports the kernel picked, so another
+# device's may be it), the next up picks another.  A port the user set stays
+# theirs: taken, the up fails, as WireGuard's does.
+test_picked_port_taken_device_comes_up() {
+	local pid1 pid2 p q
+	tunnel_setup wgx 4 0
+	n a ip link set wgt0 down
+	n a "$WGX_TOOL" set wgt0 listen-port 0
+	n a ip link set wgt0 up
+	p=$(json_field a .listen_port)
+	[ "$p" -gt 0 ] || fail "no port picked: $p"
+	n a ip link set wgt0 down
+	hold_udp_ports pid1 a "$p"
+	n a ip link set wgt0 up || { kill "$pid1"; fail "up with the picked port $p taken failed"; }
+	q=$(json_field a .listen_port)
+	[ "$q" -gt 0 ] && [ "$q" != "$p" ] || { kill "$pid1"; fail "listen port $q after $p was taken"; }
+	n a ip link set wgt0 down
+	n a "$WGX_TOOL" set wgt0 listen-port "$q"
+	hold_udp_ports pid2 a "$q"
+	if n a ip link set wgt0 up 2>/dev/null; then
+		kill "$pid1" "$pid2"
+		fail "up on the user's port $q, taken, did not fail"
+	fi
+	kill "$pid1" "$pid2" 2>/dev/null || true
+}
+
 # Each listen port's datagrams take their own route: one port's source port
 # gets another routing table through a rule (`ip rule ... sport`), whose
 # route to b has hop limit 7; the datagrams a sends from that port must
