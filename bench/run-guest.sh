@@ -28,6 +28,9 @@ phase=1
 if [ "${1:-}" = --in-a ]; then
 	phase=2
 	shift
+	# ip netns exec mounted a fresh /sys for namespace a, without debugfs
+	# under it: wgx's switches and statistics (/sys/kernel/debug/wgx).
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 fi
 [ $# -ge 1 ] && [ -r "$1/params.sh" ] || {
 	echo "usage: bench/run-guest.sh WORKDIR (with WORKDIR/params.sh)" >&2
