@@ -266,7 +266,7 @@ dkms: install-dkms
 
 # ---- Debian packages -----------------------------------------------------------
 # make deb: the packages wgx and wgx-dkms (debian/), built with
-# dpkg-buildpackage from a copy of the checkout's files (git ls-files) in
+# dpkg-buildpackage from a copy of the checkout's files (scripts/source-tree) in
 # $(DEBDIR)/wgx-$(VERSION)/, so the results (.deb, .buildinfo, .changes, next
 # to that copy) and debhelper's files stay out of the tree; then lintian.
 # Installs what packaging needs first (scripts/deps --deb).
@@ -280,9 +280,7 @@ deb:
 		{ echo "make deb: debian/changelog is at $(DEB_VERSION), VERSION at $(VERSION)" >&2; exit 1; }
 	@git rev-parse --git-dir >/dev/null 2>&1 || { echo "make deb: needs a git checkout (git ls-files)" >&2; exit 1; }
 	@rm -rf "$(DEBDIR)" && mkdir -p "$(DEBDIR)/wgx-$(VERSION)"
-	@git ls-files -z --cached --others --exclude-standard | \
-		while IFS= read -r -d '' f; do [ -e "$$f" ] && printf '%s\0' "$$f"; done | \
-		tar --null -T - -cf - | tar -xf - -C "$(DEBDIR)/wgx-$(VERSION)"
+	@scripts/source-tree "$(DEBDIR)/wgx-$(VERSION)"
 	@echo "  DEB     $(DEBDIR) (dpkg-buildpackage -b; log: $(DEBDIR)/build.log)"
 	@cd "$(DEBDIR)/wgx-$(VERSION)" && DEB_BUILD_OPTIONS="parallel=$(JOBS) $(DEB_BUILD_OPTIONS)" \
 		dpkg-buildpackage -b -us -uc >../build.log 2>&1 || { tail -n 30 ../build.log >&2; exit 1; }
