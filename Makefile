@@ -48,6 +48,7 @@ module:
 	@test -n "$(KDIR)" || { echo "make: no kernel headers found (apt-get install linux-headers-$$(uname -r)); or set KDIR" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 CONFIG_DEBUG_INFO_BTF_MODULES= WGX_DEBUG=$(WGX_DEBUG) modules
 	$(if $(CORE_OBJS),@scripts/check-core-symbols $(CORE_OBJS))
+	@scripts/check-glue-calls kmod
 
 core-symbols: module
 

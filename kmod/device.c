@@ -214,7 +214,7 @@ static void wgx_ratelimiter_gc_worker(struct work_struct *work)
 	struct wgx_device *wgx = container_of(work, struct wgx_device, ratelimiter_gc.work);
 
 	spin_lock_bh(&wgx->ratelimiter_lock);
-	wgx_ratelimiter_gc(wgx->ratelimiter, wgx_timers_clock_ns());
+	wgx_ratelimiter_gc(wgx->ratelimiter, wgx_clock_ns());
 	spin_unlock_bh(&wgx->ratelimiter_lock);
 	queue_delayed_work(system_power_efficient_wq, &wgx->ratelimiter_gc, HZ);
 }

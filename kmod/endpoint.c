@@ -202,11 +202,6 @@ static void wgx_endpoint_local_note(struct wgx_peer *peer, const struct sk_buff 
 				    peer->wgx->dev->name, peer->internal_id);
 }
 
-bool wgx_endpoint_follows(struct wgx_peer *peer)
-{
-	return READ_ONCE(peer->endpoint_local.hopping) >= WGX_ENDPOINT_FOLLOW_WINDOWS;
-}
-
 void wgx_endpoint_set(struct wgx_peer *peer, const struct wgx_endpoint *endpoint)
 {
 	if (endpoint->addr.sa_family != AF_INET && endpoint->addr.sa_family != AF_INET6)

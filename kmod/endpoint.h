@@ -127,14 +127,18 @@ void wgx_endpoint_set(struct wgx_peer *peer, const struct wgx_endpoint *endpoint
 void wgx_endpoint_set_from_skb(struct wgx_peer *peer, const struct sk_buff *skb, bool first_port);
 
 /**
- * wgx_endpoint_follows - whether @peer's messages followed our source port
- * (struct wgx_endpoint_local): automatic listen ports send to it from the
+ * wgx_endpoint_follows - whether a peer's messages followed our source port
+ * (@local: its struct wgx_endpoint_local): automatic listen ports send to it from the
  * listen port only (wgx_ports_flow_port()), since our flows spread over
  * several ports would make its own traffic to us hop between them, and a
  * receiver that steers by the outer ports (RSS) would take one of its
- * inner flows on several CPUs and reorder it.  Lockless.
+ * inner flows on several CPUs and reorder it.  Lockless; inline, for the
+ * listen ports below the endpoint (ports.c).
  */
-bool wgx_endpoint_follows(struct wgx_peer *peer);
+static inline bool wgx_endpoint_follows(const struct wgx_endpoint_local *local)
+{
+	return READ_ONCE(local->hopping) >= WGX_ENDPOINT_FOLLOW_WINDOWS;
+}
 
 /**
  * wgx_endpoint_clear_src - forget our source address for @peer (e.g. after

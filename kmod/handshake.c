@@ -113,7 +113,7 @@ static void wgx_handshake_consume_initiation(struct wgx_device *wgx, struct sk_b
 	struct wgx_keypair *keypair;
 	struct wgx_peer *peer;
 	__le32 index;
-	u64 now = wgx_timers_clock_ns();
+	u64 now = wgx_clock_ns();
 	u64 keypair_id;
 	int ret;
 
@@ -204,7 +204,7 @@ static void wgx_handshake_consume_response(struct wgx_device *wgx, struct sk_buf
 	struct wgx_index_entry *entry;
 	struct wgx_keypair *keypair;
 	struct wgx_peer *peer = NULL;
-	u64 now = wgx_timers_clock_ns();
+	u64 now = wgx_clock_ns();
 	u32 index;
 	int ret = -ESTALE;
 
@@ -280,14 +280,14 @@ static void wgx_handshake_consume_cookie_reply(struct wgx_device *wgx, struct sk
 	down_read(&wgx->identity_lock);
 	mutex_lock(&peer->handshake_lock);
 	ret = wgx_cookie_consume_reply(peer->handshake, skb->data, skb->len,
-				       wgx_timers_clock_ns());
+				       wgx_clock_ns());
 	if (!ret)
 		initiating = wgx_noise_handshake_state(peer->handshake) ==
 			     WGX_HANDSHAKE_CREATED_INITIATION;
 	/* An answer to a message sent under the previous key (grace period). */
 	if (ret && peer->prev_handshake)
 		ret = wgx_cookie_consume_reply(peer->prev_handshake, skb->data, skb->len,
-					       wgx_timers_clock_ns());
+					       wgx_clock_ns());
 	mutex_unlock(&peer->handshake_lock);
 	up_read(&wgx->identity_lock);
 	if (ret) {
@@ -311,7 +311,7 @@ static void wgx_handshake_process(struct wgx_device *wgx, struct sk_buff *skb)
 	u8 src[WGX_COOKIE_SOURCE_MAX_LEN];
 	u8 reply[WGX_MSG_COOKIE_REPLY_LEN];
 	enum wgx_cookie_verdict verdict = WGX_COOKIE_ACCEPT;
-	u64 now = wgx_timers_clock_ns();
+	u64 now = wgx_clock_ns();
 	bool under_load, allowed, prev = false;
 	size_t src_len;
 	int type = skb->data[0];

@@ -61,7 +61,7 @@ void wgx_handshake_send_initiation(struct wgx_peer *peer, bool is_retry)
 		return;
 	if (is_retry)
 		atomic_set(&peer->initiation_is_retry, 1);
-	atomic64_set(&peer->initiation_asked_ns, wgx_timers_clock_ns());
+	atomic64_set(&peer->initiation_asked_ns, wgx_clock_ns());
 	wgx_peer_get(peer);
 	/* Pending (perhaps deferred by the budget): this request joins it. */
 	if (!kthread_queue_delayed_work(peer->initiation_worker, &peer->initiation_work, 0))
@@ -178,7 +178,7 @@ void wgx_handshake_initiation_worker(struct kthread_work *work)
 		index = wgx_index_hashtable_insert(wgx->index_hashtable, &peer->handshake_entry);
 		have_prepared = wgx_prepare_take(peer, hs, &prepared);
 		ret = wgx_noise_create_initiation_prepared(hs, msg, le32_to_cpu(index),
-							   wgx_timers_clock_ns(), wall.tv_sec,
+							   wgx_clock_ns(), wall.tv_sec,
 							   wall.tv_nsec,
 							   have_prepared ? &prepared : NULL);
 		if (ret)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * main.c - module entry points of wgx.ko and its parameters: compat, the
- * WireGuard drop-in mode (docs/dropin.md), and in the debug build (WGX_DEBUG,
- * kmod/Kbuild) timer_scale, for tests only.
+ * main.c - module entry points of wgx.ko and its parameter compat, the
+ * WireGuard drop-in mode (docs/dropin.md); the debug build's (WGX_DEBUG,
+ * kmod/Kbuild) test-only timer_scale is in clock.c.
  */
 #include <linux/module.h>
 #include <linux/init.h>
@@ -12,6 +12,7 @@
 #include <net/rtnetlink.h>
 
 #include "bench.h"
+#include "clock.h"
 #include "telemetry_bench.h"
 #include "compat.h"
 #include "debugfs.h"
@@ -26,9 +27,6 @@
 #include "timers.h"
 
 #ifdef WGX_DEBUG
-module_param_named(timer_scale, wgx_timer_scale, uint, 0444);
-MODULE_PARM_DESC(timer_scale,
-		 "TESTS ONLY: divide every protocol time (REKEY_AFTER_TIME, ...) by this; default 1");
 /* What marks the debug build: `modinfo -F test_hooks` (make install refuses it). */
 MODULE_INFO(test_hooks, "timer_scale handshake_hold rx_worker_delay_ms crypto_ceiling telemetry_cost");
 #endif

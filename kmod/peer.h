@@ -39,6 +39,7 @@
 #include <uapi/linux/wgx.h>
 
 #include "peerlookup.h"
+#include "peerstats.h"
 #include "pmtu.h"
 #include "prepare.h"
 #include "socket.h"
@@ -75,60 +76,6 @@ struct wgx_keypair {
 	struct rcu_head rcu;
 };
 
-/*
- * Per-peer counters (netlink_get.c maps them to enum
- * wgx_peer_stats_attribute).  The first WGX_PEER_STAT_PERCPU move with every
- * packet and are per-CPU once the peer has a session; the others move with
- * handshakes and drops and are one atomic each.  Neither block exists until
- * it is used: the per-CPU one is allocated with the peer's first keypair
- * (before it, the hot counters count in the atomic block), the atomic one at
- * the first count, so a configured peer that never handshakes costs two
- * pointers, not 8 bytes per possible CPU per hot counter.
- */
-enum wgx_peer_stat {
-	WGX_PEER_STAT_RX_BYTES = 0,	/* UDP payload bytes received, authenticated */
-	WGX_PEER_STAT_TX_BYTES,		/* UDP payload bytes sent */
-	WGX_PEER_STAT_RX_PACKETS,
-	WGX_PEER_STAT_TX_PACKETS,
-	WGX_PEER_STAT_RX_LOST,		/* replay window: counters never received (wgx_replay_loss) */
-	WGX_PEER_STAT_RX_REORDERED,	/* replay window: accepted below the greatest counter */
-	WGX_PEER_STAT_PERCPU,
-	WGX_PEER_STAT_RX_DROP_AUTH = WGX_PEER_STAT_PERCPU,
-	WGX_PEER_STAT_RX_DROP_REPLAY,
-	WGX_PEER_STAT_RX_DROP_ALLOWEDIPS,
-	WGX_PEER_STAT_RX_DROP_NO_KEYPAIR,
-	WGX_PEER_STAT_RX_DROP_MALFORMED,
-	WGX_PEER_STAT_TX_DROP_STAGED_OVERFLOW,
-	WGX_PEER_STAT_TX_DROP_NO_ENDPOINT,
-	WGX_PEER_STAT_TX_DROP_ERROR,
-	WGX_PEER_STAT_HANDSHAKE_INITIATIONS_TX,
-	WGX_PEER_STAT_HANDSHAKE_INITIATIONS_RX,
-	WGX_PEER_STAT_HANDSHAKE_RESPONSES_TX,
-	WGX_PEER_STAT_HANDSHAKE_RESPONSES_RX,
-	WGX_PEER_STAT_COOKIE_REPLIES_RX,
-	WGX_PEER_STAT_HANDSHAKES_COMPLETED,
-	WGX_PEER_STAT_HANDSHAKE_TIMEOUTS,
-	WGX_PEER_STAT_HANDSHAKE_DROP_INVALID,
-	WGX_PEER_STAT_KEEPALIVES_TX,
-	WGX_PEER_STAT_KEEPALIVES_RX,
-	WGX_PEER_STAT_HANDSHAKES_PACED,	/* initiations deferred by the device's handshake budget */
-	WGX_PEER_STAT_HANDSHAKES_PREVIOUS_KEY,	/* sessions made with the device's previous key (grace) */
-	WGX_PEER_STAT_PMTU_ICMP,	/* path MTU ICMP accepted (pmtu.h) */
-	WGX_PEER_STAT_TX_DROP_TOO_BIG,	/* inner packets over the path MTU, ICMP sent back */
-	WGX_PEER_STAT_PMTU_BLACKHOLES,	/* blackholes found (pmtu.h) */
-	WGX_PEER_STAT_COUNT
-};
-
-/* The per-CPU counters of a peer. */
-struct wgx_peer_stats {
-	u64 v[WGX_PEER_STAT_PERCPU];
-};
-
-/* The atomic counters of a peer: every counter (the hot ones until @stats exists). */
-struct wgx_peer_stats_rare {
-	atomic64_t v[WGX_PEER_STAT_COUNT];
-};
-
 /**
  * struct wgx_peer - a remote WireGuard peer.
  * @public_key: its static public key (32 bytes); changed only by
@@ -154,7 +101,7 @@ struct wgx_peer_stats_rare {
  *	holds a slot of it; read and written by the initiation worker (a work
  *	item never runs twice at once), and cleared by the device's down once
  *	it cancelled the work: a slot does not survive the down.  @initiation_asked_ns: when an
- *	initiation was last asked for (wgx_timers_clock_ns()): a deferred one
+ *	initiation was last asked for (wgx_clock_ns()): a deferred one
  *	is dropped at its slot if a keypair was derived after that.
  * @endpoint: where it is (see socket.h), under @endpoint_lock.
  * @endpoint_ports: source ports recently seen at the endpoint's address.
@@ -271,24 +218,22 @@ void wgx_peer_remove(struct wgx_peer *peer);
 /** wgx_peer_remove_all - remove every peer of @wgx (batched grace periods). */
 void wgx_peer_remove_all(struct wgx_device *wgx);
 
-/** wgx_peer_get_maybe_zero - take a reference unless @peer is NULL or dying.  RCU read side. */
-struct wgx_peer *wgx_peer_get_maybe_zero(struct wgx_peer *peer);
+/**
+ * wgx_peer_get_maybe_zero - take a reference unless @peer is NULL or dying
+ * (its last reference gone, its memory waiting for a grace period): @peer,
+ * or NULL.  RCU read side (either flavour), so the memory is still there.
+ * Inline: the lookups below the peer (peerlookup.c) take it.
+ */
+static inline struct wgx_peer *wgx_peer_get_maybe_zero(struct wgx_peer *peer)
+{
+	RCU_LOCKDEP_WARN(!rcu_read_lock_bh_held() && !rcu_read_lock_held(),
+			 "taking a peer reference without RCU");
+	if (unlikely(!peer || !kref_get_unless_zero(&peer->refcount)))
+		return NULL;
+	return peer;
+}
 struct wgx_peer *wgx_peer_get(struct wgx_peer *peer);
 void wgx_peer_put(struct wgx_peer *peer);
-
-/**
- * wgx_peer_stats_add_rare - add @n to @stat in the atomic block, allocating
- * it (GFP_ATOMIC) at the first count; a count that finds no memory is lost.
- * Any context.
- */
-void wgx_peer_stats_add_rare(struct wgx_peer *peer, enum wgx_peer_stat stat, u64 n);
-
-/**
- * wgx_peer_stats_percpu - give @peer its per-CPU counters if it has none (at
- * its first installed keypair: from then on packets move them).  Process context;
- * when out of memory the hot counters go on counting in the atomic block.
- */
-void wgx_peer_stats_percpu(struct wgx_peer *peer);
 
 /** wgx_peer_stats_add - add @n to counter @stat.  Any context. */
 static inline void wgx_peer_stats_add(struct wgx_peer *peer, enum wgx_peer_stat stat, u64 n)
@@ -311,14 +256,6 @@ static inline void wgx_peer_stats_inc(struct wgx_peer *peer, enum wgx_peer_stat 
 }
 
 /**
- * wgx_peer_count_rx - account one authenticated message of @len bytes (UDP
- * payload: transport data, keepalive, initiation or response) from @peer, in
- * the peer's and the device's counters (WireGuard counts messages, not inner
- * bytes, in both).  Any context.
- */
-void wgx_peer_count_rx(struct wgx_peer *peer, size_t len);
-
-/**
  * wgx_peer_count_tx - account one datagram of @len bytes sent to @peer (the
  * device's tx counters are kept by the tunnel transmit, iptunnel_xmit_stats).
  */
@@ -326,9 +263,6 @@ static inline void wgx_peer_count_tx(struct wgx_peer *peer, size_t len)
 {
 	wgx_peer_stats_add(peer, WGX_PEER_STAT_TX_BYTES, len);
 }
-
-/** wgx_peer_stats_read - counter @stat (a per-CPU one summed over all CPUs). */
-u64 wgx_peer_stats_read(struct wgx_peer *peer, enum wgx_peer_stat stat);
 
 /** wgx_peer_purge_staged - drop every staged packet (handshake gave up). */
 void wgx_peer_purge_staged(struct wgx_peer *peer);

@@ -21,7 +21,7 @@
 #include "device.h"
 #include "peer.h"
 #include "pmtu.h"
-#include "timers.h"
+#include "clock.h"
 
 /* Outer IP + UDP header bytes of a family. */
 static u32 wgx_pmtu_ip_udp_len(int family)
@@ -156,7 +156,7 @@ void wgx_pmtu_sock_init(struct sock *sk)
 #endif
 }
 
-/* WGX_PMTU_RAISE, divided by the test-only timer_scale (timers.h). */
+/* WGX_PMTU_RAISE, divided by the test-only timer_scale (clock.h). */
 #define WGX_PMTU_RAISE_SCALED	(WGX_PMTU_RAISE / wgx_timer_scale)
 
 /* The ICMP-learned MTU while it is fresh, else 0. */

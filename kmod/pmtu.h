@@ -89,7 +89,7 @@ struct wgx_peer;
 #define WGX_PMTU_PROMPT		(HZ / 4)
 /*
  * When a lowered or learned MTU is given up for the full size again
- * (jiffies; divided by the test-only timer_scale, timers.h).
+ * (jiffies; divided by the test-only timer_scale, clock.h).
  */
 #define WGX_PMTU_RAISE		(600 * HZ)
 /* Outer bytes of a transport message around its padded plaintext: header and tag. */

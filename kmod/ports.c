@@ -174,7 +174,7 @@ unsigned int wgx_ports_flow_port(struct wgx_peer *peer, u32 hash, bool ports)
 	 * sees of us for them is what it would see of WireGuard.
 	 */
 	if (!READ_ONCE(wgx->listen_ports) &&
-	    (!ports || !READ_ONCE(peer->endpoint_given) || wgx_endpoint_follows(peer)))
+	    (!ports || !READ_ONCE(peer->endpoint_given) || wgx_endpoint_follows(&peer->endpoint_local)))
 		return 0;
 	return reciprocal_scale(hash, n);
 }

@@ -166,7 +166,7 @@ static void wgx_receive_timer_events(struct wgx_peer *peer, struct wgx_keypair *
 		wgx_timers_data_received(peer);
 	if (unlikely(wgx_timers_core_want_rekey_on_receive(t, keypair->keys.birth_ns,
 						      keypair->keys.initiator,
-						      wgx_timers_clock_ns())))
+						      wgx_clock_ns())))
 		wgx_handshake_send_initiation(peer, false);
 }
 
@@ -398,7 +398,7 @@ static void wgx_receive_data(struct wgx_device *wgx, struct sk_buff *skb)
 	}
 	if (unlikely(!READ_ONCE(keypair->receiving_valid) ||
 		     !wgx_timers_core_keypair_usable(&peer->timer_state, keypair->keys.birth_ns, 0,
-						wgx_timers_clock_ns()))) {
+						wgx_clock_ns()))) {
 		WRITE_ONCE(keypair->receiving_valid, false);
 		wgx_peer_stats_inc(peer, WGX_PEER_STAT_RX_DROP_NO_KEYPAIR);
 		goto drop;

@@ -484,7 +484,7 @@ enum wgx_send_result wgx_send_encrypt_and_send(struct sk_buff *skb, bool direct)
 	 * keepalive): the worker sends it as it is.
 	 */
 	if (unlikely(cb->sealed))
-		return wgx_send_sealed(skb, false, wgx_timers_clock_ns(), false);
+		return wgx_send_sealed(skb, false, wgx_clock_ns(), false);
 
 	keypair = wgx_send_get_keypair(peer);
 	if (unlikely(!keypair))
@@ -498,7 +498,7 @@ enum wgx_send_result wgx_send_encrypt_and_send(struct sk_buff *skb, bool direct)
 		wgx_keypair_put(keypair, false);
 		goto stage;
 	}
-	now = wgx_timers_clock_ns();
+	now = wgx_clock_ns();
 	nonce = atomic64_inc_return(&keypair->sending_counter) - 1;
 	if (unlikely(!wgx_timers_core_keypair_usable(&peer->timer_state, keypair->keys.birth_ns, nonce,
 						now))) {

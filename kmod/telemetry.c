@@ -20,8 +20,8 @@
 
 #include <wgx/core.h>
 
+#include "clock.h"
 #include "telemetry.h"
-#include "timers.h"
 
 /*
  * tcp_telemetry (debugfs wgx/tcp_telemetry, on): sample inner TCP packets for
@@ -99,7 +99,7 @@ static void wgx_telemetry_sample(struct wgx_telemetry_state *t, u64 rtt_ns)
 void wgx_telemetry_initiation_sent(struct wgx_telemetry *tel, u32 index)
 {
 	struct wgx_telemetry_state *t = wgx_telemetry_state_get(tel, GFP_KERNEL);
-	u64 now = wgx_timers_clock_ns();
+	u64 now = wgx_clock_ns();
 
 	if (!t)
 		return;
@@ -125,7 +125,7 @@ void wgx_telemetry_response_received(struct wgx_telemetry *tel, u32 index, u64 n
 void wgx_telemetry_response_sent(struct wgx_telemetry *tel, u64 keypair_id)
 {
 	struct wgx_telemetry_state *t = wgx_telemetry_state_get(tel, GFP_KERNEL);
-	u64 now = wgx_timers_clock_ns();
+	u64 now = wgx_clock_ns();
 
 	if (!t)
 		return;
@@ -142,7 +142,7 @@ void wgx_telemetry_confirmed(struct wgx_telemetry *tel, u64 keypair_id)
 
 	if (!t)
 		return;	/* no response recorded */
-	now = wgx_timers_clock_ns();
+	now = wgx_clock_ns();
 	spin_lock_bh(&t->lock);
 	if (t->resp_sent_ns && t->resp_keypair == keypair_id && now >= t->resp_sent_ns)
 		wgx_telemetry_sample(t, now - t->resp_sent_ns);
@@ -290,7 +290,7 @@ void wgx_telemetry_tcp_sample_sent(struct wgx_telemetry *tel, const struct sk_bu
 	t = wgx_telemetry_state_get(tel, GFP_ATOMIC);
 	if (!t)
 		return;
-	now = wgx_timers_clock_ns();
+	now = wgx_clock_ns();
 	spin_lock_bh(&t->lock);
 	if (ti.payload) {
 		struct wgx_telemetry_flow *f = &t->flows[ti.flow % WGX_TELEMETRY_TCP_FLOWS];
@@ -342,7 +342,7 @@ void wgx_telemetry_tcp_check_received(struct wgx_telemetry *tel, const struct sk
 	 */
 	if (ti.ports != READ_ONCE(t->tcp_ports) || before(ti.tsecr, READ_ONCE(t->tcp_tsval)))
 		return;
-	now = wgx_timers_clock_ns();
+	now = wgx_clock_ns();
 	spin_lock_bh(&t->lock);
 	if (t->tcp_pending && t->tcp_ports == ti.ports && !before(ti.tsecr, t->tcp_tsval)) {
 		if (ti.tsecr == t->tcp_tsval && now >= t->tcp_sent_ns &&

@@ -86,7 +86,7 @@ struct wgx_telemetry_rttstat {
 /**
  * struct wgx_telemetry_state - a peer's RTT state, under @lock.
  * @init_index: sender index (host order) of the latest initiation sent.
- * @init_sent_ns: when it was sent (wgx_timers_clock_ns()); 0 = none pending.
+ * @init_sent_ns: when it was sent (wgx_clock_ns()); 0 = none pending.
  * @resp_keypair: internal id of the keypair of the latest response sent.
  * @resp_sent_ns: when that response was sent; 0 = none pending.
  * @rtt_last_us/@rtt_min_us/@srtt_us: latest, lowest, smoothed sample (us).
@@ -95,7 +95,7 @@ struct wgx_telemetry_rttstat {
  * @tcp_tsval: its TSval, host order (READ_ONCE without @lock).
  * @tcp_ports: its source port << 16 | destination port, host order
  *	(READ_ONCE without @lock).
- * @tcp_sent_ns: when it was sent (wgx_timers_clock_ns()).
+ * @tcp_sent_ns: when it was sent (wgx_clock_ns()).
  * @tcp_deadline_ns: after this a new sample may replace it.
  * @tcp: passive TCP RTT figures.
  * @tcp_retransmits/@tcp_segments: uapi TX_TCP_RETRANSMITS, TX_TCP_SEGMENTS.

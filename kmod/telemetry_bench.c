@@ -230,7 +230,7 @@ static void tb_tel_reset(struct tb_ctx *x, bool pending)
 		return;
 	t->tcp_tsval = TB_TSVAL;
 	t->tcp_ports = TB_SPORT << 16 | TB_DPORT;
-	t->tcp_sent_ns = wgx_timers_clock_ns();
+	t->tcp_sent_ns = wgx_clock_ns();
 	t->tcp_deadline_ns = U64_MAX;
 	t->tcp_pending = true;
 }

@@ -24,15 +24,6 @@
 #include "socket.h"
 #include "timers.h"
 
-#ifdef WGX_DEBUG
-unsigned int wgx_timer_scale = 1;
-#endif
-
-u64 wgx_timers_clock_ns(void)
-{
-	return ktime_get_boottime_ns();
-}
-
 static u64 wgx_jitter(void)
 {
 	return get_random_u32();
@@ -63,7 +54,7 @@ static void wgx_timers_apply(struct wgx_peer *peer, u32 changed, u64 now)
 
 #define WGX_TIMERS_EVENT(name, ...)						\
 	do {									\
-		u64 now = wgx_timers_clock_ns();				\
+		u64 now = wgx_clock_ns();				\
 		u32 changed;							\
 										\
 		spin_lock_bh(&peer->timers_lock);				\
@@ -130,7 +121,7 @@ enum wgx_initiation_verdict wgx_timers_initiation_begin(struct wgx_peer *peer, b
 							 u64 *delay_ns, u32 *interval_ns)
 {
 	enum wgx_initiation_verdict verdict = WGX_INITIATION_NOT_DUE;
-	u64 now = wgx_timers_clock_ns();
+	u64 now = wgx_clock_ns();
 
 	*delay_ns = 0;
 	spin_lock_bh(&peer->timers_lock);
@@ -194,7 +185,7 @@ static void wgx_timers_perform(struct wgx_peer *peer, u32 actions)
 
 static void wgx_timers_expired(struct wgx_peer *peer, enum wgx_timer_id id)
 {
-	u64 now = wgx_timers_clock_ns();
+	u64 now = wgx_clock_ns();
 	u32 changed = 0, actions;
 
 	spin_lock_bh(&peer->timers_lock);

@@ -13,10 +13,9 @@
 
 #include <linux/types.h>
 
-struct wgx_peer;
+#include "clock.h"
 
-/** wgx_timers_clock_ns - the monotonic clock of the core: boot time in ns. */
-u64 wgx_timers_clock_ns(void);
+struct wgx_peer;
 
 void wgx_timers_peer_init(struct wgx_peer *peer);
 /** wgx_timers_peer_stop - disarm and wait for running callbacks.  Process context. */
@@ -51,7 +50,7 @@ enum wgx_initiation_verdict {
  * changes then, so the deferred initiation is no attempt (REKEY_ATTEMPT_TIME
  * counts initiations sent).  With @has_slot, first: SUPERSEDED when a
  * keypair was derived after @asked_ns (when the initiation was last asked
- * for, wgx_timers_clock_ns()); nothing changes then either (no attempt, no
+ * for, wgx_clock_ns()); nothing changes then either (no attempt, no
  * timer: the session's own timers take over).  Any context; takes @peer's
  * timers_lock (BH), inside which the budget is taken locklessly.
  */
@@ -67,13 +66,5 @@ void wgx_timers_initiation_forget(struct wgx_peer *peer);
  * timers_lock (BH).
  */
 bool wgx_timers_cookie_retry(struct wgx_peer *peer);
-
-#ifdef WGX_DEBUG
-/** Test-only divisor of every protocol time (module parameter timer_scale; 1 = real). */
-extern unsigned int wgx_timer_scale;
-#else
-/* Release build (kmod/Kbuild): the protocol's own times, no divisor. */
-#define wgx_timer_scale 1U
-#endif
 
 #endif /* WGX_TIMERS_H */

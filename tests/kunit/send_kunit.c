@@ -576,7 +576,7 @@ static void wgx_send_after_staged_keeps_order(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, wgx_send_stage(f->peer, first));
 	KUNIT_EXPECT_EQ(test, skb_queue_len(&f->peer->staged), 1U);
 
-	kp->keys.birth_ns = wgx_timers_clock_ns();
+	kp->keys.birth_ns = wgx_clock_ns();
 	kp->sending_valid = true;
 	kref_init(&kp->refcount);
 	rcu_assign_pointer(f->peer->keypair_current, kp);

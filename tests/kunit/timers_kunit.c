@@ -148,7 +148,7 @@ static enum wgx_initiation_verdict wgx_timers_begin(struct wgx_peer *peer, bool 
 	u64 delay_ns;
 
 	/* Asked for just now: no session can have been derived since. */
-	return wgx_timers_initiation_begin(peer, is_retry, has_slot, wgx_timers_clock_ns(),
+	return wgx_timers_initiation_begin(peer, is_retry, has_slot, wgx_clock_ns(),
 					   &delay_ns, &interval_ns);
 }
 
@@ -186,7 +186,7 @@ static void wgx_timers_handshake_budget(struct kunit *test)
 	struct wgx_timers_fixture *f = test->priv;
 	struct wgx_device *wgx = &f->wgx;
 	struct wgx_peer *peer = &f->peer;
-	u64 now = wgx_timers_clock_ns(), delay_ns;
+	u64 now = wgx_clock_ns(), delay_ns;
 	u32 interval_ns = 0;
 	unsigned int id;
 	s64 tat;
@@ -226,7 +226,7 @@ static void wgx_timers_handshake_budget(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&wgx->handshake_budget_tat), tat);
 	/* A new budget starts with a full burst. */
 	wgx_handshake_budget_reset(wgx);
-	KUNIT_EXPECT_EQ(test, wgx_handshake_budget_take(wgx, wgx_timers_clock_ns(), &interval_ns), 0ULL);
+	KUNIT_EXPECT_EQ(test, wgx_handshake_budget_take(wgx, wgx_clock_ns(), &interval_ns), 0ULL);
 }
 
 /*
@@ -245,7 +245,7 @@ static void wgx_timers_deferred_initiation_superseded(struct kunit *test)
 
 	wgx->handshake_budget = 1;
 	wgx_handshake_budget_reset(wgx);
-	asked = wgx_timers_clock_ns();
+	asked = wgx_clock_ns();
 	KUNIT_EXPECT_EQ(test, wgx_handshake_budget_take(wgx, asked, &interval_ns), 0ULL);
 	KUNIT_EXPECT_EQ(test, wgx_timers_initiation_begin(peer, false, false, asked, &delay_ns,
 							  &interval_ns),
@@ -375,12 +375,12 @@ static void wgx_timers_expiry_reaches_the_core(struct kunit *test)
 
 static void wgx_timers_clock_is_boottime(struct kunit *test)
 {
-	u64 a = wgx_timers_clock_ns(), b;
+	u64 a = wgx_clock_ns(), b;
 
 	msleep(20);
-	b = wgx_timers_clock_ns();
+	b = wgx_clock_ns();
 	KUNIT_EXPECT_GE(test, b - a, 20ULL * NSEC_PER_MSEC);
-	KUNIT_EXPECT_LE(test, abs((s64)(wgx_timers_clock_ns() - ktime_get_boottime_ns())),
+	KUNIT_EXPECT_LE(test, abs((s64)(wgx_clock_ns() - ktime_get_boottime_ns())),
 			(s64)NSEC_PER_SEC);
 }
 
