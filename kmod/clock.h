@@ -23,7 +23,8 @@ static inline u64 wgx_clock_ns(void)
 #ifdef WGX_DEBUG
 /*
  * Test-only divisor of every protocol time (module parameter timer_scale,
- * kmod/main.c; 1 = real, never 0).  Set at load only.
+ * clock.c; 1 = real, never 0: module init turns 0 into 1).  Set at load
+ * only.
  */
 extern unsigned int wgx_timer_scale;
 #else

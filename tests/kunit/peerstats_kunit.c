@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * peer_kunit.c - KUnit suite "wgx_peer": a peer's counters cost nothing
- * until used (kmod/peer.c).  A new peer has neither counter block and reads
+ * peerstats_kunit.c - KUnit suite "wgx_peerstats": a peer's counters cost nothing
+ * until used (kmod/peerstats.c).  A new peer has neither counter block and reads
  * zero; the first count allocates the atomic block, which also takes the hot
  * counters until the per-CPU block exists (a peer's first keypair); then
  * packets count per CPU and a read sums both.
@@ -46,14 +46,14 @@ static void wgx_peer_counters_on_demand(struct kunit *test)
 	kfree(peer->stats_rare);
 }
 
-static struct kunit_case wgx_peer_cases[] = {
+static struct kunit_case wgx_peerstats_cases[] = {
 	KUNIT_CASE(wgx_peer_counters_on_demand),
 	{}
 };
 
-static struct kunit_suite wgx_peer_suite = {
-	.name = "wgx_peer",
-	.test_cases = wgx_peer_cases,
+static struct kunit_suite wgx_peerstats_suite = {
+	.name = "wgx_peerstats",
+	.test_cases = wgx_peerstats_cases,
 };
 
-kunit_test_suites(&wgx_peer_suite);
+kunit_test_suites(&wgx_peerstats_suite);
