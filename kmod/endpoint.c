@@ -180,7 +180,7 @@ static void wgx_endpoint_local_note(struct wgx_peer *peer, const struct sk_buff 
 	u8 moves, hopping;
 
 	if (likely(READ_ONCE(local->port) == port) ||
-	    READ_ONCE(local->hopping) >= WGX_ENDPOINT_FOLLOW_WINDOWS)
+	    wgx_endpoint_follows(local))
 		return;
 	WRITE_ONCE(local->port, port);
 	moves = READ_ONCE(local->moves);
