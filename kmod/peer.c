@@ -55,7 +55,7 @@ struct wgx_peer *wgx_peer_create(struct wgx_device *wgx, const u8 *public_key, c
 	peer = kmem_cache_zalloc(wgx_peer_cache, GFP_KERNEL);
 	if (unlikely(!peer))
 		return ERR_PTR(-ENOMEM);
-	if (dst_cache_init(&peer->endpoint_cache, GFP_KERNEL))
+	if (dst_cache_init(&peer->endpoint_cache, GFP_KERNEL_ACCOUNT))
 		goto err_free;
 	down_read(&wgx->identity_lock);
 	peer->handshake = wgx_noise_handshake_init(peer->handshake_mem, wgx->identity, public_key, psk);

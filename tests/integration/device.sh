@@ -107,22 +107,31 @@ test_module_parameters_are_the_choices() {
 # priority lane (1024 + 256 pointers, 10,240 bytes).  The rx-spread rings
 # (4096 pointers per possible CPU) come only with the device's first
 # ordered queue, charged to whoever makes it: here `rx-spread on` with a
-# peer, run from the same cgroup, must add at least their size.  The kernel
-# memory of a cgroup whose only processes made the device must reach each
-# sum (memory.stat "kernel": its statistics are flushed periodically, so it
-# is polled for up to 10 s).
-cgroup_kernel_at_least() {
-	local i kernel=0
+# peer, run from the same cgroup, must add at least their size.  Each peer's
+# per-CPU route cache (struct dst_cache_pcpu, 40 bytes a CPU) is charged at
+# the peer's creation: 128 more peers add at least 128 x 40 bytes per
+# possible CPU to the cgroup's per-CPU memory.  The kernel memory of a cgroup
+# whose only processes made the device must reach each sum (memory.stat
+# "kernel" and "percpu": its statistics are flushed periodically, so they
+# are polled for up to 10 s).
+# cgroup_stat_at_least CGROUP KEY BYTES — KEY of CGROUP's memory.stat once
+# it reaches BYTES, or its value after 10 s.
+cgroup_stat_at_least() {
+	local i v=0
 	for i in $(seq 100); do
-		kernel=$(awk '$1 == "kernel" { print $2 }' "$1/memory.stat")
-		[ "${kernel:-0}" -ge "$2" ] && break
+		v=$(awk -v k="$2" '$1 == k { print $2 }' "$1/memory.stat")
+		[ "${v:-0}" -ge "$3" ] && break
 		sleep 0.1
 	done
-	echo "${kernel:-0}"
+	echo "${v:-0}"
+}
+
+cgroup_kernel_at_least() {
+	cgroup_stat_at_least "$1" kernel "$2"
 }
 
 test_memory_charged_to_creating_cgroup() {
-	local root=/sys/fs/cgroup cg ncpu want rings kernel=0 spread=0 K
+	local root=/sys/fs/cgroup cg ncpu want rings kernel=0 spread=0 K percpu more i peers
 	cg=$root/wgx-memcg
 	trap 'ip link del wgm0 2>/dev/null || true; rmdir '"$cg"' 2>/dev/null || true' EXIT
 	# The debug test kernel has no cgroup v2 filesystem:
@@ -155,5 +164,16 @@ print(n)')
 	echo "rx-spread on: $((spread - kernel)) more bytes, at least $rings expected (the rings)"
 	[ "$spread" -ge $((kernel + rings)) ] ||
 		{ cat "$cg/memory.stat"; fail "the rx-spread rings were not made (or not charged) with the first ordered queue"; }
+	percpu=$(awk '$1 == "percpu" { print $2 }' "$cg/memory.stat")
+	peers=()
+	for i in $(seq 128); do
+		peers+=(peer "$(head -c 32 /dev/urandom | base64)")
+	done
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" "$WGX_TOOL" set wgm0 "${peers[@]}" ||
+		fail "adding 128 peers failed"
+	more=$(cgroup_stat_at_least "$cg" percpu $((percpu + 128 * 40 * ncpu)))
+	echo "128 more peers: $((more - percpu)) more bytes of per-CPU memory, at least $((128 * 40 * ncpu)) expected"
+	[ "$more" -ge $((percpu + 128 * 40 * ncpu)) ] ||
+		{ cat "$cg/memory.stat"; fail "the peers' per-CPU memory is not charged to the cgroup that added them"; }
 	ip link del wgm0
 }
