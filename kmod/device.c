@@ -456,12 +456,15 @@ bool wgx_device_is_wireguard_kind(const struct net_device *dev)
 
 /*
  * The namespace that holds a device's sockets is going away while the device
- * lives on in another one: close the sockets; the device stays down until it
- * is deleted (there is no namespace left to bind in).
+ * lives on in another one: close the sockets and forget each peer's source
+ * address and cached routes, which belong to that namespace (a cached route
+ * would hold its device); the device stays down until it is deleted (there
+ * is no namespace left to bind in).
  */
 static void __net_exit wgx_netns_pre_exit(struct net *net)
 {
 	struct wgx_device *wgx;
+	struct wgx_peer *peer;
 
 	rtnl_lock();
 	list_for_each_entry(wgx, &wgx_device_list, device_list) {
@@ -471,6 +474,8 @@ static void __net_exit wgx_netns_pre_exit(struct net *net)
 		mutex_lock(&wgx->device_update_lock);
 		rcu_assign_pointer(wgx->creating_net, NULL);
 		wgx_socket_uninit(wgx);
+		list_for_each_entry(peer, &wgx->peer_list, peer_list)
+			wgx_endpoint_clear_src(peer);
 		mutex_unlock(&wgx->device_update_lock);
 	}
 	rtnl_unlock();
