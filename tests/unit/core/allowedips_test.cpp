@@ -721,6 +721,7 @@ TEST(AllowedIps, ConcurrentReadersDuringInsertsAndMoves)
     std::atomic<bool> stop{false};
     std::atomic<uint64_t> reads{0};
     std::atomic<int> bad{0};
+    std::atomic<int> started{0};  // readers that made their first lookups
     auto reader = [&](uint64_t seed) {
         std::mt19937_64 r(seed);
         uint64_t n = 0;
@@ -732,11 +733,16 @@ TEST(AllowedIps, ConcurrentReadersDuringInsertsAndMoves)
             const uintptr_t p = reinterpret_cast<uintptr_t>(t.lookup(WGX_AF_INET, a));
             if (p < 16 || p > 16 * 1100 || p % 16)
                 bad.fetch_add(1);
-            ++n;
+            if (++n == 1)
+                started.fetch_add(1);
         }
         reads.fetch_add(n);
     };
     std::thread r1(reader, 1), r2(reader, 2);
+    // The writes begin once both readers read: on a busy host the writer
+    // could otherwise finish before either was scheduled.
+    while (started.load() < 2)
+        std::this_thread::yield();
     for (unsigned i = 0; i < 20000; ++i) {
         // Even last bytes or shorter prefixes: never the same as a fixed host route.
         const unsigned cidr = unsigned(rng() % 32);
