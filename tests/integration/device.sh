@@ -126,12 +126,8 @@ cgroup_stat_at_least() {
 	echo "${v:-0}"
 }
 
-cgroup_kernel_at_least() {
-	cgroup_stat_at_least "$1" kernel "$2"
-}
-
 test_memory_charged_to_creating_cgroup() {
-	local root=/sys/fs/cgroup cg ncpu want rings kernel=0 spread=0 K percpu more i peers
+	local root=/sys/fs/cgroup cg ncpu want rings kernel=0 spread=0 K percpu pcpu_want more i peers
 	cg=$root/wgx-memcg
 	trap 'ip link del wgm0 2>/dev/null || true; rmdir '"$cg"' 2>/dev/null || true' EXIT
 	# The debug test kernel has no cgroup v2 filesystem:
@@ -156,11 +152,11 @@ print(n)')
 	sh -c "echo \$\$ >$cg/cgroup.procs && exec ip link add wgm0 type wgx" || fail "ip link add failed"
 	sh -c "echo \$\$ >$cg/cgroup.procs && exec $WGX_TOOL set wgm0 peer $K_pub allowed-ips 10.9.9.9/32" ||
 		fail "adding a peer failed"
-	kernel=$(cgroup_kernel_at_least "$cg" "$want")
+	kernel=$(cgroup_stat_at_least "$cg" kernel "$want")
 	echo "kernel memory charged to the creating cgroup: $kernel bytes, at least $want expected ($ncpu possible CPUs)"
 	[ "$kernel" -ge "$want" ] || { cat "$cg/memory.stat"; fail "the device's memory is not charged to the cgroup that created it"; }
 	sh -c "echo \$\$ >$cg/cgroup.procs && exec $WGX_TOOL set wgm0 rx-spread on" || fail "rx-spread on failed"
-	spread=$(cgroup_kernel_at_least "$cg" $((kernel + rings)))
+	spread=$(cgroup_stat_at_least "$cg" kernel $((kernel + rings)))
 	echo "rx-spread on: $((spread - kernel)) more bytes, at least $rings expected (the rings)"
 	[ "$spread" -ge $((kernel + rings)) ] ||
 		{ cat "$cg/memory.stat"; fail "the rx-spread rings were not made (or not charged) with the first ordered queue"; }
@@ -171,9 +167,10 @@ print(n)')
 	done
 	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" "$WGX_TOOL" set wgm0 "${peers[@]}" ||
 		fail "adding 128 peers failed"
-	more=$(cgroup_stat_at_least "$cg" percpu $((percpu + 128 * 40 * ncpu)))
-	echo "128 more peers: $((more - percpu)) more bytes of per-CPU memory, at least $((128 * 40 * ncpu)) expected"
-	[ "$more" -ge $((percpu + 128 * 40 * ncpu)) ] ||
+	pcpu_want=$((128 * 40 * ncpu))
+	more=$(cgroup_stat_at_least "$cg" percpu $((percpu + pcpu_want)))
+	echo "128 more peers: $((more - percpu)) more bytes of per-CPU memory, at least $pcpu_want expected"
+	[ "$more" -ge $((percpu + pcpu_want)) ] ||
 		{ cat "$cg/memory.stat"; fail "the peers' per-CPU memory is not charged to the cgroup that added them"; }
 	ip link del wgm0
 }

@@ -191,24 +191,20 @@ ephemeral_stat() {
 		/sys/kernel/debug/wgx/ephemeral_pool_stats
 }
 
-# ephemeral_wait_held N — wait (at most 20 s) until the pool holds N pairs.
-ephemeral_wait_held() {
+# ephemeral_wait FIELD OP N — wait (at most 20 s) until FIELD of
+# ephemeral_stat passes [ VALUE OP N ] (OP: =, -ge).
+ephemeral_wait() {
 	local i
 	for i in $(seq 200); do
-		[ "$(ephemeral_stat held)" = "$1" ] && return 0
+		[ "$(ephemeral_stat "$1")" "$2" "$3" ] && return 0
 		sleep 0.1
 	done
-	fail "ephemeral pool: holds $(ephemeral_stat held) pairs after 20 s, expected $1"
+	fail "ephemeral pool: $1 is $(ephemeral_stat "$1") after 20 s, expected $2 $3 ($(cat /sys/kernel/debug/wgx/ephemeral_pool_stats))"
 }
 
-# ephemeral_wait_made N — wait (at most 20 s) until the pool made N pairs or more.
-ephemeral_wait_made() {
-	local i
-	for i in $(seq 200); do
-		[ "$(ephemeral_stat made)" -ge "$1" ] && return 0
-		sleep 0.1
-	done
-	fail "ephemeral pool: made $(ephemeral_stat made) pairs after 20 s, expected $1 ($(cat /sys/kernel/debug/wgx/ephemeral_pool_stats))"
+# ephemeral_wait_held N — wait (at most 20 s) until the pool holds N pairs.
+ephemeral_wait_held() {
+	ephemeral_wait held = "$1"
 }
 
 # The handshake ephemerals made ahead of time (module parameter
@@ -494,7 +490,7 @@ test_ephemeral_pool_wiped_on_suspend() {
 	# take pairs before, during or after the refill; a pool a take left
 	# above its low mark (6 of 8) is not refilled: every pair is either
 	# held or was taken since the suspend.
-	ephemeral_wait_made $((made + 8))
+	ephemeral_wait made -ge $((made + 8))
 	took=$(($(ephemeral_stat taken) - taken))
 	[ $(($(ephemeral_stat held) + took)) -ge 8 ] ||
 		fail "the refill after the resume: $(ephemeral_stat held) pairs held, $took taken since the suspend ($(cat /sys/kernel/debug/wgx/ephemeral_pool_stats))"
