@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * endpoint.c - where a peer is: its endpoint from a received packet, the
- * configured one, roaming (whitepaper 6.5) with the source ports remembered
- * for stickiness (endpoint.h), and forgetting our source address.
+ * configured one, roaming (whitepaper 6.5) that sticks to the endpoint's
+ * port while it is heard (endpoint.h), and forgetting our source address.
  *
  * Locking: a peer's endpoint is guarded by its endpoint_lock (rwlock,
  * BH-safe).  The receive path compares the endpoint without the lock (a
@@ -20,12 +20,19 @@
 #include "endpoint.h"
 #include "peer.h"
 #include "pmtu.h"
+#include "ports.h"
 #include "socket.h"
 
-/* Refresh a remembered port's timestamp at most this often (jiffies). */
+/* Refresh the endpoint port's timestamp at most this often (jiffies). */
 #define WGX_PORT_TOUCH	(HZ / 4)
-/* A remembered port silent for this long no longer counts (jiffies). */
+/* The endpoint's port silent for this long lets another port take over (jiffies). */
 #define WGX_PORT_STALE	(2 * HZ)
+/*
+ * ... once it is still silent this long after the other port's first packet
+ * (jiffies): a spreading wgx sender back from an idle period sends its
+ * first port's keepalive right after its first data (ports.h).
+ */
+#define WGX_PORT_GRACE	(HZ / 4)
 
 int wgx_endpoint_from_skb(struct wgx_endpoint *endpoint, const struct sk_buff *skb)
 {
@@ -93,22 +100,30 @@ bool wgx_endpoint_same_dest(const struct wgx_endpoint *a, const struct wgx_endpo
 	return wgx_endpoint_same_remote(a, b) && wgx_endpoint_port(a) == wgx_endpoint_port(b);
 }
 
-/* Jiffies since remembered port @i was last heard, modulo 2^32 (struct wgx_endpoint_ports). */
-static u32 wgx_endpoint_port_age(const struct wgx_endpoint_ports *ports, unsigned int i, unsigned long now)
+/* Jiffies since the endpoint's port was last heard, modulo 2^32 (struct wgx_endpoint_heard). */
+static u32 wgx_endpoint_heard_age(const struct wgx_endpoint_heard *heard, unsigned long now)
 {
-	return (u32)now - READ_ONCE(ports->seen[i]);
+	return (u32)now - READ_ONCE(heard->seen);
 }
 
-static bool wgx_endpoint_port_fresh(const struct wgx_endpoint_ports *ports, unsigned int i, unsigned long now)
+/*
+ * Note a message from the endpoint's port: a write at most every
+ * WGX_PORT_TOUCH, and one to forget another port's data noted meanwhile.
+ */
+static void wgx_endpoint_heard_touch(struct wgx_endpoint_heard *heard, unsigned long now)
 {
-	return wgx_endpoint_port_age(ports, i, now) < WGX_PORT_STALE;
+	if (unlikely(wgx_endpoint_heard_age(heard, now) >= WGX_PORT_TOUCH))
+		WRITE_ONCE(heard->seen, (u32)now);
+	if (unlikely(READ_ONCE(heard->other)))
+		WRITE_ONCE(heard->other, 0);
 }
 
-/* Note a packet from remembered port @i: a write at most every WGX_PORT_TOUCH. */
-static void wgx_endpoint_port_touch(struct wgx_endpoint_ports *ports, unsigned int i, unsigned long now)
+/* The endpoint's port is now @port, heard at @now (endpoint_lock held for writing). */
+static void wgx_endpoint_heard_reset(struct wgx_endpoint_heard *heard, __be16 port, unsigned long now)
 {
-	if (unlikely(wgx_endpoint_port_age(ports, i, now) >= WGX_PORT_TOUCH))
-		WRITE_ONCE(ports->seen[i], (u32)now);
+	WRITE_ONCE(heard->port, port);
+	WRITE_ONCE(heard->seen, (u32)now);
+	WRITE_ONCE(heard->other, 0);
 }
 
 /* Copy @endpoint into the peer (endpoint_lock held for writing). */
@@ -123,40 +138,6 @@ static void wgx_endpoint_store(struct wgx_peer *peer, const struct wgx_endpoint 
 		peer->endpoint.src6 = endpoint->src6;
 	}
 	wgx_ports_peer_caches_reset(peer, false);
-}
-
-/* Forget every remembered port but @port, the endpoint's (endpoint_lock held for writing). */
-static void wgx_endpoint_ports_reset(struct wgx_endpoint_ports *ports, __be16 port, unsigned long now)
-{
-	unsigned int i;
-
-	for (i = 1; i < WGX_ENDPOINT_PORTS; ++i)
-		WRITE_ONCE(ports->port[i], 0);
-	WRITE_ONCE(ports->port[0], port);
-	WRITE_ONCE(ports->seen[0], (u32)now);
-}
-
-/*
- * Port-only roaming (endpoint_lock held for writing): the endpoint moves to
- * @port of the same host; its old port is remembered in slot @slot (where
- * @port was, or the stalest slot), so packets from it cost no further write.
- */
-static void wgx_endpoint_ports_move(struct wgx_endpoint_ports *ports, __be16 port, unsigned long now)
-{
-	unsigned int i, slot = 1;
-
-	for (i = 1; i < WGX_ENDPOINT_PORTS; ++i) {
-		if (ports->port[i] == port || !ports->port[i]) {
-			slot = i;
-			break;
-		}
-		if (wgx_endpoint_port_age(ports, i, now) > wgx_endpoint_port_age(ports, slot, now))
-			slot = i;
-	}
-	WRITE_ONCE(ports->port[slot], ports->port[0]);
-	WRITE_ONCE(ports->seen[slot], ports->seen[0]);
-	WRITE_ONCE(ports->port[0], port);
-	WRITE_ONCE(ports->seen[0], (u32)now);
 }
 
 /* Forget what the peer's messages told of our ports (endpoint_lock held for writing). */
@@ -214,45 +195,56 @@ void wgx_endpoint_set(struct wgx_peer *peer, const struct wgx_endpoint *endpoint
 		wgx_endpoint_local_reset(&peer->endpoint_local);
 	}
 	wgx_endpoint_store(peer, endpoint);
-	wgx_endpoint_ports_reset(&peer->endpoint_ports, wgx_endpoint_port(endpoint), jiffies);
+	wgx_endpoint_heard_reset(&peer->endpoint_heard, wgx_endpoint_port(endpoint), jiffies);
 	WRITE_ONCE(peer->endpoint_given, true);
 	write_unlock_bh(&peer->endpoint_lock);
 }
 
 /* What a received packet means for the endpoint. */
 enum wgx_roam {
-	WGX_ROAM_NONE,		/* a known port of the endpoint's host */
-	WGX_ROAM_PORT,		/* same host, a new (or the only live) port */
+	WGX_ROAM_NONE,		/* the endpoint, or another port while it is heard */
+	WGX_ROAM_PORT,		/* same host, another port: first port, or endpoint silent */
 	WGX_ROAM_HOST,		/* another address, family or local address */
 };
 
 static enum wgx_roam wgx_endpoint_classify(struct wgx_peer *peer, const struct wgx_endpoint *endpoint,
 					   unsigned long now, bool touch, bool first_port)
 {
-	struct wgx_endpoint_ports *ports = &peer->endpoint_ports;
+	struct wgx_endpoint_heard *heard = &peer->endpoint_heard;
 	__be16 port = wgx_endpoint_port(endpoint);
-	unsigned int i;
+	u32 other;
 
 	if (!wgx_endpoint_same_host(endpoint, &peer->endpoint))
 		return WGX_ROAM_HOST;
-	if (likely(READ_ONCE(ports->port[0]) == port && port == wgx_endpoint_port(&peer->endpoint))) {
+	if (likely(READ_ONCE(heard->port) == port && port == wgx_endpoint_port(&peer->endpoint))) {
 		if (touch)
-			wgx_endpoint_port_touch(ports, 0, now);
+			wgx_endpoint_heard_touch(heard, now);
 		return WGX_ROAM_NONE;
 	}
 	/* The sender's first port: where it surely listens. */
 	if (first_port)
 		return WGX_ROAM_PORT;
-	/* Another port of the same host: known and live, and the endpoint's own port live too? */
-	for (i = 1; i < WGX_ENDPOINT_PORTS; ++i) {
-		if (READ_ONCE(ports->port[i]) != port)
-			continue;
-		if (!wgx_endpoint_port_fresh(ports, i, now) || !wgx_endpoint_port_fresh(ports, 0, now))
-			break;
+	/*
+	 * Transport data from another port of the same host: a sender that
+	 * spreads its flows over its ports (wgx), or one whose NAT mapping or
+	 * listen port changed.  Followed only once the endpoint's port has
+	 * been silent for WGX_PORT_STALE: a move re-steers every outer flow
+	 * we send the peer (another CPU at each hop and at its end), and the
+	 * packets still queued on the old CPUs get overtaken.  A wgx sender
+	 * keeps its first port heard while it spreads (send.c), and after an
+	 * idle period its keepalive follows its first data: WGX_PORT_GRACE.
+	 */
+	BUILD_BUG_ON(3 * WGX_PORTS_HEARTBEAT > WGX_PORT_STALE);
+	if (wgx_endpoint_heard_age(heard, now) < WGX_PORT_STALE)
+		return WGX_ROAM_NONE;
+	other = READ_ONCE(heard->other);
+	if (!other) {
 		if (touch)
-			wgx_endpoint_port_touch(ports, i, now);
+			WRITE_ONCE(heard->other, (u32)now | 1);
 		return WGX_ROAM_NONE;
 	}
+	if ((u32)now - (other & ~1U) < WGX_PORT_GRACE)
+		return WGX_ROAM_NONE;
 	return WGX_ROAM_PORT;
 }
 
@@ -282,10 +274,10 @@ void wgx_endpoint_set_from_skb(struct wgx_peer *peer, const struct sk_buff *skb,
 			wgx_endpoint_local_reset(&peer->endpoint_local);
 		}
 		wgx_endpoint_store(peer, &endpoint);
-		wgx_endpoint_ports_reset(&peer->endpoint_ports, wgx_endpoint_port(&endpoint), now);
+		wgx_endpoint_heard_reset(&peer->endpoint_heard, wgx_endpoint_port(&endpoint), now);
 	} else if (roam == WGX_ROAM_PORT) {
 		wgx_endpoint_store(peer, &endpoint);
-		wgx_endpoint_ports_move(&peer->endpoint_ports, wgx_endpoint_port(&endpoint), now);
+		wgx_endpoint_heard_reset(&peer->endpoint_heard, wgx_endpoint_port(&endpoint), now);
 	}
 	write_unlock_bh(&peer->endpoint_lock);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * endpoint.h - where a peer is and which of our addresses it talks to, the
- * source ports remembered for endpoint stickiness, and roaming.
+ * endpoint.h - where a peer is and which of our addresses it talks to, its
+ * port kept while it is heard (stickiness), and roaming.
  */
 #ifndef WGX_ENDPOINT_H
 #define WGX_ENDPOINT_H
@@ -11,8 +11,6 @@
 #include <linux/skbuff.h>
 #include <linux/socket.h>
 
-/* Source ports of one peer's address remembered for endpoint stickiness. */
-#define WGX_ENDPOINT_PORTS 16
 
 struct wgx_peer;
 
@@ -39,21 +37,30 @@ struct wgx_endpoint {
 };
 
 /**
- * struct wgx_endpoint_ports - the source ports a peer recently sent from on
- * its endpoint's address, so that a peer sending from several ports (a wgx
- * device with listen_ports > 1) does not make us rewrite its endpoint for
- * every packet.  @port[0] is the endpoint's own port; @seen holds the low
- * 32 bits of jiffies at the last packet from each port, refreshed at most
- * every WGX_PORT_TOUCH and compared as ages modulo 2^32 (a port silent for
- * a multiple of 2^32 jiffies, 49.7 days at HZ=1000, looks heard for the
- * 2 s of WGX_PORT_STALE; 64 bytes less per peer than full jiffies).
- * A packet from a port not in the table, or arriving while the endpoint's
- * port has been silent for WGX_PORT_STALE, moves the endpoint (roaming).
- * Written under the peer's endpoint_lock (write); read locklessly.
+ * struct wgx_endpoint_heard - when the endpoint's own port last sent us a
+ * message, to tell a peer that still uses it from one that left it.
+ * @port: the endpoint's port (network order), beside @seen so that one
+ *        lockless compare tells a packet from it.
+ * @seen: the low 32 bits of jiffies at its last message, refreshed at most
+ *        every WGX_PORT_TOUCH and compared as an age modulo 2^32 (a port
+ *        silent for a multiple of 2^32 jiffies, 49.7 days at HZ=1000, looks
+ *        heard for the 2 s of WGX_PORT_STALE).
+ * @other: when (low 32 bits of jiffies, | 1; 0 none) transport data first
+ *         came from another port while the endpoint's was silent; cleared
+ *         when the endpoint's port is heard again.
+ * A peer's transport data from another port of the endpoint's address
+ * moves the endpoint only once its own port has been silent for
+ * WGX_PORT_STALE and stays so for WGX_PORT_GRACE after that data: a wgx
+ * sender spreads its flows over several ports and keeps its first port
+ * heard with keepalives, and each move would re-steer every outer flow we
+ * send it (endpoint.c).  Written under the peer's endpoint_lock (write),
+ * and @seen and @other also locklessly by the receive path (racing writers
+ * only blur the times); read locklessly.
  */
-struct wgx_endpoint_ports {
-	__be16 port[WGX_ENDPOINT_PORTS];
-	u32 seen[WGX_ENDPOINT_PORTS];
+struct wgx_endpoint_heard {
+	__be16 port;
+	u32 seen;
+	u32 other;
 };
 
 /*
@@ -61,12 +68,12 @@ struct wgx_endpoint_ports {
  * ours they arrive at more than WGX_ENDPOINT_FOLLOW_MOVES times in each of
  * WGX_ENDPOINT_FOLLOW_WINDOWS consecutive windows of
  * WGX_ENDPOINT_FOLLOW_WINDOW jiffies.  A wgx peer moves its endpoint for us
- * to a port of ours it has not seen (or not for a while), once per port: up
- * to 7 times while our 8 automatic ports appear, all within a window, and
- * messages in flight to the old port, finished on other CPUs, can make each
- * move count a few times.  WireGuard moves it whenever our packets come
- * from another port, tens to thousands of times a second under load, for
- * as long as the load lasts.
+ * to another port of ours only when the one it sends to has been silent
+ * for 2 s, and back at our next keepalive from the listen port: a few moves,
+ * each of which messages in flight to the old port, finished on other
+ * CPUs, can make count a few times.  WireGuard moves it whenever our
+ * packets come from another port, tens to thousands of times a second
+ * under load, for as long as the load lasts.
  */
 #define WGX_ENDPOINT_FOLLOW_MOVES	16
 #define WGX_ENDPOINT_FOLLOW_WINDOWS	2
@@ -108,21 +115,24 @@ bool wgx_endpoint_same_dest(const struct wgx_endpoint *a, const struct wgx_endpo
 
 /**
  * wgx_endpoint_set - make @endpoint @peer's endpoint (a configured
- * endpoint), forgetting the ports remembered for the old one.
+ * endpoint), its port heard now.
  * Context: any; takes endpoint_lock.
  */
 void wgx_endpoint_set(struct wgx_peer *peer, const struct wgx_endpoint *endpoint);
 /**
  * wgx_endpoint_set_from_skb - roaming (whitepaper 6.5): the sender of the
- * authenticated message @skb becomes @peer's endpoint when it is at another address (or reached another of our addresses), or at a new
- * source port of the same address (see struct wgx_endpoint_ports).  The
- * common case, a known port, costs a lockless compare and no write, or one
- * write per WGX_PORT_TOUCH per port.  @first_port: @skb is a message a wgx
- * sender sends from its first listen port only (handshake messages,
- * keepalives; WireGuard sends everything from its one port): its source
- * port becomes the endpoint's at once even when the table knows another
- * live port, so a sender that closed the port we were replying to is
- * followed at its next keepalive.  Context: any (softirq on receive).
+ * authenticated message @skb becomes @peer's endpoint when it is at another
+ * address (or reached another of our addresses), or at another source port
+ * of the same address once the endpoint's port has been silent for
+ * WGX_PORT_STALE, and still is WGX_PORT_GRACE later (struct
+ * wgx_endpoint_heard).  The common case costs a
+ * lockless compare and no write, or one write per WGX_PORT_TOUCH.
+ * @first_port: @skb is a message a wgx sender sends from its first listen
+ * port only (handshake messages, keepalives; WireGuard sends everything
+ * from its one port): its source port becomes the endpoint's at once, so a
+ * sender that closed the port we were replying to, or whose NAT mapping
+ * changed, is followed at its next keepalive.  Context: any (softirq on
+ * receive).
  */
 void wgx_endpoint_set_from_skb(struct wgx_peer *peer, const struct sk_buff *skb, bool first_port);
 

@@ -104,7 +104,7 @@ struct wgx_keypair {
  *	initiation was last asked for (wgx_clock_ns()): a deferred one
  *	is dropped at its slot if a keypair was derived after that.
  * @endpoint: where it is (see socket.h), under @endpoint_lock.
- * @endpoint_ports: source ports recently seen at the endpoint's address.
+ * @endpoint_heard: when the endpoint's own port last sent us a message (endpoint.h).
  * @endpoint_given: the endpoint's address is one we were given (netlink),
  *	not learned from a packet from another address: the peer takes
  *	packets from any port of ours there, so automatic listen ports spread
@@ -118,6 +118,9 @@ struct wgx_keypair {
  * @rx: ordered queue and NAPI while the device spreads receive work (rxspread.h).
  * @rx_load: the load that decides spreading in the auto mode (rxspread.h).
  * @staged: packets waiting for a keypair (bounded by WGX_STAGED_MAX, oldest dropped).
+ * @ports_heartbeat: the low 32 bits of jiffies when a keepalive was last
+ *	sent from the first port because data left from another
+ *	(WGX_PORTS_HEARTBEAT, send.c); claimed with cmpxchg.
  * @tx_bulk_jiffies: when (jiffies) a packet larger than a small
  *	one was last encrypted for the peer: its small packets carry the
  *	express mark only while it carries bulk too (send.c).
@@ -162,7 +165,7 @@ struct wgx_peer {
 	rwlock_t endpoint_lock;
 	struct wgx_endpoint endpoint;
 	bool endpoint_given;
-	struct wgx_endpoint_ports endpoint_ports;
+	struct wgx_endpoint_heard endpoint_heard;
 	struct wgx_endpoint_local endpoint_local;
 	struct wgx_peer_rx *rx;
 	struct wgx_rxspread_load rx_load;
@@ -170,6 +173,7 @@ struct wgx_peer {
 
 	struct sk_buff_head staged;
 	unsigned long tx_bulk_jiffies;
+	u32 ports_heartbeat;
 	struct work_struct zero_keys_work;
 
 	spinlock_t timers_lock;

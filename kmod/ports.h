@@ -24,6 +24,15 @@ struct dst_cache;
 struct wgx_device;
 struct wgx_peer;
 
+/*
+ * While a peer's transport data leaves from ports beyond the first, a
+ * keepalive leaves from the first port at least this often (jiffies): the
+ * receiver keeps replying to the port it knows, and moves to another port
+ * of ours only after 2 s without a message from it (endpoint.h); the
+ * keepalive also keeps a NAT's or firewall's state of the first port.
+ */
+#define WGX_PORTS_HEARTBEAT	(HZ / 2)
+
 /**
  * wgx_ports_wanted - the number of ports the listen_ports setting
  * @listen_ports asks for: itself, or for 0 (automatic)

@@ -32,6 +32,7 @@
 #include "device.h"
 #include "handshake.h"
 #include "peer.h"
+#include "ports.h"
 #include "queueing.h"
 #include "send.h"
 #include "socket.h"
@@ -429,6 +430,25 @@ static void wgx_send_timer_events(struct wgx_peer *peer, bool keepalive)
 }
 
 /*
+ * Data of @peer left from a port beyond the first: a keepalive from the
+ * first port once per WGX_PORTS_HEARTBEAT, so the peer keeps that port as
+ * our endpoint instead of moving it to each port it hears (every move would
+ * re-steer all of its flows to us).  One sender wins the cmpxchg.  Any
+ * context; no lock of ours held but a tx queue's and the lane's (the
+ * keepalive takes the staged lock and a ring's producer lock).
+ */
+static void wgx_send_ports_heartbeat(struct wgx_peer *peer)
+{
+	u32 now = (u32)jiffies, last = READ_ONCE(peer->ports_heartbeat);
+
+	if (likely(now - last < WGX_PORTS_HEARTBEAT) || READ_ONCE(peer->is_dead))
+		return;
+	if (cmpxchg(&peer->ports_heartbeat, last, now) != last)
+		return;
+	wgx_send_keepalive(peer);
+}
+
+/*
  * Send @skb, encrypted with cb->keypair at cb->nonce (references held in the
  * cb), and account for it.  Consumes @skb and the cb's references, except
  * when @direct and the outer route leaves through a wgx device: then
@@ -442,9 +462,10 @@ static enum wgx_send_result wgx_send_sealed(struct sk_buff *skb, bool keepalive,
 	struct wgx_peer *peer = cb->peer;
 	struct wgx_keypair *keypair = cb->keypair;
 	u64 nonce = cb->nonce;
+	u8 port = cb->port;
 	int ret;
 
-	ret = wgx_socket_send_skb_to_peer(peer, skb, cb->ds, cb->port, direct);
+	ret = wgx_socket_send_skb_to_peer(peer, skb, cb->ds, port, direct);
 	if (ret == WGX_SOCKET_VIA_WGX) {
 		cb->sealed = 1;
 		return WGX_SEND_SEALED;
@@ -457,6 +478,8 @@ static enum wgx_send_result wgx_send_sealed(struct sk_buff *skb, bool keepalive,
 		wgx_peer_stats_inc(peer, keepalive ? WGX_PEER_STAT_KEEPALIVES_TX :
 						     WGX_PEER_STAT_TX_PACKETS);
 		wgx_send_timer_events(peer, keepalive);
+		if (port)
+			wgx_send_ports_heartbeat(peer);
 		if (unlikely(wgx_timers_core_want_rekey_on_send(&peer->timer_state, keypair->keys.birth_ns,
 							   nonce, keypair->keys.initiator, now)))
 			wgx_handshake_send_initiation(peer, false);

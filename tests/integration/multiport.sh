@@ -104,6 +104,52 @@ test_default_spreads_one_peer_over_ports() {
 	[[ $ep == 192.0.2.1:* && " $ports " == *" ${ep##*:} "* ]] || fail "b's endpoint for a is $ep"
 }
 
+# A peer that spreads its flows over its ports does not move our endpoint
+# for it: each move re-steers every outer flow we send it (another CPU at
+# each hop and at the receiver), so the packets still queued on the old CPU
+# get overtaken.  b's endpoint for a stays a's listen port (where a sends
+# its handshakes) while a's 8 TCP flows leave from several of a's ports for
+# 6 s, three times the 2 s after which a silent endpoint port is given up:
+# a's listen port may carry none of the flows, so a keeps it live.  On the
+# way back nothing hops either: b's data to a (the ACKs, captured) went to
+# that one port; b's endpoint is sampled too (each sample takes ~1 s under
+# TCG).
+test_endpoint_stays_while_peer_spreads() {
+	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
+	tunnel_setup wgx 4 0
+	ping_ok a 10.0.0.2
+	expect_eq "b's endpoint for a before" "192.0.2.1:$TUN_PORT_A" "$(wgx_peer_field b 3)"
+	rm -f /tmp/spread.pcap
+	capture_start b /tmp/spread -n -i vb -s 96 -U -w /tmp/spread.pcap "udp and udp[8] = 4"
+	n b iperf3 -s -1 -D -I /tmp/iperf3-b.pid >/dev/null
+	sleep 0.3
+	n a iperf3 -c 10.0.0.2 -P 8 -t 6 -J >/tmp/iperf-spread.json &
+	local load=$! samples=() i ep used dsts bytes
+	for ((i = 0; i < 60; i++)); do
+		kill -0 "$load" 2>/dev/null || break
+		samples+=("$(wgx_peer_field b 3)")
+		sleep 0.1
+	done
+	wait "$load" || fail "iperf3 a -> b failed"
+	capture_stop
+	bytes=$(jq '.end.sum_received.bytes' /tmp/iperf-spread.json)
+	echo "iperf3 a -> b: $bytes bytes, ${#samples[@]} samples of b's endpoint"
+	[ "${bytes:-0}" -gt 1000000 ] || fail "the load moved ${bytes:-0} bytes"
+	[ "${#samples[@]}" -ge 3 ] || fail "only ${#samples[@]} samples during the load"
+	tcpdump -n -r /tmp/spread.pcap 2>/dev/null >/tmp/spread.txt
+	used=$(awk '$3 ~ /^192\.0\.2\.1\./ { n = split($3, a, "."); print a[n] }' /tmp/spread.txt | sort -nu | xargs)
+	echo "a sent transport data from ports: ${used:-none}"
+	[ "$(wc -w <<<"$used")" -ge 2 ] || fail "a sent its transport data from ${used:-no port} only"
+	printf '%s\n' "${samples[@]}" | sort | uniq -c
+	for ep in "${samples[@]}"; do
+		[ "$ep" = "192.0.2.1:$TUN_PORT_A" ] || fail "b's endpoint for a moved to $ep under a's spread"
+	done
+	dsts=$(awk '$5 ~ /^192\.0\.2\.1\./ { n = split($5, a, "."); sub(":", "", a[n]); print a[n] }' /tmp/spread.txt |
+		sort -nu | xargs)
+	echo "b sent transport data to a's ports: ${dsts:-none}"
+	expect_eq "a's ports b sent transport data to" "$TUN_PORT_A" "$dsts"
+}
+
 # Automatic ports spread only to a peer whose endpoint was given: b, which
 # learns a's endpoint from a's packets (as a server does; a NAT or stateful
 # firewall in front of a would admit only b's replies from the port a sent
