@@ -204,7 +204,8 @@ struct wgx_device {
 	/*
 	 * Set and cleared under the ring's producer_lock (RTNL held), read
 	 * under it by the producer and locklessly by the workers
-	 * (wgx_handshake_close()).
+	 * (wgx_handshake_close()) and by a peer's initiation, under its
+	 * handshake_lock.
 	 */
 	bool handshake_closed;
 	/* nr_cpu_ids ring work items, item N on wgx-hs thread N. */

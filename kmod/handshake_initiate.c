@@ -122,6 +122,9 @@ void wgx_handshake_initiation_worker(struct kthread_work *work)
 	 */
 	if (has_slot && !netif_running(wgx->dev))
 		goto out;
+	/* No handshake state while the device takes no handshake messages. */
+	if (READ_ONCE(wgx->handshake_closed))
+		goto out;
 	/*
 	 * Without a private key nothing can be sent: do not spend the
 	 * REKEY_TIMEOUT allowance on it, or the first initiation after the key
@@ -157,8 +160,14 @@ void wgx_handshake_initiation_worker(struct kthread_work *work)
 	ktime_get_real_ts64(&wall);
 	down_read(&wgx->identity_lock);
 	mutex_lock(&peer->handshake_lock);
-	/* As in wgx_handshake_consume_initiation(): no new index for a dead peer. */
-	if (unlikely(READ_ONCE(peer->is_dead))) {
+	/*
+	 * As in wgx_handshake_consume_initiation(): no new index for a dead
+	 * peer, and no handshake state while the device takes no handshake
+	 * messages (down, or a suspend's wipe: that wipe takes this lock
+	 * after closing, so an initiation either ran before it and is wiped,
+	 * or sees the close here).
+	 */
+	if (unlikely(READ_ONCE(peer->is_dead) || READ_ONCE(wgx->handshake_closed))) {
 		ret = -ESHUTDOWN;
 	} else {
 		/*
@@ -186,6 +195,9 @@ void wgx_handshake_initiation_worker(struct kthread_work *work)
 	}
 	mutex_unlock(&peer->handshake_lock);
 	up_read(&wgx->identity_lock);
+	/* Nothing went out: the next initiation need not wait for this one. */
+	if (ret == -ESHUTDOWN)
+		wgx_timers_initiation_forget(peer);
 	if (ret) {
 		net_dbg_ratelimited("%s: peer %llu: cannot create initiation: %d\n",
 				    wgx->dev->name, peer->internal_id, ret);
