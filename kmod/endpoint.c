@@ -126,8 +126,12 @@ static void wgx_endpoint_heard_reset(struct wgx_endpoint_heard *heard, __be16 po
 	WRITE_ONCE(heard->other, 0);
 }
 
-/* Copy @endpoint into the peer (endpoint_lock held for writing). */
-static void wgx_endpoint_store(struct wgx_peer *peer, const struct wgx_endpoint *endpoint)
+/*
+ * Copy @endpoint into the peer, its port heard at @now (endpoint_lock held
+ * for writing).
+ */
+static void wgx_endpoint_store(struct wgx_peer *peer, const struct wgx_endpoint *endpoint,
+			       unsigned long now)
 {
 	if (endpoint->addr.sa_family == AF_INET) {
 		peer->endpoint.addr4 = endpoint->addr4;
@@ -137,6 +141,7 @@ static void wgx_endpoint_store(struct wgx_peer *peer, const struct wgx_endpoint 
 		peer->endpoint.addr6 = endpoint->addr6;
 		peer->endpoint.src6 = endpoint->src6;
 	}
+	wgx_endpoint_heard_reset(&peer->endpoint_heard, wgx_endpoint_port(endpoint), now);
 	wgx_ports_peer_caches_reset(peer, false);
 }
 
@@ -194,8 +199,7 @@ void wgx_endpoint_set(struct wgx_peer *peer, const struct wgx_endpoint *endpoint
 		/* Another host; the same one set again (syncconf) stays as it is. */
 		wgx_endpoint_local_reset(&peer->endpoint_local);
 	}
-	wgx_endpoint_store(peer, endpoint);
-	wgx_endpoint_heard_reset(&peer->endpoint_heard, wgx_endpoint_port(endpoint), jiffies);
+	wgx_endpoint_store(peer, endpoint, jiffies);
 	WRITE_ONCE(peer->endpoint_given, true);
 	write_unlock_bh(&peer->endpoint_lock);
 }
@@ -264,21 +268,16 @@ void wgx_endpoint_set_from_skb(struct wgx_peer *peer, const struct sk_buff *skb,
 
 	write_lock_bh(&peer->endpoint_lock);
 	roam = wgx_endpoint_classify(peer, &endpoint, now, false, first_port);
-	if (roam == WGX_ROAM_HOST) {
-		/* Another remote host is another path (telemetry.h). */
-		if (!wgx_endpoint_same_remote(&endpoint, &peer->endpoint)) {
-			wgx_telemetry_endpoint_moved(&peer->telemetry);
-			wgx_pmtu_reset(&peer->pmtu);
-			/* Learned: perhaps a NAT's address (peer.h). */
-			WRITE_ONCE(peer->endpoint_given, false);
-			wgx_endpoint_local_reset(&peer->endpoint_local);
-		}
-		wgx_endpoint_store(peer, &endpoint);
-		wgx_endpoint_heard_reset(&peer->endpoint_heard, wgx_endpoint_port(&endpoint), now);
-	} else if (roam == WGX_ROAM_PORT) {
-		wgx_endpoint_store(peer, &endpoint);
-		wgx_endpoint_heard_reset(&peer->endpoint_heard, wgx_endpoint_port(&endpoint), now);
+	/* Another remote host is another path (telemetry.h). */
+	if (roam == WGX_ROAM_HOST && !wgx_endpoint_same_remote(&endpoint, &peer->endpoint)) {
+		wgx_telemetry_endpoint_moved(&peer->telemetry);
+		wgx_pmtu_reset(&peer->pmtu);
+		/* Learned: perhaps a NAT's address (peer.h). */
+		WRITE_ONCE(peer->endpoint_given, false);
+		wgx_endpoint_local_reset(&peer->endpoint_local);
 	}
+	if (roam != WGX_ROAM_NONE)
+		wgx_endpoint_store(peer, &endpoint, now);
 	write_unlock_bh(&peer->endpoint_lock);
 }
 

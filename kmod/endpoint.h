@@ -11,7 +11,6 @@
 #include <linux/skbuff.h>
 #include <linux/socket.h>
 
-
 struct wgx_peer;
 
 /**
@@ -125,8 +124,8 @@ void wgx_endpoint_set(struct wgx_peer *peer, const struct wgx_endpoint *endpoint
  * address (or reached another of our addresses), or at another source port
  * of the same address once the endpoint's port has been silent for
  * WGX_PORT_STALE, and still is WGX_PORT_GRACE later (struct
- * wgx_endpoint_heard).  The common case costs a
- * lockless compare and no write, or one write per WGX_PORT_TOUCH.
+ * wgx_endpoint_heard).  The common case costs a lockless compare and no
+ * write, or one write per WGX_PORT_TOUCH.
  * @first_port: @skb is a message a wgx sender sends from its first listen
  * port only (handshake messages, keepalives; WireGuard sends everything
  * from its one port): its source port becomes the endpoint's at once, so a
