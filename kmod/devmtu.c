@@ -118,15 +118,27 @@ static void wgx_devmtu_note(struct wgx_device *wgx, struct net *net, struct wgx_
 		wgx->mtu_routes = mtu;
 }
 
-void wgx_devmtu_update(struct wgx_device *wgx)
+/*
+ * The namespace whose routes the automatic MTU follows, or NULL when the
+ * device's MTU is not automatic (or the namespace is gone).  RTNL and
+ * device_update_lock held.
+ */
+static struct net *wgx_devmtu_net(struct wgx_device *wgx)
 {
-	struct wgx_peer *peer;
 	struct net *net;
 
 	ASSERT_RTNL();
 	lockdep_assert_held(&wgx->device_update_lock);
 	net = rtnl_dereference(wgx->creating_net);
-	if (!wgx->mtu_auto || !net)
+	return wgx->mtu_auto ? net : NULL;
+}
+
+void wgx_devmtu_update(struct wgx_device *wgx)
+{
+	struct net *net = wgx_devmtu_net(wgx);
+	struct wgx_peer *peer;
+
+	if (!net)
 		return;
 	wgx->mtu_routes = 0;
 	list_for_each_entry(peer, &wgx->peer_list, peer_list)
@@ -136,12 +148,9 @@ void wgx_devmtu_update(struct wgx_device *wgx)
 
 void wgx_devmtu_add_peer(struct wgx_device *wgx, struct wgx_peer *peer)
 {
-	struct net *net;
+	struct net *net = wgx_devmtu_net(wgx);
 
-	ASSERT_RTNL();
-	lockdep_assert_held(&wgx->device_update_lock);
-	net = rtnl_dereference(wgx->creating_net);
-	if (!wgx->mtu_auto || !net)
+	if (!net)
 		return;
 	wgx_devmtu_note(wgx, net, peer);
 	wgx_devmtu_apply(wgx, net);

@@ -64,38 +64,26 @@ static bool wgx_socket_must_defer(const struct dst_entry *dst, bool direct)
 }
 
 /*
- * @df: outer IPv4 DF set, and no local fragmentation (IPv6 too): a packet
- * over the route's MTU is dropped and the route's ICMP teaches the peer's
- * MTU (pmtu.h).  *@route_mtu: the MTU of the route taken.
+ * Send @skb from @sock (the device's socket that wgx_socket_send() picked,
+ * under its rcu_read_lock_bh()) to @endpoint; wgx_send6() is the same for
+ * IPv6.  @df: outer IPv4 DF set, and no local fragmentation (IPv6 too): a
+ * packet over the route's MTU is dropped and the route's ICMP teaches the
+ * peer's MTU (pmtu.h).  *@route_mtu: the MTU of the route taken.
  */
-static int wgx_send4(struct wgx_device *wgx, struct sk_buff *skb, struct wgx_endpoint *endpoint,
-		     u8 ds, struct dst_cache *cache, unsigned int index, bool direct, bool df,
-		     u32 *route_mtu)
+static int wgx_send4(struct wgx_device *wgx, struct sock *sock, struct sk_buff *skb,
+		     struct wgx_endpoint *endpoint, u8 ds, struct dst_cache *cache, bool direct,
+		     bool df, u32 *route_mtu)
 {
 	struct flowi4 fl = {
 		.saddr = endpoint->src4.s_addr,
 		.daddr = endpoint->addr4.sin_addr.s_addr,
 		.fl4_dport = endpoint->addr4.sin_port,
+		.fl4_sport = inet_sk(sock)->inet_sport,
 		.flowi4_mark = wgx->fwmark,
 		.flowi4_proto = IPPROTO_UDP,
 	};
 	struct rtable *rt = NULL;
-	struct sock *sock;
 	int ret = 0;
-
-	skb_mark_not_on_list(skb);
-	skb->dev = wgx->dev;
-	skb->mark = wgx->fwmark;
-
-	rcu_read_lock_bh();
-	sock = rcu_dereference_bh(wgx->sock4[index < WGX_MAX_LISTEN_PORTS ? index : 0]);
-	if (unlikely(!sock) && index)
-		sock = rcu_dereference_bh(wgx->sock4[0]);
-	if (unlikely(!sock)) {
-		ret = -ENONET;
-		goto err;
-	}
-	fl.fl4_sport = inet_sk(sock)->inet_sport;
 
 	if (cache)
 		rt = dst_cache_get_ip4(cache, &fl.saddr);
@@ -129,53 +117,36 @@ static int wgx_send4(struct wgx_device *wgx, struct sk_buff *skb, struct wgx_end
 	if (wgx_socket_must_defer(&rt->dst, direct)) {
 		/* @skb is the caller's still. */
 		ip_rt_put(rt);
-		ret = WGX_SOCKET_VIA_WGX;
-		goto out;
+		return WGX_SOCKET_VIA_WGX;
 	}
 
 	*route_mtu = wgx_pmtu_route_mtu(&rt->dst);
 	skb->ignore_df = !df;
 	udp_tunnel_xmit_skb(rt, sock, skb, fl.saddr, fl.daddr, ds, ip4_dst_hoplimit(&rt->dst),
 			    df ? htons(IP_DF) : 0, fl.fl4_sport, fl.fl4_dport, false, false);
-	goto out;
+	return 0;
 
 err:
 	kfree_skb(skb);
-out:
-	rcu_read_unlock_bh();
 	return ret;
 }
 
-static int wgx_send6(struct wgx_device *wgx, struct sk_buff *skb, struct wgx_endpoint *endpoint,
-		     u8 ds, struct dst_cache *cache, unsigned int index, bool direct, bool df,
-		     u32 *route_mtu)
+static int wgx_send6(struct wgx_device *wgx, struct sock *sock, struct sk_buff *skb,
+		     struct wgx_endpoint *endpoint, u8 ds, struct dst_cache *cache, bool direct,
+		     bool df, u32 *route_mtu)
 {
 #if IS_ENABLED(CONFIG_IPV6)
 	struct flowi6 fl = {
 		.saddr = endpoint->src6,
 		.daddr = endpoint->addr6.sin6_addr,
 		.fl6_dport = endpoint->addr6.sin6_port,
+		.fl6_sport = inet_sk(sock)->inet_sport,
 		.flowi6_mark = wgx->fwmark,
 		.flowi6_oif = endpoint->addr6.sin6_scope_id,
 		.flowi6_proto = IPPROTO_UDP,
 	};
 	struct dst_entry *dst = NULL;
-	struct sock *sock;
 	int ret = 0;
-
-	skb_mark_not_on_list(skb);
-	skb->dev = wgx->dev;
-	skb->mark = wgx->fwmark;
-
-	rcu_read_lock_bh();
-	sock = rcu_dereference_bh(wgx->sock6[index < WGX_MAX_LISTEN_PORTS ? index : 0]);
-	if (unlikely(!sock) && index)
-		sock = rcu_dereference_bh(wgx->sock6[0]);
-	if (unlikely(!sock)) {
-		ret = -ENONET;
-		goto err;
-	}
-	fl.fl6_sport = inet_sk(sock)->inet_sport;
 
 	if (cache)
 		dst = dst_cache_get_ip6(cache, &fl.saddr);
@@ -199,25 +170,61 @@ static int wgx_send6(struct wgx_device *wgx, struct sk_buff *skb, struct wgx_end
 	}
 	if (wgx_socket_must_defer(dst, direct)) {
 		dst_release(dst);
-		ret = WGX_SOCKET_VIA_WGX;
-		goto out;
+		return WGX_SOCKET_VIA_WGX;
 	}
 
 	*route_mtu = wgx_pmtu_route_mtu(dst);
 	skb->ignore_df = !df;
 	udp_tunnel6_xmit_skb(dst, sock, skb, skb->dev, &fl.saddr, &fl.daddr, ds,
 			     ip6_dst_hoplimit(dst), 0, fl.fl6_sport, fl.fl6_dport, false);
-	goto out;
+	return 0;
 
 err:
 	kfree_skb(skb);
-out:
-	rcu_read_unlock_bh();
 	return ret;
 #else
 	kfree_skb(skb);
 	return -EAFNOSUPPORT;
 #endif
+}
+
+/*
+ * Send @skb to @endpoint from the device's socket of port @index (the
+ * first port's when @index has none) of the endpoint's family, through
+ * wgx_send4() or wgx_send6(); the same returns, -EAFNOSUPPORT for an
+ * endpoint of neither family and -ENONET when the device has no socket of
+ * it.  @skb is consumed but on WGX_SOCKET_VIA_WGX.  Bottom halves may be on.
+ */
+static int wgx_socket_send(struct wgx_device *wgx, struct sk_buff *skb,
+			   struct wgx_endpoint *endpoint, u8 ds, struct dst_cache *cache,
+			   unsigned int index, bool direct, bool df, u32 *route_mtu)
+{
+	sa_family_t family = endpoint->addr.sa_family;
+	struct sock __rcu *const *socks = family == AF_INET ? wgx->sock4 : wgx->sock6;
+	struct sock *sock;
+	int ret;
+
+	if (unlikely(family != AF_INET && family != AF_INET6)) {
+		kfree_skb(skb);
+		return -EAFNOSUPPORT;
+	}
+	skb_mark_not_on_list(skb);
+	skb->dev = wgx->dev;
+	skb->mark = wgx->fwmark;
+	rcu_read_lock_bh();
+	sock = rcu_dereference_bh(socks[index < WGX_MAX_LISTEN_PORTS ? index : 0]);
+	if (unlikely(!sock) && index)
+		sock = rcu_dereference_bh(socks[0]);
+	if (unlikely(!sock)) {
+		kfree_skb(skb);
+		ret = -ENONET;
+	} else if (family == AF_INET) {
+		ret = wgx_send4(wgx, sock, skb, endpoint, ds, cache, direct, df, route_mtu);
+	} else {
+		ret = wgx_send6(wgx, sock, skb, endpoint, ds, cache, direct, df, route_mtu);
+	}
+	rcu_read_unlock_bh();
+	return ret;
 }
 
 int wgx_socket_send_skb_to_peer(struct wgx_peer *peer, struct sk_buff *skb, u8 ds,
@@ -226,23 +233,16 @@ int wgx_socket_send_skb_to_peer(struct wgx_peer *peer, struct sk_buff *skb, u8 d
 	bool df = wgx_pmtu_df(&peer->pmtu) && !WGX_SKB_CB(skb)->frag;
 	size_t skb_len = skb->len;
 	struct dst_cache *cache;
-	int ret = -EAFNOSUPPORT;
-	u32 route_mtu = 0, ip_len = 0;
+	u32 route_mtu = 0, ip_len;
+	int ret;
 
 	read_lock_bh(&peer->endpoint_lock);
 	rcu_read_lock_bh();
 	cache = wgx_ports_peer_cache(peer, index);
-	if (peer->endpoint.addr.sa_family == AF_INET) {
-		ret = wgx_send4(peer->wgx, skb, &peer->endpoint, ds, cache, index, direct, df,
-				&route_mtu);
-		ip_len = sizeof(struct iphdr);
-	} else if (peer->endpoint.addr.sa_family == AF_INET6) {
-		ret = wgx_send6(peer->wgx, skb, &peer->endpoint, ds, cache, index, direct, df,
-				&route_mtu);
-		ip_len = sizeof(struct ipv6hdr);
-	} else {
-		kfree_skb(skb);
-	}
+	ip_len = peer->endpoint.addr.sa_family == AF_INET6 ? sizeof(struct ipv6hdr) :
+							      sizeof(struct iphdr);
+	ret = wgx_socket_send(peer->wgx, skb, &peer->endpoint, ds, cache, index, direct, df,
+			      &route_mtu);
 	if (likely(!ret)) {
 		wgx_peer_count_tx(peer, skb_len);
 		if (unlikely(wgx_pmtu_sent(&peer->pmtu, skb_len + ip_len + sizeof(struct udphdr),
@@ -314,12 +314,7 @@ int wgx_socket_send_buffer_as_reply_to_skb(struct wgx_device *wgx, struct sk_buf
 	 * in-tree module sends its cookie replies (only initiations and
 	 * responses carry AF41).
 	 */
-	if (endpoint.addr.sa_family == AF_INET)
-		return wgx_send4(wgx, skb, &endpoint, 0, NULL, index, false, true, &route_mtu);
-	if (endpoint.addr.sa_family == AF_INET6)
-		return wgx_send6(wgx, skb, &endpoint, 0, NULL, index, false, true, &route_mtu);
-	kfree_skb(skb);
-	return -EAFNOSUPPORT;
+	return wgx_socket_send(wgx, skb, &endpoint, 0, NULL, index, false, true, &route_mtu);
 }
 
 static void wgx_sock_free(struct sock *sock)
@@ -402,7 +397,7 @@ static bool wgx_sock_in(const struct sock *sock, struct sock *const *socks, unsi
 /*
  * Put @n (0..WGX_MAX_LISTEN_PORTS) socket pairs in place of the installed ones
  * and free those after a grace period.  Senders that read a cleared slot
- * fall back to the first socket (see wgx_send4()).
+ * fall back to the first socket (see wgx_socket_send()).
  */
 static void wgx_socket_install(struct wgx_device *wgx, struct sock **new4, struct sock **new6,
 			       unsigned int n)

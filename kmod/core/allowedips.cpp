@@ -141,6 +141,16 @@ inline bool family_info(int family, unsigned &fam, usize &len)
     return len != 0;
 }
 
+/// @key (16 bytes) = the prefix @addr/@cidr masked, with its family's trie index and address
+/// length; false when the family is unknown or @cidr longer than its addresses.
+inline bool prefix_key(int family, const u8 *addr, u8 cidr, unsigned &fam, usize &len, u8 *key)
+{
+    if (!addr || !family_info(family, fam, len) || cidr > len * 8)
+        return false;
+    mask_prefix(key, addr, cidr, len);
+    return true;
+}
+
 }  // namespace wgx::aip
 
 struct wgx_allowedips {
@@ -363,10 +373,9 @@ int wgx_allowedips_insert(struct wgx_allowedips *t, int family, const wgx_u8 *ad
 {
     unsigned fam;
     usize len;
-    if (!t || !addr || !peer || !family_info(family, fam, len) || cidr > len * 8)
-        return -WGX_EINVAL;
     u8 key[16];
-    mask_prefix(key, addr, cidr, len);
+    if (!t || !peer || !prefix_key(family, addr, cidr, fam, len, key))
+        return -WGX_EINVAL;
 
     // Find the exact node, or the link (*link, currently pointing at @n) where the prefix goes.
     Node **link = &t->root[fam];
@@ -455,10 +464,9 @@ int wgx_allowedips_remove(struct wgx_allowedips *t, int family, const wgx_u8 *ad
 {
     unsigned fam;
     usize len;
-    if (!t || !addr || !peer || !family_info(family, fam, len) || cidr > len * 8)
-        return -WGX_EINVAL;
     u8 key[16];
-    mask_prefix(key, addr, cidr, len);
+    if (!t || !peer || !prefix_key(family, addr, cidr, fam, len, key))
+        return -WGX_EINVAL;
     Node *n = find_exact(t, fam, key, cidr);
     if (!n || !n->peer || n->peer != peer)
         return -WGX_ENOENT;
