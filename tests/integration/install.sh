@@ -3,7 +3,9 @@
 # automatic MTU, routes, default-route policy rules, hooks, SaveConfig), the
 # commands of wgx@.service and wgx-quick@.service read from the installed
 # unit files, and a real systemd-networkd giving the wgx link its addresses
-# and routes from the installed example .network file (native mode).
+# and routes from the installed example .network file (native mode); and
+# the operator's guide's quickstart (docs/guide.md, section 2), its shell
+# blocks run as written on two nodes.
 #
 # The guest's root is the host's, read-only: each case lays tmpfs-backed
 # overlays on /usr/local, /etc and /lib/modules/<kernel> (lower layer: the
@@ -48,7 +50,8 @@ guest_uninstall() {
 # unit_run NS UNIT INSTANCE KEY — run the KEY= lines (ExecStart, ExecStop,
 # ...) of the installed unit UNIT in file order in namespace NS as systemd
 # would: %i/%I = INSTANCE, a leading "-" ignores failure; returns the number
-# of lines run in UNIT_LINES_RUN.
+# of lines run in UNIT_LINES_RUN.  Each line runs as `$UNIT_EXEC NS bash -c
+# LINE' (default n; quickstart_node for a node of the guide's quickstart).
 unit_run() {
 	local ns=$1 unit=/usr/local/lib/systemd/system/$2 inst=$3 key=$4 line cmd ignore
 	UNIT_LINES_RUN=0
@@ -64,7 +67,7 @@ unit_run() {
 		cmd=${cmd//%i/$inst}
 		cmd=${cmd//%I/$inst}
 		echo "$2 $key: $cmd"
-		if ! n "$ns" bash -c "$cmd"; then
+		if ! ${UNIT_EXEC:-n} "$ns" bash -c "$cmd"; then
 			[ "$ignore" = 1 ] || fail "$2: $key=$cmd failed"
 		fi
 		UNIT_LINES_RUN=$((UNIT_LINES_RUN + 1))
@@ -357,6 +360,242 @@ EOF
 	ping_ok a fd00::2
 	unit_run a wgx@.service wgx0 ExecStopPost
 	must_fail n a ip link show wgx0
+}
+
+# ---- docs/guide.md, "2. Quickstart: two nodes", as an operator runs it ----
+# Node A is namespace a (192.0.2.1), node B namespace b (192.0.2.2), joined
+# by lib.sh's veth.  Each node has its own /etc/wgx and /etc/systemd/network:
+# directories under $QS bound over them in a private mount namespace for
+# every command run on the node.  The operator's shell on a node is a
+# "session": one bash that reads what quickstart_run writes to it, so the
+# umask of the guide's first block holds for the blocks after it.
+
+QS=/tmp/wgx-quickstart
+# quickstart_node NODE CMD... — CMD in namespace NODE with NODE's /etc/wgx
+# and /etc/systemd/network.
+QS_MOUNTS='mount --bind "$0/wgx" /etc/wgx && mount --bind "$0/network" /etc/systemd/network'
+quickstart_node() {
+	ip netns exec "$1" unshare -m sh -c "$QS_MOUNTS"' && exec "$@"' "$QS/$1" "${@:2}"
+}
+
+# quickstart_blocks — the section's shell blocks (```sh) in QS_BLOCKS, in
+# order, and its prose outside them, blanks squeezed, in QS_PROSE.
+quickstart_blocks() {
+	local line sec=0 code=0 cur=
+	QS_BLOCKS=() QS_PROSE=
+	while IFS= read -r line; do
+		if [ $sec = 0 ]; then
+			[ "$line" != '## 2. Quickstart: two nodes' ] || sec=1
+			continue
+		fi
+		if [ $code = 0 ]; then
+			case $line in
+			'## '*) break ;;
+			'```sh') code=1 cur= ;;
+			*) QS_PROSE+="$line " ;;
+			esac
+		elif [ "$line" = '```' ]; then
+			code=0
+			QS_BLOCKS+=("$cur")
+		else
+			cur+=$line$'\n'
+		fi
+	done <"$WGX_REPO/docs/guide.md"
+	QS_PROSE=$(tr -s ' ' <<<"$QS_PROSE")
+	[ $sec = 1 ] || fail "docs/guide.md has no section '## 2. Quickstart: two nodes'"
+}
+
+# quickstart_subst VAR FROM TO — in $VAR, FROM (which must occur exactly once) becomes TO.
+quickstart_subst() {
+	local -n qs_text=$1
+	[[ $qs_text == *"$2"* ]] || fail "the quickstart's block no longer has '$2':" "$qs_text"
+	[[ ${qs_text#*"$2"} != *"$2"* ]] || fail "the quickstart's block has '$2' more than once"
+	qs_text=${qs_text/"$2"/"$3"}
+}
+
+# quickstart_session NODE — start the operator's shell on NODE: root's
+# umask 022 and PATH (the installed wgx, wgx-quick), bash -e (a command
+# that fails ends it: quickstart_run reports it); systemctl and networkctl
+# only write down what they are asked, for quickstart_systemd (systemd is
+# not PID 1 in the guest).
+quickstart_session() {
+	local fd
+	mkfifo "$QS/$1.in"
+	ip netns exec "$1" unshare -m sh -c "$QS_MOUNTS"' && umask 022 && cd / &&
+		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin exec bash -e' \
+		"$QS/$1" <"$QS/$1.in" >"$QS/$1.log" 2>&1 &
+	printf -v "QS_PID_$1" %s $!
+	exec {fd}>"$QS/$1.in"
+	printf -v "QS_FD_$1" %s "$fd"
+	quickstart_run "$1" "systemctl() { echo \"systemctl \$*\" >>$QS/$1.systemd; }
+networkctl() { echo \"networkctl \$*\" >>$QS/$1.systemd; }
+command -v wgx wgx-quick"
+	expect_eq "$1: the wgx and wgx-quick run" "/usr/local/bin/wgx
+/usr/local/bin/wgx-quick" "$QS_OUT"
+}
+
+# quickstart_run NODE TEXT — TEXT typed into NODE's session (stdin
+# /dev/null for its commands); its output in QS_OUT, shown.  Fails when a
+# command of TEXT fails (the session ends) or after 60 s.
+quickstart_run() {
+	local fd pid i step=$((++QS_STEP)) out=$QS/$1.step$((QS_STEP))
+	fd=QS_FD_$1 pid=QS_PID_$1
+	printf '{\n%s\n} </dev/null >%s 2>&1\necho %s >%s\n' "$2" "$out" "$step" "$QS/$1.done" >&"${!fd}"
+	for ((i = 0; i < 600; i++)); do
+		[ "$(cat "$QS/$1.done" 2>/dev/null)" != "$step" ] || break
+		kill -0 "${!pid}" 2>/dev/null || break
+		sleep 0.1
+	done
+	QS_OUT=$(cat "$out" 2>/dev/null || true)
+	printf '%s node %s $ %s\n%s\n' "$(date +%T)" "${1^^}" "${2//$'\n'/$'\n'"node ${1^^} > "}" "$QS_OUT" | sed 's/^/    /'
+	[ "$(cat "$QS/$1.done" 2>/dev/null)" = "$step" ] || fail "node ${1^^}: this step failed or hung (session log: $(cat "$QS/$1.log"))"
+}
+
+# quickstart_systemd NODE — do what the session asked of systemctl and
+# networkctl, as systemd would: `networkctl reload' starts systemd-networkd
+# in NODE (the guide's "systemctl enable --now systemd-networkd" first; it
+# then reads the .network files there are), `systemctl enable --now U@I'
+# runs U@.service's ExecStart lines for I (unit_run).
+quickstart_systemd() {
+	local calls=() c u
+	[ -f "$QS/$1.systemd" ] && mapfile -t calls <"$QS/$1.systemd"
+	rm -f "$QS/$1.systemd"
+	for c in "${calls[@]}"; do
+		echo "node ${1^^}: $c"
+		case $c in
+		"networkctl reload")
+			[ -z "$NETWORKD_PID" ] || fail "networkd runs already"
+			# as in test_networkd_native: /sys read-only, no udev
+			mkdir -p /run/systemd
+			ip netns exec "$1" unshare -m sh -c "$QS_MOUNTS"' && mount -o remount,ro /sys &&
+				exec /lib/systemd/systemd-networkd' "$QS/$1" >"$QS/networkd.log" 2>&1 &
+			NETWORKD_PID=$!
+			;;
+		"systemctl enable --now "?*@?*)
+			u=${c##* }
+			UNIT_EXEC=quickstart_node unit_run "$1" "${u%%@*}@.service" "${u#*@}" ExecStart
+			[ "$UNIT_LINES_RUN" -ge 1 ] || fail "${u%%@*}@.service has no ExecStart"
+			;;
+		*) fail "the quickstart runs \`$c', which this test cannot do as systemd would" ;;
+		esac
+	done
+}
+
+# The quickstart from docs/guide.md itself, with only what a reader changes:
+# the other node's public key, and on B the endpoint, allowed IPs, Address
+# and ping target that the prose gives.  A comes up with systemd
+# (wgx@wgx0's commands, a real systemd-networkd reading the .network file
+# of the guide), B with wgx-quick; the Check block runs on both; then B's
+# `wgx-quick down' and stopping A's unit must remove the link.
+test_guide_quickstart() {
+	guest_install
+	netns_pair a b
+	quickstart_blocks
+	local keys conf unitnet quick check node s pub_a pub_b conf_b i
+	[ ${#QS_BLOCKS[@]} = 5 ] || fail "the quickstart has ${#QS_BLOCKS[@]} shell blocks, this test knows 5"
+	keys=${QS_BLOCKS[0]} conf=${QS_BLOCKS[1]} unitnet=${QS_BLOCKS[2]} quick=${QS_BLOCKS[3]} check=${QS_BLOCKS[4]}
+	[[ $keys == *"wgx genkey"* && $conf == *"/etc/wgx/wgx0.conf"* && $unitnet == *"/etc/systemd/network/"* &&
+		$quick == *"wgx-quick up"* && $check == *"ping"* ]] ||
+		fail "the quickstart's blocks are not keys, configuration, networkd, wgx-quick, check"
+	# what the test substitutes is what the prose says
+	for s in "Node A has the underlay address 192.0.2.1, node B 192.0.2.2" \
+		"A is 10.0.0.1 and B 10.0.0.2" "(on B: the other node's public key, \`Endpoint = 192.0.2.1:51820\`, \`AllowedIPs = 10.0.0.1/32\`)" \
+		"add \`Address = 10.0.0.1/24\` to \`[Interface]\`"; do
+		[[ $QS_PROSE == *"$s"* ]] || fail "the quickstart's prose no longer says: $s"
+	done
+	# the wgx-quick block: up, then (at the end) down
+	mapfile -t quick < <(grep -v '^$' <<<"${QS_BLOCKS[3]}")
+	[[ ${#quick[@]} = 2 && ${quick[0]} == "wgx-quick up wgx0"* && ${quick[1]} == "wgx-quick down wgx0"* ]] ||
+		fail "the wgx-quick block is not 'wgx-quick up wgx0', 'wgx-quick down wgx0'"
+
+	rm -rf "$QS" # a run before this one (the runner's retry)
+	for node in a b; do
+		mkdir -p "$QS/$node/network"
+		install -d -m 755 "$QS/$node/wgx" # the guide's install -d makes it 0700
+	done
+	mkdir -p /etc/systemd/network
+	quickstart_session a
+	quickstart_session b
+
+	# "On each node": keys; the last line is the public key
+	quickstart_run a "$keys"
+	pub_a=$QS_OUT
+	quickstart_run b "$keys"
+	pub_b=$QS_OUT
+	for node in a b; do
+		s=pub_$node
+		[[ ${!s} =~ ^[A-Za-z0-9+/]{43}=$ ]] || fail "node ${node^^}: the key block printed '${!s}', not one public key"
+		expect_eq "node ${node^^}: /etc/wgx mode" 700 "$(stat -c %a "$QS/$node/wgx")"
+		expect_eq "node ${node^^}: wgx0.key mode" 600 "$(stat -c %a "$QS/$node/wgx/wgx0.key")"
+	done
+	[ "$pub_a" != "$pub_b" ] || fail "the nodes have the same key"
+	[ ! -e /etc/wgx/wgx0.key ] || fail "a node's key is in the guest's own /etc/wgx"
+
+	# the configuration: A's as written; B's as the prose says, plus Address for wgx-quick
+	quickstart_subst conf "<B's public key>" "$pub_b"
+	quickstart_run a "$conf"
+	conf_b=${QS_BLOCKS[1]}
+	quickstart_subst conf_b "<B's public key>" "$pub_a"
+	quickstart_subst conf_b "Endpoint = 192.0.2.2:51820" "Endpoint = 192.0.2.1:51820"
+	quickstart_subst conf_b "AllowedIPs = 10.0.0.2/32" "AllowedIPs = 10.0.0.1/32"
+	quickstart_subst conf_b $'[Interface]\n' $'[Interface]\nAddress = 10.0.0.2/24\n'
+	quickstart_run b "$conf_b"
+	for node in a b; do
+		expect_eq "node ${node^^}: wgx0.conf mode" 600 "$(stat -c %a "$QS/$node/wgx/wgx0.conf")"
+		grep -qxF "PrivateKey = $(cat "$QS/$node/wgx/wgx0.key")" "$QS/$node/wgx/wgx0.conf" ||
+			fail "node ${node^^}: wgx0.conf lacks the node's private key"
+	done
+
+	# B with wgx-quick, A with systemd and networkd
+	quickstart_run b "${quick[0]}"
+	quickstart_systemd b
+	quickstart_run a "$unitnet"
+	quickstart_systemd a
+	[ -n "$NETWORKD_PID" ] || fail "the guide's systemd block did not start networkd"
+	[ -f "$QS/a/network/wgx0.network" ] || fail "no wgx0.network on node A"
+	for i in $(seq 100); do
+		n a ip -o addr show dev wgx0 2>/dev/null | grep -q ' 10.0.0.1/24 ' && break
+		sleep 0.2
+	done
+	if ! n a ip -o addr show dev wgx0 | grep -q ' 10.0.0.1/24 '; then
+		ls -l "$QS/a/network"
+		cat "$QS/networkd.log"
+		fail "node A: networkd did not give wgx0 10.0.0.1/24"
+	fi
+	n b ip -o addr show dev wgx0 | grep -q ' 10.0.0.2/24 ' || fail "node B: wgx-quick did not give wgx0 10.0.0.2/24"
+
+	# Check, on either node (from B the other address)
+	quickstart_run a "$check"
+	quickstart_check_show A "$pub_b"
+	quickstart_subst check "ping -c 3 10.0.0.2" "ping -c 3 10.0.0.1"
+	quickstart_run b "$check"
+	quickstart_check_show B "$pub_a"
+
+	# teardown: wgx-quick down on B; the unit stopped on A deletes the link
+	quickstart_run b "${quick[1]}"
+	must_fail n b ip link show wgx0
+	UNIT_EXEC=quickstart_node unit_run a wgx@.service wgx0 ExecStop
+	UNIT_EXEC=quickstart_node unit_run a wgx@.service wgx0 ExecStopPost
+	must_fail n a ip link show wgx0
+	quickstart_end a
+	quickstart_end b
+}
+
+# quickstart_check_show NODE PEER — the Check block's output (QS_OUT) shows
+# PEER with a handshake and the bytes moved, as the guide says.
+quickstart_check_show() {
+	local want
+	for want in "peer: $2" "latest handshake:" "transfer:"; do
+		[[ $QS_OUT == *"$want"* ]] || fail "node $1: wgx show wgx0 does not print '$want'"
+	done
+}
+
+# quickstart_end NODE — the operator logs out of NODE's session.
+quickstart_end() {
+	local fd=QS_FD_$1 pid=QS_PID_$1
+	echo exit >&"${!fd}"
+	wait "${!pid}" || fail "node ${1^^}: the session ended with status $?: $(cat "$QS/$1.log")"
+	exec {fd}>&-
 }
 
 # The timers that make endpoints follow DNS, one per way of running a
