@@ -204,15 +204,19 @@ enum wgx_handshake_state wgx_noise_handshake_state(const struct wgx_noise_handsh
 void wgx_noise_handshake_clear(struct wgx_noise_handshake *hs);
 
 /**
- * struct wgx_noise_prepared - an ephemeral X25519 key pair made ahead of time
- * for one peer, with its Diffie-Hellman result against that peer's static
- * public key.  DH(e, S_peer) is the "es" of an initiation we send (5.4.2) and
- * the "se" of a response we send (5.4.3), so either message can use it, once:
- * the X25519 operations left at the message are none (initiation) or one
- * (response: "ee").  Holds secrets; the create calls wipe it, used or not.
+ * struct wgx_noise_prepared - an ephemeral X25519 key pair made ahead of time,
+ * and, when it was made for one peer, its Diffie-Hellman result against that
+ * peer's static public key.  DH(e, S_peer) is the "es" of an initiation we
+ * send (5.4.2) and the "se" of a response we send (5.4.3), so either message
+ * can use it, once: the X25519 operations left at the message are none
+ * (initiation) or one (response: "ee").  A pair alone (@has_dh false, made
+ * for no peer) spares the message its fixed-base multiplication only.  Holds
+ * secrets; the create calls wipe it, used or not.
  * @ephemeral_private: clamped (RFC 7748 section 5); @ephemeral_public: its
  * public key; @remote_static: the peer key @dh was made with; @dh: 32 bytes,
- * never all zero; @valid: set by wgx_noise_prepare().
+ * never all zero; @valid: the pair is usable; @has_dh: @remote_static and
+ * @dh are too.  wgx_noise_prepare() sets both flags; a glue that fills in a
+ * pair alone sets @valid and leaves the rest zero.
  */
 struct wgx_noise_prepared {
 	wgx_u8 ephemeral_private[32];
@@ -220,6 +224,7 @@ struct wgx_noise_prepared {
 	wgx_u8 remote_static[32];
 	wgx_u8 dh[32];
 	bool valid;
+	bool has_dh;
 };
 
 /**
@@ -249,8 +254,8 @@ int wgx_noise_create_initiation(struct wgx_noise_handshake *hs, wgx_u8 *msg, wgx
 /**
  * wgx_noise_create_initiation_prepared - wgx_noise_create_initiation() with
  * the ephemeral and "es" of @prep when @prep (may be NULL) is valid and was
- * made for @hs's current peer key; otherwise the ephemeral and its DH are
- * made here.  Same bytes on the wire either way.  @prep is wiped on return.
+ * made for @hs's current peer key, with its ephemeral alone when it is a pair
+ * without a DH; otherwise the ephemeral and its DH are made here.  Same bytes on the wire either way.  @prep is wiped on return.
  */
 int wgx_noise_create_initiation_prepared(struct wgx_noise_handshake *hs, wgx_u8 *msg,
 					 wgx_u32 local_index, wgx_u64 now_ns, wgx_u64 wall_sec,
@@ -316,7 +321,8 @@ int wgx_noise_create_response(struct wgx_noise_handshake *hs, wgx_u8 *msg, wgx_u
 /**
  * wgx_noise_create_response_prepared - wgx_noise_create_response() with the
  * ephemeral and "se" of @prep when @prep (may be NULL) is valid and was made
- * for @hs's current peer key; "ee" is computed here either way.  @prep is
+ * for @hs's current peer key, with its ephemeral alone when it is a pair
+ * without a DH; "ee" is computed here either way.  @prep is
  * wiped on return.
  */
 int wgx_noise_create_response_prepared(struct wgx_noise_handshake *hs, wgx_u8 *msg,

@@ -97,11 +97,20 @@ void mix_dh_result(u8 *ck, u8 *key, const u8 *dh)
     kdf(ck, key, nullptr, ck, dh, KEY_LEN);
 }
 
-/// True when @prep was made for @hs's current peer key (a re-key in place
-/// since makes it useless: it is then wiped unused).
-bool prepared_for(const wgx_noise_handshake *hs, const wgx_noise_prepared *prep)
+/// What a message to @hs's peer takes of @prep: nothing (none, invalid, or
+/// made for another key: a re-key in place since makes it useless, and it is
+/// then wiped unused), its pair alone (made for no peer), or its pair and DH.
+enum class PreparedUse { none, pair, pair_and_dh };
+
+PreparedUse prepared_use(const wgx_noise_handshake *hs, const wgx_noise_prepared *prep)
 {
-    return prep && prep->valid && !wgx_platform_memneq(prep->remote_static, hs->remote_static, KEY_LEN);
+    if (!prep || !prep->valid)
+        return PreparedUse::none;
+    if (!prep->has_dh)
+        return PreparedUse::pair;
+    if (wgx_platform_memneq(prep->remote_static, hs->remote_static, KEY_LEN))
+        return PreparedUse::none;
+    return PreparedUse::pair_and_dh;
 }
 
 /// The static-static DH of @hs, computed at the first message that needs it
@@ -526,6 +535,7 @@ bool wgx_noise_prepare(wgx_noise_prepared *prep, const u8 *remote_static)
     }
     copy_bytes(prep->remote_static, remote_static, KEY_LEN);
     prep->valid = true;
+    prep->has_dh = true;
     return true;
 }
 
@@ -555,8 +565,8 @@ int wgx_noise_create_initiation_prepared(wgx_noise_handshake *hs, u8 *m, u32 loc
     u8 e_pub[KEY_LEN];
 
     init_symmetric(ck.b, h.b, hs->remote_static);
-    const bool use_prepared = prepared_for(hs, prep);
-    if (use_prepared) {
+    const PreparedUse use = prepared_use(hs, prep);
+    if (use != PreparedUse::none) {
         copy_bytes(e_priv.b, prep->ephemeral_private, KEY_LEN);
         copy_bytes(e_pub, prep->ephemeral_public, KEY_LEN);
     } else if (!generate_ephemeral(e_priv.b, e_pub)) {
@@ -570,7 +580,7 @@ int wgx_noise_create_initiation_prepared(wgx_noise_handshake *hs, u8 *m, u32 loc
     kdf(ck.b, nullptr, nullptr, ck.b, e_pub, KEY_LEN);
 
     // es: ephemeral-static, then the initiator's static key, encrypted.
-    if (use_prepared) {
+    if (use == PreparedUse::pair_and_dh) {
         mix_dh_result(ck.b, key.b, prep->dh);
     } else if (!mix_dh(ck.b, key.b, e_priv.b, hs->remote_static)) {
         zero_bytes(m, msg::INITIATION_LEN);
@@ -673,8 +683,8 @@ int wgx_noise_create_response_prepared(wgx_noise_handshake *hs, u8 *m, u32 local
 
     copy_bytes(ck.b, hs->chaining_key, HASH_LEN);
     copy_bytes(h.b, hs->hash, HASH_LEN);
-    const bool use_prepared = prepared_for(hs, prep);
-    if (use_prepared) {
+    const PreparedUse use = prepared_use(hs, prep);
+    if (use != PreparedUse::none) {
         copy_bytes(e_priv.b, prep->ephemeral_private, KEY_LEN);
         copy_bytes(e_pub, prep->ephemeral_public, KEY_LEN);
     } else if (!generate_ephemeral(e_priv.b, e_pub)) {
@@ -693,7 +703,7 @@ int wgx_noise_create_response_prepared(wgx_noise_handshake *hs, u8 *m, u32 local
         zero_bytes(m, msg::RESPONSE_LEN);
         return -WGX_EKEYREJECTED;
     }
-    if (use_prepared) {
+    if (use == PreparedUse::pair_and_dh) {
         mix_dh_result(ck.b, nullptr, prep->dh);
     } else if (!mix_dh(ck.b, nullptr, e_priv.b, hs->remote_static)) {
         zero_bytes(m, msg::RESPONSE_LEN);
