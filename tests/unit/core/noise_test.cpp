@@ -511,19 +511,11 @@ TEST(Noise, RekeyedPeerHandshakesUnderItsNewKey)
     EXPECT_FALSE(wgx_noise_handshake_set_remote_static(p.b_hs, nullptr));
 }
 
-// Ephemerals prepared ahead for one peer (wgx_noise_prepare): the message
-// carries the prepared public key, and the other end, which computes every
-// DH itself, completes the handshake, so the prepared "es" (initiation) and
-// "se" (response) are the values the protocol asks for.
-void expect_prepared_handshake(const wgx_u8 *psk)
+// A handshake whose initiation uses @pa and whose response uses @pb: each
+// message carries the prepared public key, is wiped, and the other end,
+// which computes every DH itself, completes the handshake.
+void expect_handshake_with(Pair &p, wgx_noise_prepared &pa, wgx_noise_prepared &pb)
 {
-    Pair p(psk, psk);
-    wgx_noise_prepared pa, pb;
-    ASSERT_TRUE(wgx_noise_prepare(&pa, p.b.pub.data()));  // a's, for peer b
-    ASSERT_TRUE(wgx_noise_prepare(&pb, p.a.pub.data()));  // b's, for peer a
-    EXPECT_TRUE(pa.valid);
-    EXPECT_TRUE(pa.has_dh);
-    EXPECT_EQ(0, std::memcmp(pa.remote_static, p.b.pub.data(), 32));
     const Bytes pa_pub(pa.ephemeral_public, pa.ephemeral_public + 32);
     const Bytes pb_pub(pb.ephemeral_public, pb.ephemeral_public + 32);
 
@@ -549,6 +541,21 @@ void expect_prepared_handshake(const wgx_u8 *psk)
     expect_transport(ka, kb);
 }
 
+// Ephemerals prepared ahead for one peer (wgx_noise_prepare): the handshake
+// completes, so the prepared "es" (initiation) and "se" (response) are the
+// values the protocol asks for.
+void expect_prepared_handshake(const wgx_u8 *psk)
+{
+    Pair p(psk, psk);
+    wgx_noise_prepared pa, pb;
+    ASSERT_TRUE(wgx_noise_prepare(&pa, p.b.pub.data()));  // a's, for peer b
+    ASSERT_TRUE(wgx_noise_prepare(&pb, p.a.pub.data()));  // b's, for peer a
+    EXPECT_TRUE(pa.valid);
+    EXPECT_TRUE(pa.has_dh);
+    EXPECT_EQ(0, std::memcmp(pa.remote_static, p.b.pub.data(), 32));
+    expect_handshake_with(p, pa, pb);
+}
+
 TEST(Noise, PreparedEphemeralsMakeTheSameHandshake)
 {
     expect_prepared_handshake(nullptr);
@@ -558,8 +565,8 @@ TEST(Noise, PreparedEphemeralsMakeTheSameHandshake)
 }
 
 // A pair made ahead for no peer (the glue's pool: @valid, no DH): both
-// messages carry its public key, compute their DH with the peer's key
-// themselves, and complete against a peer that computes everything itself.
+// messages use its ephemeral and compute their DH with the peer's key
+// themselves.
 TEST(Noise, PreparedPairWithoutDhIsUsed)
 {
     Pair p;
@@ -569,29 +576,7 @@ TEST(Noise, PreparedPairWithoutDhIsUsed)
         ASSERT_TRUE(wgx_platform_curve25519_generate_public(prep->ephemeral_public, prep->ephemeral_private));
         prep->valid = true;
     }
-    const Bytes pa_pub(pa.ephemeral_public, pa.ephemeral_public + 32);
-    const Bytes pb_pub(pb.ephemeral_public, pb.ephemeral_public + 32);
-
-    Bytes init(WGX_MSG_INITIATION_LEN);
-    ASSERT_EQ(wgx_noise_create_initiation_prepared(p.a_hs, init.data(), LOCAL_A, T0, WALL0, 0, &pa), 0);
-    EXPECT_TRUE(all_zero(&pa, sizeof(pa)));
-    EXPECT_EQ(
-        Bytes(init.begin() + wgx::msg::initiation::EPHEMERAL, init.begin() + wgx::msg::initiation::EPHEMERAL + 32),
-        pa_pub);
-    ASSERT_EQ(p.consume_initiation(init), 0);
-
-    Bytes resp(WGX_MSG_RESPONSE_LEN);
-    ASSERT_EQ(wgx_noise_create_response_prepared(p.b_hs, resp.data(), LOCAL_B, T0, &pb), 0);
-    EXPECT_TRUE(all_zero(&pb, sizeof(pb)));
-    EXPECT_EQ(Bytes(resp.begin() + wgx::msg::response::EPHEMERAL, resp.begin() + wgx::msg::response::EPHEMERAL + 32),
-              pb_pub);
-    ASSERT_EQ(p.consume_response(resp), 0);
-
-    wgx_keypair_keys ka, kb;
-    ASSERT_EQ(wgx_noise_begin_session(p.a_hs, &ka, T0), 0);
-    ASSERT_EQ(wgx_noise_begin_session(p.b_hs, &kb, T0), 0);
-    expect_session(ka, kb);
-    expect_transport(ka, kb);
+    expect_handshake_with(p, pa, pb);
 }
 
 // A prepared ephemeral is used only for the peer key it was made with: one
