@@ -786,21 +786,19 @@ hs_kind() {
 	ip -n b link set "$resp" down
 }
 
-# eph_stat KIND — wgx.ko's ephemeral key pool counters ("held H made M taken
-# T missed X ...", kmod/ephemeral.c), then on a second line those of its
-# per-peer ephemerals ("held H pending P made M used U ...", kmod/prepare.c),
-# for KIND wgx; nothing for others.  Read by the shell itself: a fork+exec
+# eph_stat KIND — wgx.ko's counters of the X25519 work made ahead, one line
+# ("pool_held H pool_made M pool_taken T pool_missed X ... slots_held H
+# slots_pending P slots_made M slots_used U ...", kmod/precompute.c), for
+# KIND wgx; nothing for others.  Read by the shell itself: a fork+exec
 # would cost the window it measures.
 eph_stat() {
 	local line
 	[ "$1" = wgx ] || return 0
-	read -r line </sys/kernel/debug/wgx/ephemeral_pool_stats && printf '%s\n' "$line"
-	[ -r /sys/kernel/debug/wgx/ephemeral_peers_stats ] || return 0
-	read -r line </sys/kernel/debug/wgx/ephemeral_peers_stats && printf '%s\n' "$line"
+	read -r line </sys/kernel/debug/wgx/precompute_stats && printf '%s\n' "$line"
 }
 
 # HS_PIDS: "PID NAME" lines of wgx.ko's handshake threads (wgx-hs/N) and
-# its wgx-prepare thread, found once per storm (storm_kind); hs_stat KIND
+# its wgx-precompute thread, found once per storm (storm_kind); hs_stat KIND
 # prints "NAME RUN_NS WAIT_NS SLICES" (/proc/PID/schedstat) for each, for
 # KIND wgx only, read by the shell itself (no fork in the window).  Which
 # threads did a wave's work is part of the bed check: ring work spread over
@@ -858,7 +856,7 @@ storm_kind() {
 	HS_PIDS=
 	if [ "$kind" = wgx ]; then
 		local pid
-		for pid in $(pgrep -x 'wgx-hs/[0-9]+|wgx-prepare'); do
+		for pid in $(pgrep -x 'wgx-hs/[0-9]+|wgx-precompute'); do
 			HS_PIDS+="$pid $(cat "/proc/$pid/comm")"$'\n'
 		done
 		HS_PIDS=${HS_PIDS%$'\n'}

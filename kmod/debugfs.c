@@ -9,9 +9,8 @@
 #include <linux/uaccess.h>
 
 #include "debugfs.h"
-#include "ephemeral.h"
 #include "hsworker.h"
-#include "prepare.h"
+#include "precompute.h"
 #include "queueing.h"
 #include "telemetry.h"
 
@@ -50,9 +49,8 @@ static const struct file_operations wgx_debugfs_nice_fops = {
 	.write = wgx_debugfs_nice_write,
 };
 
-/* wgx_ephemeral_stats_fops and wgx_prepare_stats_fops, over the owners' show functions. */
-DEFINE_SHOW_ATTRIBUTE(wgx_ephemeral_stats);
-DEFINE_SHOW_ATTRIBUTE(wgx_prepare_stats);
+/* wgx_precompute_stats_fops, over the owner's show function. */
+DEFINE_SHOW_ATTRIBUTE(wgx_precompute_stats);
 
 void wgx_debugfs_init(void)
 {
@@ -66,8 +64,7 @@ void wgx_debugfs_init(void)
 	debugfs_create_bool("tx_codel", 0600, dir, &wgx_queueing_tx_codel);
 	debugfs_create_bool("tcp_telemetry", 0600, dir, &wgx_telemetry_tcp_enabled);
 	debugfs_create_file("handshake_nice", 0600, dir, NULL, &wgx_debugfs_nice_fops);
-	debugfs_create_file("ephemeral_pool_stats", 0400, dir, NULL, &wgx_ephemeral_stats_fops);
-	debugfs_create_file("ephemeral_peers_stats", 0400, dir, NULL, &wgx_prepare_stats_fops);
+	debugfs_create_file("precompute_stats", 0400, dir, NULL, &wgx_precompute_stats_fops);
 }
 
 void wgx_debugfs_exit(void)

@@ -10,8 +10,7 @@
  *   lane_inline            0/1, default 1: small lane packets sent at once
  *   tcp_telemetry          0/1, default 1: the inner TCP hooks of telemetry
  *   handshake_nice         -20..19, default 10: the handshake threads' nice
- *   ephemeral_pool_stats   the ephemeral pool's counters (one line)
- *   ephemeral_peers_stats  the per-peer slots' counters (one line)
+ *   precompute_stats       the counters of the X25519 work made ahead (one line)
  *
  * Debug builds (WGX_DEBUG) add crypto_ceiling and telemetry_cost (bench.h,
  * telemetry_bench.h) to the same directory.

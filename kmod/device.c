@@ -26,13 +26,12 @@
 
 #include "device.h"
 #include "endpoint.h"
-#include "ephemeral.h"
 #include "handshake.h"
 #include "keygrace.h"
 #include "devmtu.h"
 #include "peer.h"
 #include "peerlookup.h"
-#include "prepare.h"
+#include "precompute.h"
 #include "queueing.h"
 #include "send.h"
 #include "socket.h"
@@ -250,10 +249,10 @@ static void wgx_destruct(struct net_device *dev)
 	wgx_queueing_uninit(wgx);
 	wgx_rxspread_uninit(wgx);
 	/*
-	 * The wgx-prepare thread may still hold a removed peer; its put can
-	 * be the last, and the release uses the index table.
+	 * The wgx-precompute thread may still hold a removed peer; its put
+	 * can be the last, and the release uses the index table.
 	 */
-	wgx_prepare_sync();
+	wgx_precompute_sync();
 	/* Keypair and peer frees are RCU callbacks that use the index table. */
 	rcu_barrier();
 	wgx_ratelimiter_destroy(wgx->ratelimiter);
@@ -487,14 +486,14 @@ static struct pernet_operations wgx_netns_ops = {
 
 /*
  * Before the machine suspends or hibernates, every session key and handshake
- * state goes, and so do the handshake ephemerals made ahead (the pool is
+ * state goes, and so do the handshake ephemerals made ahead (precompute.h:
  * paused until the resume, so its thread makes none meanwhile): a
  * hibernation image on disk must not hold them, and a machine that wakes up
  * hours later must not resume stale sessions.  Peers simply handshake again
  * on the next packet, as WireGuard does.  Not with CONFIG_PM_AUTOSLEEP,
  * where the system suspends whenever idle; there the boottime clock of the
- * pool and of the per-peer ephemerals (prepare.c) counts the suspended
- * time, and the resume wipes what expired meanwhile.
+ * ephemerals made ahead counts the suspended time, and the resume wipes
+ * what expired meanwhile.
  */
 static int wgx_device_pm_notification(struct notifier_block *nb, unsigned long action, void *data)
 {
@@ -503,8 +502,7 @@ static int wgx_device_pm_notification(struct notifier_block *nb, unsigned long a
 
 	/* Also after a failed prepare: the chain sends the post to every notifier. */
 	if (action == PM_POST_SUSPEND || action == PM_POST_HIBERNATION) {
-		wgx_ephemeral_resume();
-		wgx_prepare_resume();
+		wgx_precompute_resume();
 		/* The devices that are up take handshake messages again. */
 		rtnl_lock();
 		list_for_each_entry(wgx, &wgx_device_list, device_list) {
@@ -518,8 +516,7 @@ static int wgx_device_pm_notification(struct notifier_block *nb, unsigned long a
 	    (action != PM_HIBERNATION_PREPARE && action != PM_SUSPEND_PREPARE))
 		return NOTIFY_DONE;
 
-	wgx_ephemeral_suspend();
-	wgx_prepare_suspend();
+	wgx_precompute_suspend();
 
 	rtnl_lock();
 	list_for_each_entry(wgx, &wgx_device_list, device_list) {

@@ -29,7 +29,7 @@
 #include "endpoint.h"
 #include "handshake.h"
 #include "hsworker.h"
-#include "prepare.h"
+#include "precompute.h"
 #include "peer.h"
 #include "queueing.h"
 #include "send.h"
@@ -161,7 +161,7 @@ static void wgx_handshake_consume_initiation(struct wgx_device *wgx, struct sk_b
 		 */
 		wgx_noise_handshake_copy_replay_state(wgx_handshake_handle(peer, !prev), hs);
 		index = wgx_index_hashtable_insert(wgx->index_hashtable, &peer->handshake_entry);
-		have_prepared = wgx_prepare_take(peer, hs, &prepared);
+		have_prepared = wgx_precompute_take(peer, hs, &prepared);
 		ret = wgx_noise_create_response_prepared(hs, msg, le32_to_cpu(index), now,
 							 have_prepared ? &prepared : NULL);
 		if (!ret)

@@ -5,7 +5,7 @@
  * bucket (any context) and the per-peer initiation work, which runs on the
  * wgx-hs thread the peer's id picks (hsworker.h), defers an initiation
  * beyond the budget to a later slot, and otherwise creates the message
- * with the peer's prepared ephemeral (prepare.h) and sends it.
+ * with an ephemeral made ahead (precompute.h) and sends it.
  */
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
@@ -15,7 +15,7 @@
 #include "device.h"
 #include "handshake.h"
 #include "peer.h"
-#include "prepare.h"
+#include "precompute.h"
 #include "socket.h"
 #include "timers.h"
 
@@ -185,7 +185,7 @@ void wgx_handshake_initiation_worker(struct kthread_work *work)
 		/* One handshake in progress per peer: the other handle's goes. */
 		wgx_noise_handshake_clear(wgx_handshake_handle(peer, !prev));
 		index = wgx_index_hashtable_insert(wgx->index_hashtable, &peer->handshake_entry);
-		have_prepared = wgx_prepare_take(peer, hs, &prepared);
+		have_prepared = wgx_precompute_take(peer, hs, &prepared);
 		ret = wgx_noise_create_initiation_prepared(hs, msg, le32_to_cpu(index),
 							   wgx_clock_ns(), wall.tv_sec,
 							   wall.tv_nsec,

@@ -20,9 +20,8 @@
 #include "devmtu.h"
 #include <wgx/platform.h>
 #include "peer.h"
-#include "ephemeral.h"
 #include "hsworker.h"
-#include "prepare.h"
+#include "precompute.h"
 #include "netlink.h"
 #include "timers.h"
 
@@ -97,15 +96,12 @@ static int __init wgx_mod_init(void)
 	ret = wgx_peer_init();
 	if (ret < 0)
 		goto err_platform;
-	ret = wgx_ephemeral_init();
+	ret = wgx_precompute_init();
 	if (ret < 0)
 		goto err_peer;
-	ret = wgx_prepare_init();
-	if (ret < 0)
-		goto err_ephemeral;
 	ret = wgx_hsworker_init();
 	if (ret < 0)
-		goto err_prepare;
+		goto err_precompute;
 	ret = wgx_devmtu_init();
 	if (ret < 0)
 		goto err_hsworker;
@@ -154,10 +150,8 @@ err_devmtu:
 	wgx_devmtu_exit();
 err_hsworker:
 	wgx_hsworker_exit();
-err_prepare:
-	wgx_prepare_exit();
-err_ephemeral:
-	wgx_ephemeral_exit();
+err_precompute:
+	wgx_precompute_exit();
 err_peer:
 	rcu_barrier();
 	wgx_peer_exit();
@@ -180,10 +174,8 @@ static void __exit wgx_mod_exit(void)
 	wgx_devmtu_exit();
 	/* Every device, and so every user of the handshake threads, is gone. */
 	wgx_hsworker_exit();
-	/* Every device, and so every peer with a prepared slot, is gone. */
-	wgx_prepare_exit();
-	/* Every device, and so every caller of wgx_ephemeral_take(), is gone. */
-	wgx_ephemeral_exit();
+	/* Every device, and so every peer with a slot and every taker, is gone. */
+	wgx_precompute_exit();
 	/* Deferred frees of the core (wgx_platform_free_deferred) must run before the code goes. */
 	rcu_barrier();
 	/* The peers' RCU frees ran with them. */

@@ -9,6 +9,7 @@
 #include "handshake.h"
 #include "hsworker.h"
 #include "peer.h"
+#include "precompute.h"
 #include "socket.h"
 #include "queueing.h"
 #include "send.h"
@@ -111,7 +112,7 @@ void wgx_peer_set_public_key(struct wgx_peer *peer, const u8 *new_key)
 	++wgx->peer_ids;	/* the dump's change generation: a peer changed its name */
 	netdev_dbg(wgx->dev, "peer %llu re-keyed in place\n", peer->internal_id);
 	/* A prepared ephemeral's DH is with the old key: make it again. */
-	wgx_prepare_refresh(peer);
+	wgx_precompute_refresh(peer);
 	if (netif_running(wgx->dev)) {
 		/* The first initiation under the new key need not wait for the old one's. */
 		wgx_timers_initiation_forget(peer);
@@ -411,7 +412,7 @@ static void wgx_peer_shutdown(struct wgx_peer *peer, bool flush_rx)
 	wgx_peer_purge_staged(peer);
 	wgx_ports_peer_set(peer, 0);
 	/* Before the list's reference goes: the slot's may be the last but one. */
-	wgx_prepare_forget(peer);
+	wgx_precompute_forget(peer);
 	netdev_dbg(peer->wgx->dev, "peer %llu removed\n", peer->internal_id);
 	wgx_peer_put(peer);
 }

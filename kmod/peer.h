@@ -41,7 +41,6 @@
 #include "peerlookup.h"
 #include "peerstats.h"
 #include "pmtu.h"
-#include "prepare.h"
 #include "socket.h"
 #include "telemetry.h"
 
@@ -133,10 +132,12 @@ struct wgx_keypair {
  * @walltime_last_handshake: real time of the last completed handshake (netlink), under @timers_lock.
  * @telemetry: handshake and TCP RTT, TCP retransmission estimate (telemetry.h), under its own lock.
  * @pmtu: the outer path MTU and its blackhole state (pmtu.h), lockless.
- * @prepare: the ephemeral made ahead for this peer's next handshake message
- *	(prepare.h), allocated at its first handshake message, or NULL; under
- *	the module's prepare lock.
+ * @precompute: the ephemeral made ahead for this peer's next handshake
+ *	message (precompute.h), allocated at its first handshake message, or
+ *	NULL; under the precompute unit's lock.
  */
+struct wgx_precompute_slot;
+
 struct wgx_peer {
 	struct wgx_device *wgx;
 	u8 public_key[WGX_KEY_LEN];
@@ -186,7 +187,7 @@ struct wgx_peer {
 	struct timespec64 walltime_last_handshake;
 	struct wgx_telemetry telemetry;
 	struct wgx_pmtu pmtu;
-	struct wgx_prepare_slot *prepare;
+	struct wgx_precompute_slot *precompute;
 
 	struct rcu_head rcu;
 	/* @handshake's storage (wgx_noise_handshake_size() bytes): one object, not two. */

@@ -8,8 +8,7 @@
  *            counter, which is how lib/crypto forms it from a u64)
  *   X25519   curve25519(), curve25519_generate_public(); secrets from
  *            get_random_bytes() + curve25519_clamp_secret() (the library's
- *            curve25519_generate_secret() may wait for the CRNG, i.e. sleep);
- *            handshake ephemerals from the pool of ephemeral.c when it has one
+ *            curve25519_generate_secret() may wait for the CRNG, i.e. sleep)
  *   BLAKE2s  blake2s_init{,_key}(), blake2s_update(), blake2s_final()
  *   memory   kvzalloc()/kzalloc()/kvfree(), a slab cache of 72-byte trie nodes,
  *            call_rcu() for deferred frees
@@ -30,8 +29,6 @@
 #include <crypto/curve25519.h>
 
 #include <wgx/platform.h>
-
-#include "ephemeral.h"
 
 static_assert((int)WGX_KEY_LEN == (int)CHACHA20POLY1305_KEY_SIZE);
 static_assert((int)WGX_KEY_LEN == (int)CURVE25519_KEY_SIZE);
@@ -95,15 +92,6 @@ void wgx_platform_curve25519_generate_secret(wgx_u8 secret[WGX_KEY_LEN])
 {
 	get_random_bytes(secret, WGX_KEY_LEN);
 	curve25519_clamp_secret(secret);
-}
-
-bool wgx_platform_curve25519_generate_ephemeral(wgx_u8 secret[WGX_KEY_LEN],
-						wgx_u8 pub[WGX_KEY_LEN])
-{
-	if (wgx_ephemeral_take(secret, pub))
-		return true;
-	wgx_platform_curve25519_generate_secret(secret);
-	return wgx_platform_curve25519_generate_public(pub, secret);
 }
 
 void wgx_platform_blake2s(wgx_u8 *out, wgx_size out_len, const wgx_u8 *key, wgx_size key_len,

@@ -212,7 +212,7 @@ def on_storm(run, s):
 
 
 def hs_delta(base):
-    """Run time of each of wgx.ko's handshake threads (and wgx-prepare)
+    """Run time of each of wgx.ko's handshake threads (and wgx-precompute)
     around a wave, in ms (/proc/PID/schedstat), as {"hs_ms": {name: ms}}."""
     def runs(text):
         out = {}
@@ -241,8 +241,10 @@ def hs_text(b):
 
 
 def eph_delta(base):
-    """The ephemeral key pool's counters around a wave or burst (wgx only):
-    pairs taken and takes that found it empty, and what it held before."""
+    """The counters of the X25519 work made ahead around a wave or burst
+    (wgx only, one line of debugfs wgx/precompute_stats): pool pairs taken
+    and takes that found it empty, what it held before, and the per-peer
+    slots used, held before and made."""
     def counters(line):
         w = line.split()
         return {w[i]: int(w[i + 1]) for i in range(0, len(w) - 1, 2)}
@@ -251,14 +253,10 @@ def eph_delta(base):
         with open(base + ".eph0.txt") as f0, open(base + ".eph1.txt") as f1:
             l0, l1 = f0.read().splitlines(), f1.read().splitlines()
         c0, c1 = counters(l0[0]), counters(l1[0])
-        out = {"eph_held": c0["held"], "eph_taken": c1["taken"] - c0["taken"],
-               "eph_missed": c1["missed"] - c0["missed"]}
-        # Second line: the per-peer ephemerals (kmod/prepare.c).
-        if len(l0) > 1 and len(l1) > 1:
-            p0, p1 = counters(l0[1]), counters(l1[1])
-            out.update({"prep_held": p0["held"], "prep_used": p1["used"] - p0["used"],
-                        "prep_made": p1["made"] - p0["made"]})
-        return out
+        return {"eph_held": c0["pool_held"], "eph_taken": c1["pool_taken"] - c0["pool_taken"],
+                "eph_missed": c1["pool_missed"] - c0["pool_missed"],
+                "prep_held": c0["slots_held"], "prep_used": c1["slots_used"] - c0["slots_used"],
+                "prep_made": c1["slots_made"] - c0["slots_made"]}
     except (OSError, ValueError, KeyError, IndexError):
         return {}
 

@@ -77,17 +77,6 @@ bool wgx_platform_curve25519_generate_public(wgx_u8 pub[WGX_KEY_LEN],
 /** A fresh clamped X25519 private key from the platform CSPRNG. */
 void wgx_platform_curve25519_generate_secret(wgx_u8 secret[WGX_KEY_LEN]);
 /**
- * wgx_platform_curve25519_generate_ephemeral - a fresh X25519 key pair for one
- * handshake message's ephemeral (whitepaper 5.4.2, 5.4.3): @secret clamped,
- * @pub its public key.  The kernel backend may hand out a pair it made ahead
- * of time (kmod/ephemeral.h), used by no one else and wiped from its store;
- * otherwise, like the host backend, it makes one now.  Returns false, with
- * @pub zeroed, if no public key could be derived.
- */
-bool wgx_platform_curve25519_generate_ephemeral(wgx_u8 secret[WGX_KEY_LEN],
-						wgx_u8 pub[WGX_KEY_LEN]);
-
-/**
  * wgx_platform_blake2s - BLAKE2s (RFC 7693) over the concatenation of @iov[0..@n).
  * @out_len: 1..32 bytes.  @key may be NULL (unkeyed, @key_len 0) or 1..32 bytes.
  */

@@ -158,7 +158,8 @@ void encrypt_and_hash(u8 *dst, const u8 *src, usize len, const u8 *key, u8 *h)
 /// A fresh ephemeral key pair; false if no public key could be derived.
 [[nodiscard]] bool generate_ephemeral(u8 *priv, u8 *pub)
 {
-    return wgx_platform_curve25519_generate_ephemeral(priv, pub);
+    wgx_platform_curve25519_generate_secret(priv);
+    return wgx_platform_curve25519_generate_public(pub, priv);
 }
 
 bool identity_usable(const wgx_noise_identity *id)

@@ -152,13 +152,6 @@ void wgx_platform_curve25519_generate_secret(wgx_u8 secret[WGX_KEY_LEN])
     secret[31] = static_cast<wgx_u8>((secret[31] & 127) | 64);
 }
 
-bool wgx_platform_curve25519_generate_ephemeral(wgx_u8 secret[WGX_KEY_LEN], wgx_u8 pub[WGX_KEY_LEN])
-{
-    // No pool on the host: a pair made now, as WireGuard does.
-    wgx_platform_curve25519_generate_secret(secret);
-    return wgx_platform_curve25519_generate_public(pub, secret);
-}
-
 void wgx_platform_blake2s(wgx_u8 *out, wgx_size out_len, const wgx_u8 *key, wgx_size key_len, const struct wgx_iov *iov,
                           wgx_size n)
 {

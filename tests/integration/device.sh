@@ -76,18 +76,18 @@ test_no_link_local_no_redirects() {
 		"$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].stats.tx_drop_no_peer')"
 }
 
-# The module decides its datapath itself: its parameters are only the three
+# The module decides its datapath itself: its parameters are only the two
 # choices docs/guide.md ("Module parameters") explains (plus the debug
 # build's test hooks), and the switches kept for tests and the bench are
 # root's debugfs files, not parameters.
 test_module_parameters_are_the_choices() {
 	local f want got
-	want="compat ephemeral_peers ephemeral_pool"
+	want="compat precompute"
 	# The debug build's test hooks (kmod/Kbuild, WGX_DEBUG).
 	[ -n "$(modinfo -F test_hooks "$WGX_MODULE_KO" 2>/dev/null)" ] && want="$want handshake_hold rx_worker_delay_ms timer_scale"
 	got=$(ls /sys/module/wgx/parameters | sort | xargs)
 	expect_eq "module parameters" "$want" "$got"
-	for f in compat ephemeral_pool ephemeral_peers; do
+	for f in compat precompute; do
 		grep -q "^| \`$f\` |" "$WGX_REPO/docs/guide.md" || fail "docs/guide.md does not explain $f"
 	done
 	for f in bql lane_inline tcp_telemetry handshake_nice; do

@@ -184,124 +184,128 @@ test_deferred_initiation_dropped_after_session() {
 	ping_ok a 10.0.0.2
 }
 
-# ephemeral_stat FIELD — one counter of wgx.ko's ephemeral key pool
-# ("held H made M taken T missed X expired E wiped W", kmod/ephemeral.c).
-ephemeral_stat() {
+# pc_stat KEY — one counter of wgx.ko's X25519 work made ahead
+# ("pool_held H pool_made M ... slots_held H slots_pending P ...",
+# kmod/precompute.c, debugfs wgx/precompute_stats).
+pc_stat() {
 	awk -v k="$1" '{for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1)}' \
-		/sys/kernel/debug/wgx/ephemeral_pool_stats
+		/sys/kernel/debug/wgx/precompute_stats
 }
 
-# ephemeral_wait FIELD OP N — wait (at most 20 s) until FIELD of
-# ephemeral_stat passes [ VALUE OP N ] (OP: =, -ge).
-ephemeral_wait() {
+# pool_stat FIELD, slot_stat FIELD — the pool's and the per-peer slots' counters.
+pool_stat() {
+	pc_stat "pool_$1"
+}
+slot_stat() {
+	pc_stat "slots_$1"
+}
+
+# The whole line with nothing made (precompute=0).
+PC_ZERO="pool_held 0 pool_made 0 pool_taken 0 pool_missed 0 pool_expired 0 pool_wiped 0 slots_held 0 slots_pending 0 slots_made 0 slots_used 0 slots_expired 0 slots_stale 0 slots_wiped 0 slots_full 0 slots_deferred 0 slots_allocated 0 slots_freed 0 slots_nomem 0"
+
+# pool_wait FIELD OP N — wait (at most 20 s) until FIELD of pool_stat
+# passes [ VALUE OP N ] (OP: =, -ge).
+pool_wait() {
 	local i
 	for i in $(seq 200); do
-		[ "$(ephemeral_stat "$1")" "$2" "$3" ] && return 0
+		[ "$(pool_stat "$1")" "$2" "$3" ] && return 0
 		sleep 0.1
 	done
-	fail "ephemeral pool: $1 is $(ephemeral_stat "$1") after 20 s, expected $2 $3 ($(cat /sys/kernel/debug/wgx/ephemeral_pool_stats))"
+	fail "ephemeral pool: $1 is $(pool_stat "$1") after 20 s, expected $2 $3 ($(cat /sys/kernel/debug/wgx/precompute_stats))"
 }
 
-# ephemeral_wait_held N — wait (at most 20 s) until the pool holds N pairs.
-ephemeral_wait_held() {
-	ephemeral_wait held = "$1"
+# pool_wait_held N — wait (at most 20 s) until the pool holds N pairs.
+pool_wait_held() {
+	pool_wait held = "$1"
 }
 
 # The handshake ephemerals made ahead of time (module parameter
-# ephemeral_pool): the pool fills after load on a nice-19 thread, every
-# handshake message wgx creates takes a pair from it (here against the
-# in-tree module: the pairs are ordinary WireGuard ephemerals on the wire),
-# the thread refills what was taken, and with ephemeral_pool=0 nothing is
-# pooled and the handshakes still work.
+# precompute, kmod/precompute.c): the pool (min(precompute, 256) pairs)
+# fills after load on the nice-19 wgx-precompute thread, a peer's first
+# handshake message (it has no slot of its own yet) takes a pair from it
+# (here against the in-tree module: the pairs are ordinary WireGuard
+# ephemerals on the wire), the thread refills what was taken, the
+# following messages use the peer's slot, and with precompute=0 nothing is
+# made ahead and the handshakes still work.
 test_ephemeral_pool_serves_handshakes() {
-	local taken made
+	local taken made used
 	trap 'netns_cleanup; rmmod wgx 2>/dev/null; insmod "$WGX_MODULE_KO"' EXIT
 	rmmod wgx
-	must_fail insmod "$WGX_MODULE_KO" ephemeral_pool=4097
-	dmesg | grep -q "ephemeral_pool=4097: at most 4096 key pairs" || fail "no message naming ephemeral_pool=4097"
-	must_fail insmod "$WGX_MODULE_KO" ephemeral_pool=-1
+	must_fail insmod "$WGX_MODULE_KO" precompute=65537
+	dmesg | grep -q "precompute=65537: at most 65536 peers" || fail "no message naming precompute=65537"
+	must_fail insmod "$WGX_MODULE_KO" precompute=-1
 	# The counters are debugfs statistics, not parameters.
-	[ ! -e /sys/module/wgx/parameters/ephemeral_pool_stats ] || fail "ephemeral_pool_stats is a module parameter"
-	[ ! -e /sys/module/wgx/parameters/ephemeral_peers_stats ] || fail "ephemeral_peers_stats is a module parameter"
+	[ ! -e /sys/module/wgx/parameters/precompute_stats ] || fail "precompute_stats is a module parameter"
 	# 4 pairs: one take reaches the low mark (three quarters) and wakes the
-	# refill.  No per-peer ephemerals (ephemeral_peers, tested below): every
-	# handshake message then takes its pair from the pool.
-	insmod "$WGX_MODULE_KO" ephemeral_pool=4 ephemeral_peers=0
-	ephemeral_wait_held 4
-	expect_eq "pairs made while filling" 4 "$(ephemeral_stat made)"
-	expect_eq "refill thread's nice" 19 "$(ps -o ni= -C wgx-ephemeral | tr -d ' ')"
-	must_fail sh -c 'echo 1 >/sys/kernel/debug/wgx/ephemeral_pool_stats'
+	# refill.
+	insmod "$WGX_MODULE_KO" precompute=4
+	pool_wait_held 4
+	expect_eq "pairs made while filling" 4 "$(pool_stat made)"
+	expect_eq "wgx-precompute's nice" 19 "$(ps -o ni= -C wgx-precompute | tr -d ' ')"
+	must_fail sh -c 'echo 1 >/sys/kernel/debug/wgx/precompute_stats'
 	# When any tunnel on the host handshakes is root's to know: the
 	# counters are not for other users.
-	local f
-	for f in ephemeral_pool_stats ephemeral_peers_stats; do
-		must_fail setpriv --reuid=65534 --regid=65534 --clear-groups \
-			cat "/sys/kernel/debug/wgx/$f"
-		cat "/sys/kernel/debug/wgx/$f" >/dev/null || fail "root cannot read $f"
-	done
+	expect_eq "mode of debugfs precompute_stats" 400 "$(stat -c %a /sys/kernel/debug/wgx/precompute_stats)"
+	must_fail setpriv --reuid=65534 --regid=65534 --clear-groups \
+		cat /sys/kernel/debug/wgx/precompute_stats
+	cat /sys/kernel/debug/wgx/precompute_stats >/dev/null || fail "root cannot read precompute_stats"
 
 	tunnel_setup wireguard
 	ping_ok a 10.0.0.2
 	ping_ok b 10.0.0.1
-	taken=$(ephemeral_stat taken)
+	taken=$(pool_stat taken)
 	# a made the initiation (or, if b initiated too, also a response).
 	[ "$taken" -ge 1 ] || fail "no ephemeral taken from the pool for a handshake"
-	expect_eq "takes that found the pool empty" 0 "$(ephemeral_stat missed)"
-	ephemeral_wait_held 4
-	made=$(ephemeral_stat made)
+	expect_eq "takes that found the pool empty" 0 "$(pool_stat missed)"
+	pool_wait_held 4
+	made=$(pool_stat made)
 	expect_eq "pairs made: the fill and one per pair taken" $((4 + taken)) "$made"
-	# b forgets the session and initiates again: a's response takes a fresh pair.
+	# b forgets the session and initiates again: a's response uses the
+	# slot a's first message asked for, not the pool.
+	pc_wait_slot held 1
+	used=$(slot_stat used)
 	n b wg set wgt0 peer "$KA_pub" remove
 	n b wg set wgt0 peer "$KA_pub" endpoint 192.0.2.1:$TUN_PORT_A allowed-ips 10.0.0.1/32
 	ping_ok b 10.0.0.1
-	[ "$(ephemeral_stat taken)" -gt "$taken" ] || fail "the second handshake took no pair"
+	[ "$(slot_stat used)" -gt "$used" ] || fail "the second handshake did not use a's slot ($(cat /sys/kernel/debug/wgx/precompute_stats))"
 
-	# A full pool of 1 must let its thread sleep (its low mark was once its
+	# A full pool of 1 must let the thread sleep (its low mark was once its
 	# size: the thread spun): under 0.2 s of CPU in 2 s.
 	netns_cleanup
 	rmmod wgx
-	insmod "$WGX_MODULE_KO" ephemeral_pool=1 ephemeral_peers=0
-	ephemeral_wait_held 1
+	insmod "$WGX_MODULE_KO" precompute=1
+	pool_wait_held 1
 	local pid c0 c1
-	pid=$(pgrep -x wgx-ephemeral)
+	pid=$(pgrep -x wgx-precompute)
 	c0=$(awk '{print $14 + $15}' "/proc/$pid/stat")
 	sleep 2
 	c1=$(awk '{print $14 + $15}' "/proc/$pid/stat")
-	echo "refill thread with a full pool of 1: $((c1 - c0)) ticks in 2 s"
-	[ $((c1 - c0)) -lt $(( $(getconf CLK_TCK) / 5 )) ] || fail "the refill thread ran $((c1 - c0)) ticks in 2 s with a full pool"
+	echo "wgx-precompute with a full pool of 1: $((c1 - c0)) ticks in 2 s"
+	[ $((c1 - c0)) -lt $(( $(getconf CLK_TCK) / 5 )) ] || fail "wgx-precompute ran $((c1 - c0)) ticks in 2 s with a full pool"
 
 	netns_cleanup
 	rmmod wgx
-	insmod "$WGX_MODULE_KO" ephemeral_pool=0
-	expect_eq "pool off" "held 0 made 0 taken 0 missed 0 expired 0 wiped 0" \
-		"$(cat /sys/kernel/debug/wgx/ephemeral_pool_stats)"
-	must_fail pgrep -x wgx-ephemeral
+	insmod "$WGX_MODULE_KO" precompute=0
+	expect_eq "precompute off" "$PC_ZERO" "$(cat /sys/kernel/debug/wgx/precompute_stats)"
+	must_fail pgrep -x wgx-precompute
 	tunnel_setup wgx
 	ping_ok a 10.0.0.2
-	expect_eq "pool off after a handshake" "held 0 made 0 taken 0 missed 0 expired 0 wiped 0" \
-		"$(cat /sys/kernel/debug/wgx/ephemeral_pool_stats)"
+	expect_eq "precompute off after a handshake" "$PC_ZERO" \
+		"$(cat /sys/kernel/debug/wgx/precompute_stats)"
 }
 
-# prepare_stat FIELD — one counter of wgx.ko's per-peer ephemerals ("held H
-# pending P made M used U expired E stale S wiped W full F deferred D",
-# kmod/prepare.c).
-prepare_stat() {
-	awk -v k="$1" '{for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1)}' \
-		/sys/kernel/debug/wgx/ephemeral_peers_stats
-}
-
-# prepare_wait FIELD N — wait (at most 20 s) until FIELD of prepare_stat is N.
-prepare_wait() {
+# pc_wait_slot FIELD N — wait (at most 20 s) until FIELD of slot_stat is N.
+pc_wait_slot() {
 	local i
 	for i in $(seq 200); do
-		[ "$(prepare_stat "$1")" = "$2" ] && return 0
+		[ "$(slot_stat "$1")" = "$2" ] && return 0
 		sleep 0.1
 	done
-	fail "per-peer ephemerals: $1 is $(prepare_stat "$1") after 20 s, expected $2 ($(cat /sys/kernel/debug/wgx/ephemeral_peers_stats))"
+	fail "per-peer ephemerals: $1 is $(slot_stat "$1") after 20 s, expected $2 ($(cat /sys/kernel/debug/wgx/precompute_stats))"
 }
 
-# The ephemerals made ahead per peer (module parameter ephemeral_peers,
-# kmod/prepare.c): a nice-19 thread makes each peer's next ephemeral and its
+# The ephemerals made ahead per peer (module parameter precompute,
+# kmod/precompute_peer.c): the nice-19 wgx-precompute thread makes each peer's next ephemeral and its
 # DH with the peer's static key; the next initiation or response to that
 # peer uses it (here against the in-tree module, which computes every DH
 # itself: a wrong "es" or "se" would fail its handshake).  A peer gets its
@@ -309,83 +313,80 @@ prepare_wait() {
 # configured peer has none.  The thread makes the next once no slot has
 # been taken for 100 ms (counted "deferred").  A re-key in place wipes the
 # slot made for the old key; removing the peer frees its slot (the module
-# unloads without a warning); with ephemeral_pool=0 there are none.
+# unloads without a warning); with precompute=0 there are none.
 test_prepared_ephemerals_serve_handshakes() {
 	local used made stale allocated
 	trap 'netns_cleanup; rmmod wgx 2>/dev/null; insmod "$WGX_MODULE_KO"' EXIT
 	rmmod wgx
-	must_fail insmod "$WGX_MODULE_KO" ephemeral_peers=65537
-	dmesg | grep -q "ephemeral_peers=65537: at most 65536 peers" || fail "no message naming ephemeral_peers=65537"
-	insmod "$WGX_MODULE_KO" ephemeral_peers=2
-	expect_eq "wgx-prepare's nice" 19 "$(ps -o ni= -C wgx-prepare | tr -d ' ')"
-	must_fail sh -c 'echo 1 >/sys/kernel/debug/wgx/ephemeral_peers_stats'
+	insmod "$WGX_MODULE_KO" precompute=2
 
 	tunnel_setup wireguard
 	sleep 0.5
-	expect_eq "slots of a configured peer" "0 0" "$(prepare_stat allocated) $(prepare_stat made)"
+	expect_eq "slots of a configured peer" "0 0" "$(slot_stat allocated) $(slot_stat made)"
 	# a's first initiation is made without one and asks for it.
 	ping_ok a 10.0.0.2
-	prepare_wait held 1
-	expect_eq "slots after the first handshake" 1 "$(prepare_stat allocated)"
-	used=$(prepare_stat used)
+	pc_wait_slot held 1
+	expect_eq "slots after the first handshake" 1 "$(slot_stat allocated)"
+	used=$(slot_stat used)
 	# b forgets the session and initiates: a's response uses the slot.
 	n b wg set wgt0 peer "$KA_pub" remove
 	n b wg set wgt0 peer "$KA_pub" endpoint 192.0.2.1:$TUN_PORT_A allowed-ips 10.0.0.1/32
 	ping_ok b 10.0.0.1
-	[ "$(prepare_stat used)" -gt "$used" ] || fail "a's response did not use the prepared ephemeral ($(cat /sys/kernel/debug/wgx/ephemeral_peers_stats))"
-	prepare_wait held 1
-	[ "$(prepare_stat deferred)" -ge 1 ] || fail "the slot was remade without waiting for the takes to go quiet"
+	[ "$(slot_stat used)" -gt "$used" ] || fail "a's response did not use the prepared ephemeral ($(cat /sys/kernel/debug/wgx/precompute_stats))"
+	pc_wait_slot held 1
+	[ "$(slot_stat deferred)" -ge 1 ] || fail "the slot was remade without waiting for the takes to go quiet"
 	# a's device goes down and up (no session): a's initiation uses the next.
-	used=$(prepare_stat used)
+	used=$(slot_stat used)
 	ip -n a link set wgt0 down
 	ip -n a link set wgt0 up
 	ping_ok a 10.0.0.2
-	[ "$(prepare_stat used)" -gt "$used" ] || fail "a's initiation did not use the prepared ephemeral ($(cat /sys/kernel/debug/wgx/ephemeral_peers_stats))"
-	prepare_wait held 1
-	expect_eq "made: one, then one per use" $((1 + $(prepare_stat used))) "$(prepare_stat made)"
+	[ "$(slot_stat used)" -gt "$used" ] || fail "a's initiation did not use the prepared ephemeral ($(cat /sys/kernel/debug/wgx/precompute_stats))"
+	pc_wait_slot held 1
+	expect_eq "made: one, then one per use" $((1 + $(slot_stat used))) "$(slot_stat made)"
 
 	# Re-keyed in place: the slot made for the old key is wiped, one made for the new.
-	stale=$(prepare_stat stale)
-	made=$(prepare_stat made)
+	stale=$(slot_stat stale)
+	made=$(slot_stat made)
 	key_pair KN
 	n a "$WGX_TOOL" set wgt0 peer "$KB_pub" public-key "$KN_pub"
-	expect_eq "stale after the re-key" $((stale + 1)) "$(prepare_stat stale)"
-	prepare_wait held 1
-	[ "$(prepare_stat made)" -gt "$made" ] || fail "nothing made for the new key"
+	expect_eq "stale after the re-key" $((stale + 1)) "$(slot_stat stale)"
+	pc_wait_slot held 1
+	[ "$(slot_stat made)" -gt "$made" ] || fail "nothing made for the new key"
 
 	# Configured peers that never handshake get none: no slot is allocated
 	# for them.  (The re-keyed peer's own slot may be taken meanwhile: a
 	# handshake to a key b does not know is retried.)
 	key_pair KX
 	key_pair KY
-	allocated=$(prepare_stat allocated)
+	allocated=$(slot_stat allocated)
 	n a "$WGX_TOOL" set wgt0 peer "$KX_pub" allowed-ips 10.0.9.1/32 peer "$KY_pub" allowed-ips 10.0.9.2/32
 	sleep 0.5
-	expect_eq "slots allocated with two more configured peers ($(cat /sys/kernel/debug/wgx/ephemeral_peers_stats))" \
-		"$allocated" "$(prepare_stat allocated)"
-	prepare_wait held 1
+	expect_eq "slots allocated with two more configured peers ($(cat /sys/kernel/debug/wgx/precompute_stats))" \
+		"$allocated" "$(slot_stat allocated)"
+	pc_wait_slot held 1
 	# Removing the peer with the slot frees it.
 	n a "$WGX_TOOL" set wgt0 peer "$KN_pub" remove
-	prepare_wait held 0
-	expect_eq "freed with its peer" 1 "$(prepare_stat freed)"
+	pc_wait_slot held 0
+	expect_eq "freed with its peer" 1 "$(slot_stat freed)"
 	netns_cleanup
-	expect_eq "pending after the devices went" 0 "$(prepare_stat pending)"
+	expect_eq "pending after the devices went" 0 "$(slot_stat pending)"
 	dmesg -c >/dev/null
 	rmmod wgx
 	must_fail sh -c 'dmesg | grep -E "WARNING|BUG:"'
 
-	insmod "$WGX_MODULE_KO" ephemeral_pool=0
-	must_fail pgrep -x wgx-prepare
+	insmod "$WGX_MODULE_KO" precompute=0
+	must_fail pgrep -x wgx-precompute
 	tunnel_setup wgx
 	ping_ok a 10.0.0.2
-	expect_eq "per-peer ephemerals with the pool off" "held 0 pending 0 made 0 used 0 expired 0 stale 0 wiped 0 full 0 deferred 0 allocated 0 freed 0 nomem 0" \
-		"$(cat /sys/kernel/debug/wgx/ephemeral_peers_stats)"
+	expect_eq "per-peer ephemerals with precompute off" "$PC_ZERO" \
+		"$(cat /sys/kernel/debug/wgx/precompute_stats)"
 }
 
-# Peers removed while the wgx-prepare thread makes their slots: a removal
-# then leaves the slot's reference to the thread (wgx_prepare_forget() does
-# not wait for it: the caller may hold rtnl), and the device's destruction
-# waits for the thread to let go (wgx_prepare_sync()) before it frees what a
+# Peers removed while the wgx-precompute thread makes their slots: a removal
+# then leaves the slot's reference to the thread (wgx_precompute_forget()
+# does not wait for it: the caller may hold rtnl), and the device's
+# destruction waits for the thread to let go (wgx_precompute_sync()) before
+# it frees what a
 # peer's release uses.  The thread is held in the middle of a slot: it is
 # moved to CPU 1 next to a nice -20 busy loop, which leaves a nice-19
 # thread almost no time, and everything else runs on CPU 0.  Once,
@@ -399,7 +400,7 @@ test_prepared_ephemerals_serve_handshakes() {
 churn_pending() {
 	local i
 	for i in $(seq 200); do
-		[ "$(prepare_stat pending)" -gt 0 ] && return 0
+		[ "$(slot_stat pending)" -gt 0 ] && return 0
 		sleep 0.1
 	done
 	return 1
@@ -414,7 +415,7 @@ test_prepared_ephemerals_peer_churn() {
 	dmesg -c >/dev/null
 	storm_conf /tmp/churn.conf 200
 	printf '[Interface]\n' >/tmp/churn-empty.conf
-	taskset -p 2 "$(pgrep -x wgx-prepare)" >/dev/null
+	taskset -p 2 "$(pgrep -x wgx-precompute)" >/dev/null
 	nice -n -20 taskset -c 1 sh -c 'while :; do :; done' &
 	hog=$!
 	ip link add wgc0 type wgx
@@ -430,13 +431,13 @@ test_prepared_ephemerals_peer_churn() {
 		taskset -c 0 "$WGX_TOOL" setconf wgc0 /tmp/churn-empty.conf
 		expect_eq "peers left on wgc0" "" "$("$WGX_TOOL" show wgc0 peers)"
 	done
-	[ "$pending_seen" = 1 ] || fail "no slot pending while peers were added ($(cat /sys/kernel/debug/wgx/ephemeral_peers_stats))"
+	[ "$pending_seen" = 1 ] || fail "no slot pending while peers were added ($(cat /sys/kernel/debug/wgx/precompute_stats))"
 	{ sleep 2; kill "$hog"; } &
 	taskset -c 0 ip link del wgc0
 	wait
 	hog=
-	prepare_wait held 0
-	prepare_wait pending 0
+	pc_wait_slot held 0
+	pc_wait_slot pending 0
 	rmmod wgx
 	must_fail sh -c 'dmesg | grep -E "WARNING|BUG:|KASAN"'
 }
@@ -453,12 +454,12 @@ test_ephemeral_pool_wiped_on_suspend() {
 	[ -w /sys/power/pm_test ] || fail "no /sys/power/pm_test (CONFIG_PM_DEBUG)"
 	trap 'echo none >/sys/power/pm_test; rmmod wgx 2>/dev/null; insmod "$WGX_MODULE_KO"' EXIT
 	rmmod wgx
-	insmod "$WGX_MODULE_KO" ephemeral_pool=8
-	ephemeral_wait_held 8
-	expect_eq "wiped before the suspend" 0 "$(ephemeral_stat wiped)"
+	insmod "$WGX_MODULE_KO" precompute=8
+	pool_wait_held 8
+	expect_eq "wiped before the suspend" 0 "$(pool_stat wiped)"
 	# Two devices that handshook over loopback (persistent keepalive, so no
 	# handshake message follows): a peer's slot comes with its first
-	# handshake message and is then held (kmod/prepare.c); it goes too.
+	# handshake message and is then held (kmod/precompute_peer.c); it goes too.
 	key_pair KS
 	key_pair KT
 	printf '%s\n' "$KS" >/tmp/ks.key
@@ -473,40 +474,40 @@ test_ephemeral_pool_wiped_on_suspend() {
 	ip link set lo up
 	ip link set wgt0 up
 	ip link set wgs0 up
-	prepare_wait held 2
+	pc_wait_slot held 2
 	# The handshake took pairs from the pool: wait for its refill.
-	ephemeral_wait_held 8
-	made=$(ephemeral_stat made)
-	taken=$(ephemeral_stat taken)
-	pmade=$(prepare_stat made)
+	pool_wait_held 8
+	made=$(pool_stat made)
+	taken=$(pool_stat taken)
+	pmade=$(slot_stat made)
 	grep -qw freeze /sys/power/state || state=mem
 	echo freezer >/sys/power/pm_test
 	echo "$state" >/sys/power/state || fail "suspend test failed"
 	echo none >/sys/power/pm_test
-	echo "after the suspend: $(cat /sys/kernel/debug/wgx/ephemeral_pool_stats)"
-	expect_eq "pairs wiped by the suspend" 8 "$(ephemeral_stat wiped)"
+	echo "after the suspend: $(cat /sys/kernel/debug/wgx/precompute_stats)"
+	expect_eq "pairs wiped by the suspend" 8 "$(pool_stat wiped)"
 	# The refill after the resume makes the 8 again.  The sessions went
 	# with the suspend, so the persistent keepalive's new handshake may
 	# take pairs before, during or after the refill; a pool a take left
 	# above its low mark (6 of 8) is not refilled: every pair is either
 	# held or was taken since the suspend.
-	ephemeral_wait made -ge $((made + 8))
-	took=$(($(ephemeral_stat taken) - taken))
-	[ $(($(ephemeral_stat held) + took)) -ge 8 ] ||
-		fail "the refill after the resume: $(ephemeral_stat held) pairs held, $took taken since the suspend ($(cat /sys/kernel/debug/wgx/ephemeral_pool_stats))"
-	expect_eq "pairs expired" 0 "$(ephemeral_stat expired)"
-	expect_eq "per-peer ephemerals wiped by the suspend" 2 "$(prepare_stat wiped)"
-	prepare_wait held 2
+	pool_wait made -ge $((made + 8))
+	took=$(($(pool_stat taken) - taken))
+	[ $(($(pool_stat held) + took)) -ge 8 ] ||
+		fail "the refill after the resume: $(pool_stat held) pairs held, $took taken since the suspend ($(cat /sys/kernel/debug/wgx/precompute_stats))"
+	expect_eq "pairs expired" 0 "$(pool_stat expired)"
+	expect_eq "per-peer ephemerals wiped by the suspend" 2 "$(slot_stat wiped)"
+	pc_wait_slot held 2
 	# Remade after the resume: at least the two wiped ones.  More when the
 	# persistent keepalive's new handshake (the sessions went with the
 	# suspend) took a slot before this look, which is then remade too.
-	made=$(prepare_stat made)
+	made=$(slot_stat made)
 	echo "per-peer ephemerals made: $pmade before the suspend, $made after the resume"
 	[ "$made" -ge $((pmade + 2)) ] ||
 		fail "per-peer ephemerals made after the resume: $made, expected at least $((pmade + 2))"
 	ip link del wgs0
 	ip link del wgt0
-	prepare_wait held 0
+	pc_wait_slot held 0
 }
 
 # hs_hold 0|1 — the debug module's handshake_hold (kmod/hsworker.c): while
