@@ -255,7 +255,8 @@ int wgx_noise_create_initiation(struct wgx_noise_handshake *hs, wgx_u8 *msg, wgx
  * wgx_noise_create_initiation_prepared - wgx_noise_create_initiation() with
  * the ephemeral and "es" of @prep when @prep (may be NULL) is valid and was
  * made for @hs's current peer key, with its ephemeral alone when it is a pair
- * without a DH; otherwise the ephemeral and its DH are made here.  Same bytes on the wire either way.  @prep is wiped on return.
+ * without a DH; otherwise the ephemeral and its DH are made here.  Same
+ * bytes on the wire either way.  @prep is wiped on return.
  */
 int wgx_noise_create_initiation_prepared(struct wgx_noise_handshake *hs, wgx_u8 *msg,
 					 wgx_u32 local_index, wgx_u64 now_ns, wgx_u64 wall_sec,

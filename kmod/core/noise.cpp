@@ -162,6 +162,38 @@ void encrypt_and_hash(u8 *dst, const u8 *src, usize len, const u8 *key, u8 *h)
     return wgx_platform_curve25519_generate_public(pub, priv);
 }
 
+/// The message's ephemeral pair: @prep's when @use says it has one for the
+/// peer, else a fresh one; false if no public key could be derived.
+[[nodiscard]] bool take_ephemeral(PreparedUse use, const wgx_noise_prepared *prep, u8 *priv, u8 *pub)
+{
+    if (use == PreparedUse::none)
+        return generate_ephemeral(priv, pub);
+    copy_bytes(priv, prep->ephemeral_private, KEY_LEN);
+    copy_bytes(pub, prep->ephemeral_public, KEY_LEN);
+    return true;
+}
+
+/// The "e" token of a message we send (5.4.2, 5.4.3): @e_pub into the
+/// message at @dst, then H = HASH(H || e) and C = KDF1(C, e).
+void put_ephemeral(u8 *dst, const u8 *e_pub, u8 *ck, u8 *h)
+{
+    copy_bytes(dst, e_pub, KEY_LEN);
+    mix_hash(h, e_pub, KEY_LEN);
+    kdf(ck, nullptr, nullptr, ck, e_pub, KEY_LEN);
+}
+
+/// DH(@e_priv, @hs's peer static key) mixed in as mix_dh() does: @prep's
+/// result when @use says it has one; false when a computed DH is all zero.
+[[nodiscard]] bool mix_dh_prepared(u8 *ck, u8 *key, PreparedUse use, const wgx_noise_prepared *prep,
+                                   const u8 *e_priv, const wgx_noise_handshake *hs)
+{
+    if (use == PreparedUse::pair_and_dh) {
+        mix_dh_result(ck, key, prep->dh);
+        return true;
+    }
+    return mix_dh(ck, key, e_priv, hs->remote_static);
+}
+
 bool identity_usable(const wgx_noise_identity *id)
 {
     return id && id->has_key;
@@ -567,23 +599,15 @@ int wgx_noise_create_initiation_prepared(wgx_noise_handshake *hs, u8 *m, u32 loc
 
     init_symmetric(ck.b, h.b, hs->remote_static);
     const PreparedUse use = prepared_use(hs, prep);
-    if (use != PreparedUse::none) {
-        copy_bytes(e_priv.b, prep->ephemeral_private, KEY_LEN);
-        copy_bytes(e_pub, prep->ephemeral_public, KEY_LEN);
-    } else if (!generate_ephemeral(e_priv.b, e_pub)) {
+    if (!take_ephemeral(use, prep, e_priv.b, e_pub))
         return -WGX_EKEYREJECTED;
-    }
 
     msg::put_header(m, msg::TYPE_INITIATION);
     store_le32(m + off::SENDER, local_index);
-    copy_bytes(m + off::EPHEMERAL, e_pub, KEY_LEN);
-    mix_hash(h.b, e_pub, KEY_LEN);
-    kdf(ck.b, nullptr, nullptr, ck.b, e_pub, KEY_LEN);
+    put_ephemeral(m + off::EPHEMERAL, e_pub, ck.b, h.b);
 
     // es: ephemeral-static, then the initiator's static key, encrypted.
-    if (use == PreparedUse::pair_and_dh) {
-        mix_dh_result(ck.b, key.b, prep->dh);
-    } else if (!mix_dh(ck.b, key.b, e_priv.b, hs->remote_static)) {
+    if (!mix_dh_prepared(ck.b, key.b, use, prep, e_priv.b, hs)) {
         zero_bytes(m, msg::INITIATION_LEN);
         return -WGX_EKEYREJECTED;
     }
@@ -685,28 +709,20 @@ int wgx_noise_create_response_prepared(wgx_noise_handshake *hs, u8 *m, u32 local
     copy_bytes(ck.b, hs->chaining_key, HASH_LEN);
     copy_bytes(h.b, hs->hash, HASH_LEN);
     const PreparedUse use = prepared_use(hs, prep);
-    if (use != PreparedUse::none) {
-        copy_bytes(e_priv.b, prep->ephemeral_private, KEY_LEN);
-        copy_bytes(e_pub, prep->ephemeral_public, KEY_LEN);
-    } else if (!generate_ephemeral(e_priv.b, e_pub)) {
+    if (!take_ephemeral(use, prep, e_priv.b, e_pub))
         return -WGX_EKEYREJECTED;
-    }
 
     msg::put_header(m, msg::TYPE_RESPONSE);
     store_le32(m + off::SENDER, local_index);
     store_le32(m + off::RECEIVER, hs->remote_index);
-    copy_bytes(m + off::EPHEMERAL, e_pub, KEY_LEN);
-    mix_hash(h.b, e_pub, KEY_LEN);
-    kdf(ck.b, nullptr, nullptr, ck.b, e_pub, KEY_LEN);
+    put_ephemeral(m + off::EPHEMERAL, e_pub, ck.b, h.b);
 
     // ee, then se.
     if (!mix_dh(ck.b, nullptr, e_priv.b, hs->remote_ephemeral)) {
         zero_bytes(m, msg::RESPONSE_LEN);
         return -WGX_EKEYREJECTED;
     }
-    if (use == PreparedUse::pair_and_dh) {
-        mix_dh_result(ck.b, nullptr, prep->dh);
-    } else if (!mix_dh(ck.b, nullptr, e_priv.b, hs->remote_static)) {
+    if (!mix_dh_prepared(ck.b, nullptr, use, prep, e_priv.b, hs)) {
         zero_bytes(m, msg::RESPONSE_LEN);
         return -WGX_EKEYREJECTED;
     }
