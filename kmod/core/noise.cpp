@@ -79,6 +79,14 @@ void mix_hash(u8 *h, const void *data, usize len)
     copy_bytes(h, t.b, HASH_LEN);
 }
 
+/// Keep the chaining key @ck and hash @h a message left, for the next
+/// message or the session keys (5.4.5).
+void keep_chain(u8 *ck_dst, u8 *h_dst, const u8 *ck, const u8 *h)
+{
+    copy_bytes(ck_dst, ck, HASH_LEN);
+    copy_bytes(h_dst, h, HASH_LEN);
+}
+
 /// (C, key) = KDF2(C, DH(priv, pub)), or C = KDF1(...) when @key is null.
 /// False, with C unchanged, when the DH result is all zero.
 [[nodiscard]] bool mix_dh(u8 *ck, u8 *key, const u8 *priv, const u8 *pub)
@@ -256,8 +264,7 @@ int consume_initiation_finish(wgx_noise_handshake *hs, const wgx_noise_initiatio
 
     clear_in_progress(hs);
     copy_bytes(hs->remote_ephemeral, s->remote_ephemeral, KEY_LEN);
-    copy_bytes(hs->chaining_key, ck.b, HASH_LEN);
-    copy_bytes(hs->hash, h.b, HASH_LEN);
+    keep_chain(hs->chaining_key, hs->hash, ck.b, h.b);
     copy_bytes(hs->latest_timestamp, timestamp.b, msg::TAI64N_LEN);
     hs->remote_index = s->sender_index;
     hs->last_initiation_consumption_ns = now_ns;
@@ -625,8 +632,7 @@ int wgx_noise_create_initiation_prepared(wgx_noise_handshake *hs, u8 *m, u32 loc
 
     clear_in_progress(hs);
     copy_bytes(hs->ephemeral_private, e_priv.b, KEY_LEN);
-    copy_bytes(hs->chaining_key, ck.b, HASH_LEN);
-    copy_bytes(hs->hash, h.b, HASH_LEN);
+    keep_chain(hs->chaining_key, hs->hash, ck.b, h.b);
     hs->local_index = local_index;
     hs->state = WGX_HANDSHAKE_CREATED_INITIATION;
     return 0;
@@ -665,8 +671,7 @@ int wgx_noise_consume_initiation_begin(const wgx_noise_identity *id, const u8 *m
     }
 
     copy_bytes(s->remote_ephemeral, e, KEY_LEN);
-    copy_bytes(s->chaining_key, ck.b, HASH_LEN);
-    copy_bytes(s->hash, h.b, HASH_LEN);
+    keep_chain(s->chaining_key, s->hash, ck.b, h.b);
     copy_bytes(s->encrypted_timestamp, m + off::TIMESTAMP, sizeof(s->encrypted_timestamp));
     s->sender_index = load_le32(m + off::SENDER);
     s->valid = true;
@@ -733,8 +738,7 @@ int wgx_noise_create_response_prepared(wgx_noise_handshake *hs, u8 *m, u32 local
     cookie::add_macs(hs->cookie, m, msg::RESPONSE_LEN, now_ns);
 
     copy_bytes(hs->ephemeral_private, e_priv.b, KEY_LEN);
-    copy_bytes(hs->chaining_key, ck.b, HASH_LEN);
-    copy_bytes(hs->hash, h.b, HASH_LEN);
+    keep_chain(hs->chaining_key, hs->hash, ck.b, h.b);
     hs->local_index = local_index;
     hs->state = WGX_HANDSHAKE_CREATED_RESPONSE;
     return 0;
@@ -768,8 +772,7 @@ int wgx_noise_consume_response(wgx_noise_handshake *hs, const u8 *m, usize len, 
         return -WGX_EBADMSG;
 
     copy_bytes(hs->remote_ephemeral, e, KEY_LEN);
-    copy_bytes(hs->chaining_key, ck.b, HASH_LEN);
-    copy_bytes(hs->hash, h.b, HASH_LEN);
+    keep_chain(hs->chaining_key, hs->hash, ck.b, h.b);
     hs->remote_index = load_le32(m + off::SENDER);
     hs->state = WGX_HANDSHAKE_CONSUMED_RESPONSE;
     return 0;
