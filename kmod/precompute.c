@@ -33,6 +33,38 @@ module_param_cb(precompute, &wgx_param_uint_max_ops, &wgx_precompute_param_max, 
 MODULE_PARM_DESC(precompute,
 		 "peers whose next handshake message has its ephemeral and its DH with the peer's key made ahead, plus a pool of min(N, 256) ephemerals for first messages; each wiped unused after 120 s (0: off, every X25519 at its handshake as WireGuard does; default 4096, at most 65536)");
 
+/*
+ * The two parameters this one replaced, ephemeral_pool and ephemeral_peers:
+ * 0 in either turned the work made ahead off for forward secrecy, and a
+ * modprobe.d file that still says so must not be ignored (an unknown
+ * parameter would be, with a line in the log).  0 sets precompute to 0;
+ * any other value leaves it, with a warning either way.  Load time only.
+ */
+static int wgx_precompute_legacy_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+	int ret = kstrtouint(val, 0, &n);
+
+	if (ret)
+		return ret;
+	if (!n) {
+		wgx_precompute_param = 0;
+		pr_warn("wgx: %s=0 is precompute=0 now; nothing is made ahead\n", kp->name);
+	} else {
+		pr_warn("wgx: %s is replaced by precompute; %s=%u ignored\n", kp->name, kp->name, n);
+	}
+	return 0;
+}
+
+static const struct kernel_param_ops wgx_precompute_legacy_ops = {
+	.set = wgx_precompute_legacy_set,
+};
+
+module_param_cb(ephemeral_pool, &wgx_precompute_legacy_ops, NULL, 0);
+MODULE_PARM_DESC(ephemeral_pool, "replaced by precompute; 0 still turns it off");
+module_param_cb(ephemeral_peers, &wgx_precompute_legacy_ops, NULL, 0);
+MODULE_PARM_DESC(ephemeral_peers, "replaced by precompute; 0 still turns it off");
+
 /* Initialised statically: peers of the KUnit suites, which run before the module's init, use it. */
 struct wgx_precompute wgx_precompute_module = {
 	.lock = __SPIN_LOCK_UNLOCKED(wgx_precompute_module.lock),
@@ -252,6 +284,14 @@ static bool wgx_precompute_pool_due(const struct wgx_precompute *pc)
 	       READ_ONCE(pc->pool.count) <= wgx_precompute_low_mark(pc);
 }
 
+/* Add a pair to the pool (the thread); room, yet nothing added: a pause, not a spin. */
+static void wgx_precompute_refill(struct wgx_precompute *pc)
+{
+	if (!wgx_precompute_pool_add(pc, wgx_precompute_now()))
+		schedule_timeout_interruptible(HZ / 10);
+	cond_resched();
+}
+
 /* A wait of @ns as a schedule timeout (jiffies, rounded up). */
 static long wgx_precompute_timeout(u64 ns)
 {
@@ -276,12 +316,15 @@ static long wgx_precompute_defer(struct wgx_precompute *pc, unsigned long *since
 }
 
 /*
- * The unit's one thread.  The pool first: it is refilled whenever a take
- * leaves it at or below its low mark, and topped up as pairs expire (a full
- * idle pool costs size / lifetime fixed-base multiplications per second:
- * about 2 at the default).  Then the pending slots, one at a time, oldest
- * request first, once no slot has been taken for WGX_PRECOMPUTE_QUIET (a
- * burst's slots are remade after it), and the held ones as they expire.
+ * The unit's one thread.  The pool first while it is at or below its low
+ * mark (a take that leaves it there wakes the thread).  Then the pending
+ * slots, one at a time, oldest request first, once no slot has been taken
+ * for WGX_PRECOMPUTE_QUIET (a burst's slots are remade after it) or takes
+ * went on for WGX_PRECOMPUTE_DEFER_MAX, and the held ones as they expire;
+ * a slot that is due goes before the pool's top-up above its low mark, so
+ * a storm that keeps taking pool pairs does not starve the slots.  The
+ * pool is topped up as pairs expire (a full idle pool costs size / lifetime
+ * fixed-base multiplications per second: about 2 at the default).
  * Nice 19, so during a storm the handshakes get the CPU first.  Nothing is
  * made before the CRNG is initialised, nor while paused for a suspend.
  * Freezable: it stops with the other tasks before a suspend or hibernation
@@ -307,11 +350,9 @@ static int wgx_precompute_thread(void *data)
 		left = min(wgx_precompute_pool_expire(pc, now), wgx_precompute_slots_expire(pc, now));
 		if (freezing(current))
 			continue;
-		if (wgx_precompute_pool_room(pc)) {
-			if (!wgx_precompute_pool_add(pc, wgx_precompute_now()))
-				/* Room, yet nothing added: do not spin on it. */
-				schedule_timeout_interruptible(HZ / 10);
-			cond_resched();
+		/* At or below its low mark the pool goes first; above it, a due slot. */
+		if (wgx_precompute_pool_due(pc)) {
+			wgx_precompute_refill(pc);
 			continue;
 		}
 		defer = 0;
@@ -333,6 +374,10 @@ static int wgx_precompute_thread(void *data)
 			if (batch)
 				batch--;
 			cond_resched();
+			continue;
+		}
+		if (wgx_precompute_pool_room(pc)) {
+			wgx_precompute_refill(pc);
 			continue;
 		}
 		/* While deferring, slot takes wake @wait but not the thread. */
@@ -371,7 +416,7 @@ int wgx_precompute_init(void)
 
 	ret = wgx_precompute_configure(pc, min(wgx_precompute_param, WGX_PRECOMPUTE_POOL_MAX),
 				       wgx_precompute_param,
-				       WGX_PRECOMPUTE_LIFETIME_SECONDS * NSEC_PER_SEC);
+				       (u64)WGX_PRECOMPUTE_LIFETIME_SECONDS * NSEC_PER_SEC);
 	if (ret < 0)
 		return ret;
 	ret = wgx_precompute_start(pc);

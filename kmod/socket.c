@@ -204,7 +204,7 @@ static int wgx_socket_send(struct wgx_device *wgx, struct sk_buff *skb,
 	struct sock *sock;
 	int ret;
 
-	if (unlikely(family != AF_INET && family != AF_INET6)) {
+	if (unlikely(family != AF_INET && (family != AF_INET6 || !IS_ENABLED(CONFIG_IPV6)))) {
 		kfree_skb(skb);
 		return -EAFNOSUPPORT;
 	}

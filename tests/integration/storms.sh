@@ -225,8 +225,9 @@ pool_wait_held() {
 # handshake message (it has no slot of its own yet) takes a pair from it
 # (here against the in-tree module: the pairs are ordinary WireGuard
 # ephemerals on the wire), the thread refills what was taken, the
-# following messages use the peer's slot, and with precompute=0 nothing is
-# made ahead and the handshakes still work.
+# following messages use the peer's slot, and with precompute=0 (or the
+# replaced ephemeral_pool=0 / ephemeral_peers=0) nothing is made ahead and
+# the handshakes still work.
 test_ephemeral_pool_serves_handshakes() {
 	local taken made used
 	trap 'netns_cleanup; rmmod wgx 2>/dev/null; insmod "$WGX_MODULE_KO"' EXIT
@@ -283,7 +284,22 @@ test_ephemeral_pool_serves_handshakes() {
 	echo "wgx-precompute with a full pool of 1: $((c1 - c0)) ticks in 2 s"
 	[ $((c1 - c0)) -lt $(( $(getconf CLK_TCK) / 5 )) ] || fail "wgx-precompute ran $((c1 - c0)) ticks in 2 s with a full pool"
 
+	# The parameters precompute replaced: 0 in either still turns it off
+	# (a modprobe.d file that asked for no work made ahead is obeyed),
+	# another value is ignored with a warning.
 	netns_cleanup
+	local p
+	for p in ephemeral_pool ephemeral_peers; do
+		rmmod wgx
+		insmod "$WGX_MODULE_KO" "$p=0"
+		expect_eq "precompute after $p=0" 0 "$(cat /sys/module/wgx/parameters/precompute)"
+		dmesg | grep -q "$p=0 is precompute=0 now" || fail "no warning naming $p=0"
+		rmmod wgx
+		insmod "$WGX_MODULE_KO" "$p=8"
+		expect_eq "precompute after $p=8" 4096 "$(cat /sys/module/wgx/parameters/precompute)"
+		dmesg | grep -q "$p is replaced by precompute; $p=8 ignored" || fail "no warning naming $p=8"
+	done
+
 	rmmod wgx
 	insmod "$WGX_MODULE_KO" precompute=0
 	expect_eq "precompute off" "$PC_ZERO" "$(cat /sys/kernel/debug/wgx/precompute_stats)"
