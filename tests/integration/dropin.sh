@@ -31,6 +31,8 @@ dropin_unload() {
 # dropin_restore — the runner's default load (an EXIT trap of each case).
 dropin_restore() {
 	[ -n "${DROPIN_DBUS_PID:-}" ] && kill "$DROPIN_DBUS_PID" 2>/dev/null
+	# networkd_netdev's files: a later networkd would make its netdev again
+	rm -f /run/systemd/network/50-wgn0.netdev /run/systemd/network/50-wgn0.network
 	netns_cleanup
 	if module_loaded; then rmmod wgx 2>/dev/null || true; fi
 	if wireguard_loaded; then rmmod wireguard 2>/dev/null || true; fi

@@ -364,7 +364,8 @@ EOF
 
 # ---- docs/guide.md, "2. Quickstart: two nodes", as an operator runs it ----
 # Node A is namespace a (192.0.2.1), node B namespace b (192.0.2.2), joined
-# by lib.sh's veth.  Each node has its own /etc/wgx and /etc/systemd/network:
+# by lib.sh's veth.  Each node has its own /etc/wgx and /etc/systemd/network
+# (and an empty /run/systemd/network, as on a fresh machine):
 # directories under $QS bound over them in a private mount namespace for
 # every command run on the node.  The operator's shell on a node is a
 # "session": one bash that reads what quickstart_run writes to it, so the
@@ -373,7 +374,8 @@ EOF
 QS=/tmp/wgx-quickstart
 # quickstart_node NODE CMD... — CMD in namespace NODE with NODE's /etc/wgx
 # and /etc/systemd/network.
-QS_MOUNTS='mount --bind "$0/wgx" /etc/wgx && mount --bind "$0/network" /etc/systemd/network'
+QS_MOUNTS='mount --bind "$0/wgx" /etc/wgx && mount --bind "$0/network" /etc/systemd/network &&
+	mkdir -p /run/systemd/network && mount -t tmpfs -o mode=755 none /run/systemd/network'
 quickstart_node() {
 	ip netns exec "$1" unshare -m sh -c "$QS_MOUNTS"' && exec "$@"' "$QS/$1" "${@:2}"
 }
