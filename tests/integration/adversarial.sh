@@ -221,7 +221,7 @@ test_peer_and_key_churn_under_load() {
 	(
 		end=$((SECONDS + secs))
 		while [ $SECONDS -lt $end ]; do
-			n a iperf3 -c 10.0.0.2 -P 2 -t $((end - SECONDS > 1 ? end - SECONDS : 1)) >/dev/null 2>&1 || sleep 0.2
+			iperf_client a 10.0.0.2 $((end - SECONDS > 1 ? end - SECONDS : 1)) -P 2 >/dev/null 2>&1 || sleep 0.2
 		done
 	) &
 	local load_pid=$!

@@ -274,7 +274,7 @@ bql_sum() {
 # prints the bytes b received, fails when the client did not run.
 iperf_load() {
 	local bytes
-	bytes=$(n a iperf3 -c 10.0.0.2 -p "$1" -P 4 -t "$2" -J | jq '.end.sum_received.bytes')
+	bytes=$(iperf_client a 10.0.0.2 "$2" -p "$1" -P 4 -J | jq '.end.sum_received.bytes')
 	echo "bulk load on port $1: ${bytes:-none} bytes received"
 	[ "${bytes:-0}" -gt 100000 ]
 }
@@ -317,7 +317,7 @@ test_bql_charges_and_credits() {
 	sleep 1
 	expect_eq "inflight after the load" 0 "$(bql_sum a inflight)"
 	# Down in the middle of a load: the workers finish, BQL resets.
-	n a iperf3 -c 10.0.0.2 -P 4 -t 20 >/dev/null 2>&1 &
+	iperf_client a 10.0.0.2 20 -P 4 >/dev/null 2>&1 &
 	sleep 2
 	n a ip link set wgt0 down
 	expect_eq "inflight after down" 0 "$(bql_sum a inflight)"

@@ -236,13 +236,35 @@ ping_ok() {
 	n "$1" ping -c 3 -i 0.2 -W 3 "$2" >/dev/null || n "$1" ping -c 2 -W 3 "$2"
 }
 
+# iperf_client NS ADDR SECONDS [IPERF3-ARG...] — `iperf3 -c ADDR -t SECONDS
+# IPERF3-ARG...` in NS, bounded: its control connection must open within
+# 10 s, and a client still running 60 s after its SECONDS is stopped (TERM,
+# KILL 5 s later), so that a slow guest or a broken path fails the case
+# instead of hanging it.  Its output comes when it ends.  A client stopped
+# so prints nothing on stdout (its partial results must not count), says
+# so on stderr and returns 1, as a failed client does.
+iperf_client() {
+	local ns=$1 addr=$2 secs=$3 out rc=0
+	shift 3
+	# --foreground: iperf3 stays in the case's process group, which the
+	# runner's own timeout signals.
+	out=$(n "$ns" timeout --foreground --kill-after=5 $((secs + 60)) \
+		iperf3 -c "$addr" -t "$secs" --connect-timeout 10000 "$@") || rc=$?
+	if [ $rc = 124 ] || [ $rc = 137 ]; then
+		echo "iperf3 -c $addr -t $secs $* in $ns: still running after $((secs + 60)) s, stopped" >&2
+		return 1
+	fi
+	[ -z "$out" ] || printf '%s\n' "$out"
+	return $rc
+}
+
 # iperf_ok CLIENT_NS SERVER_ADDR FLOWS [-R] — a short TCP iperf3 run moves data.
 iperf_ok() {
 	local ns=$1 addr=$2 flows=$3 rev=${4:-} srv bytes
 	srv=$([ "$ns" = a ] && echo b || echo a)
 	n "$srv" iperf3 -s -1 -D -I "/tmp/iperf3-$srv.pid" >/dev/null
 	sleep 0.3
-	bytes=$(n "$ns" iperf3 -c "$addr" -P "$flows" -t 2 $rev -J | jq '.end.sum_received.bytes')
+	bytes=$(iperf_client "$ns" "$addr" 2 -P "$flows" $rev -J | jq '.end.sum_received.bytes')
 	echo "iperf3 $ns -> $addr -P $flows $rev: $bytes bytes received"
 	[ "${bytes:-0}" -gt 100000 ]
 }
@@ -282,7 +304,7 @@ tcp_order_ok() {
 	for k in "${!TCPC[@]}"; do s0[$k]=${TCPC[$k]}; done
 	tcp_counters "$rcv"
 	for k in "${!TCPC[@]}"; do r0[$k]=${TCPC[$k]}; done
-	bytes=$(n "$ns" iperf3 -c "$addr" -t 4 $rev -J | jq '.end.sum_received.bytes')
+	bytes=$(iperf_client "$ns" "$addr" 4 $rev -J | jq '.end.sum_received.bytes')
 	local reorder dsack retrans ofo
 	tcp_counters "$snd"
 	reorder=$((TCPC[TCPSACKReorder] - s0[TCPSACKReorder] + TCPC[TCPTSReorder] - s0[TCPTSReorder]))

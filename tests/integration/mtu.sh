@@ -37,7 +37,7 @@ outer_frags() {
 mtu_goodput() {
 	n b iperf3 -s -1 -D -J -I /tmp/iperf3-b.pid >/dev/null
 	sleep 0.3
-	GOODPUT=($(n a iperf3 -c 10.0.0.2 -t "$1" -i 1 -J --get-server-output |
+	GOODPUT=($(iperf_client a 10.0.0.2 "$1" -i 1 -J --get-server-output |
 		jq '.server_output_json.intervals[].sum.bytes'))
 	echo "goodput (bytes per second): ${GOODPUT[*]}" >&2
 	[ "${#GOODPUT[@]}" -ge "$1" ] || fail "iperf3 reported ${#GOODPUT[@]} of $1 seconds"
@@ -114,9 +114,10 @@ mtu_hop() {
 # wait_peer NS FIELD VALUE [CMD...] — until the peer's FIELD is VALUE (at
 # most 60 s), running CMD between looks.
 wait_peer() {
-	local ns=$1 field=$2 value=$3 i
+	local ns=$1 field=$2 value=$3 end=$((SECONDS + 60))
 	shift 3
-	for ((i = 0; i < 120; i++)); do
+	# By the clock, not by count: under TCG a look and CMD take seconds.
+	while [ $SECONDS -lt $end ]; do
 		[ "$(mtu_peer "$ns" "$field")" = "$value" ] && return 0
 		if [ $# -gt 0 ]; then "$@" || true; else sleep 0.5; fi
 	done
@@ -191,7 +192,7 @@ test_wgx_path_shrinks_during_transfer() {
 	F0=$(outer_frags)
 	n b iperf3 -s -1 -D -J -I /tmp/iperf3-b.pid >/dev/null
 	sleep 0.3
-	n a iperf3 -c 10.0.0.2 -t 24 -i 1 -J --get-server-output >/tmp/mtu-shrink.json &
+	iperf_client a 10.0.0.2 24 -i 1 -J --get-server-output >/tmp/mtu-shrink.json &
 	local pid=$!
 	sleep 4
 	mtu_hop blackhole

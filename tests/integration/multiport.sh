@@ -123,7 +123,7 @@ test_endpoint_stays_while_peer_spreads() {
 	capture_start b /tmp/spread -n -i vb -s 96 -U -w /tmp/spread.pcap "udp and udp[8] = 4"
 	n b iperf3 -s -1 -D -I /tmp/iperf3-b.pid >/dev/null
 	sleep 0.3
-	n a iperf3 -c 10.0.0.2 -P 8 -t 6 -J >/tmp/iperf-spread.json &
+	iperf_client a 10.0.0.2 6 -P 8 -J >/tmp/iperf-spread.json &
 	local load=$! samples=() i ep used dsts bytes
 	for ((i = 0; i < 60; i++)); do
 		kill -0 "$load" 2>/dev/null || break
@@ -198,7 +198,7 @@ test_default_wireguard_peer_gets_one_port() {
 	ping_ok b 10.0.0.1
 	n a iperf3 -s -1 -D -I /tmp/iperf3-a.pid >/dev/null
 	sleep 0.3
-	bytes=$(n b iperf3 -c 10.0.0.1 -P 8 -t 4 -J | jq '.end.sum_received.bytes')
+	bytes=$(iperf_client b 10.0.0.1 4 -P 8 -J | jq '.end.sum_received.bytes')
 	echo "first run, 8 flows b -> a: $bytes bytes"
 	tcp_counters b
 	r0=$((TCPC[TCPSACKReorder] + TCPC[TCPTSReorder]))
@@ -206,7 +206,7 @@ test_default_wireguard_peer_gets_one_port() {
 	sleep 0.3
 	rm -f /tmp/wg-ports.pcap
 	capture_start b /tmp/wg-ports -n -i vb -s 96 -U -w /tmp/wg-ports.pcap "udp and udp[8] = 4"
-	bytes=$(n b iperf3 -c 10.0.0.1 -P 8 -t 4 -J | jq '.end.sum_received.bytes')
+	bytes=$(iperf_client b 10.0.0.1 4 -P 8 -J | jq '.end.sum_received.bytes')
 	capture_stop
 	tcp_counters b
 	r1=$((TCPC[TCPSACKReorder] + TCPC[TCPTSReorder]))
@@ -554,7 +554,7 @@ decrypt_share() {
 udp_light() {
 	n b iperf3 -s -1 -D -I /tmp/iperf3-b.pid >/dev/null
 	sleep 0.3
-	n a iperf3 -c 10.0.0.2 -u -b 1M -l 1000 -t 2 -R >/dev/null
+	iperf_client a 10.0.0.2 2 -u -b 1M -l 1000 -R >/dev/null
 }
 
 # With no option set (rx-spread auto), the receiver spreads a one-port peer
@@ -606,7 +606,7 @@ test_spread_queue_drops_bulk_for_delay() {
 	r0=${TCPC[RetransSegs]}
 	n a iperf3 -s -1 -D -I /tmp/iperf3-a.pid >/dev/null
 	sleep 0.3
-	n b iperf3 -c 10.0.0.1 -P 16 -t 6 -J >/tmp/bulk.json &
+	iperf_client b 10.0.0.1 6 -P 16 -J >/tmp/bulk.json &
 	sleep 1
 	# Small messages into the same queue while it stands: b's pings to a.
 	lost=$(n b ping -q -n -c $pings -i 0.02 -W 2 10.0.0.1 | sed -n 's/.* \([0-9]*\)% packet loss.*/\1/p')
@@ -645,7 +645,7 @@ test_spread_queue_marks_ecn_bulk() {
 	ce0=$(n a nstat -az IpExtInCEPkts | awk '$1 == "IpExtInCEPkts" { print $2 }')
 	n a iperf3 -s -1 -D -I /tmp/iperf3-a.pid >/dev/null
 	sleep 0.3
-	n b iperf3 -c 10.0.0.1 -P 16 -t 6 -J >/tmp/bulk.json || fail "iperf3 failed: $(tail -c 300 /tmp/bulk.json)"
+	iperf_client b 10.0.0.1 6 -P 16 -J >/tmp/bulk.json || fail "iperf3 failed: $(tail -c 300 /tmp/bulk.json)"
 	d1=$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].stats.rx_drop_delay // 0')
 	m1=$(n a "$WGX_TOOL" show wgt0 --json | jq '.interfaces[0].stats.rx_mark_delay // 0')
 	tcp_counters b
@@ -700,6 +700,11 @@ udp_seq_recv() {
 	for i in $(seq 100); do grep -q ready /tmp/order && break; sleep 0.1; done
 	grep -q ready /tmp/order || fail "the receiver did not start"
 }
+
+# SEQ_SEND_MAX: the seconds a case switches things while a sender runs in
+# the background; udp_seq.py gives up after 300 s itself, this bounds one
+# stuck elsewhere.
+SEQ_SEND_MAX=320
 
 # udp_seq_send TOTAL — b sends a's receiver its TOTAL datagrams.
 udp_seq_send() {
@@ -786,7 +791,7 @@ test_rx_spread_counts_arrival_order() {
 # flow.
 test_spread_start_keeps_order() {
 	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
-	local send_pid toggles=0 total=240000
+	local send_pid toggles=0 total=240000 end
 	tunnel_setup wgx 4 0
 	# One outer flow: b sends from one port, to one port of a's (b follows a's source port).
 	listen_ports a 1
@@ -797,7 +802,9 @@ test_spread_start_keeps_order() {
 	udp_seq_recv $total 120
 	udp_seq_send $total &
 	send_pid=$!
+	end=$((SECONDS + SEQ_SEND_MAX))
 	while kill -0 "$send_pid" 2>/dev/null; do
+		[ $SECONDS -lt $end ] || fail "the sender still runs after $SEQ_SEND_MAX s ($toggles switches)"
 		n a "$WGX_TOOL" set wgt0 rx-spread off
 		sleep 0.2
 		if [ $((toggles % 2)) = 0 ]; then
@@ -823,7 +830,7 @@ test_spread_start_keeps_order() {
 # rx-spread goes on and off again and again.
 test_spread_stop_keeps_order() {
 	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
-	local send_pid toggles=0 total=80000 hook=/sys/module/wgx/parameters/rx_worker_delay_ms
+	local send_pid toggles=0 total=80000 hook=/sys/module/wgx/parameters/rx_worker_delay_ms end
 	tunnel_setup wgx 4 0
 	# One outer flow: b sends from one port, to one port of a's (b follows a's source port).
 	listen_ports a 1
@@ -835,7 +842,9 @@ test_spread_stop_keeps_order() {
 	udp_seq_recv $total 120
 	n b python3 "$WGX_REPO/tests/lib/udp_seq.py" send 10.0.0.1 9000 8 $total 0 600 &
 	send_pid=$!
+	end=$((SECONDS + SEQ_SEND_MAX))
 	while kill -0 "$send_pid" 2>/dev/null; do
+		[ $SECONDS -lt $end ] || fail "the sender still runs after $SEQ_SEND_MAX s ($toggles switches)"
 		n a "$WGX_TOOL" set wgt0 rx-spread on
 		sleep 0.3
 		n a "$WGX_TOOL" set wgt0 rx-spread off
@@ -859,7 +868,7 @@ test_rx_spread_toggled_under_load() {
 	n b iperf3 -s -D >/dev/null
 	sleep 0.3
 	# b sends, a receives (and toggles): 8 s of 4 TCP flows.
-	n a iperf3 -c 10.0.0.2 -P 4 -t 8 -R -J >/tmp/toggle.json 2>/tmp/toggle.err &
+	iperf_client a 10.0.0.2 8 -P 4 -R -J >/tmp/toggle.json 2>/tmp/toggle.err &
 	load_pid=$!
 	for i in 1 2 3 4; do
 		sleep 1
@@ -912,7 +921,7 @@ test_spread_peer_removed_and_device_deleted_under_load() {
 	n a iperf3 -s -D >/dev/null
 	sleep 0.3
 	rx0=$(peer_rx_bytes a)
-	n b iperf3 -c 10.0.0.1 -P 16 -t 60 >/dev/null 2>&1 &
+	iperf_client b 10.0.0.1 60 -P 16 >/dev/null 2>&1 &
 	load_pid=$!
 	peer_rx_grows 2000000 "$rx0" || fail "the load did not reach a: $(peer_rx_bytes a) bytes"
 	echo "a received $(($(peer_rx_bytes a) - rx0)) bytes of the load before the peer's removal"
@@ -943,7 +952,7 @@ test_spread_peer_removed_and_device_deleted_under_load() {
 # and both ways work after it, also with the CPU offline.
 test_spread_survives_cpu_offline() {
 	local cpu=/sys/devices/system/cpu/cpu1/online send_pid
-	local flips=0 total=60000
+	local flips=0 total=60000 end
 	trap 'echo 1 >'"$cpu"' 2>/dev/null || true' EXIT
 	[ "$(nproc)" -eq 2 ] || fail "needs exactly 2 CPUs, has $(nproc)"
 	[ -w "$cpu" ] || fail "$cpu cannot be written"
@@ -954,7 +963,9 @@ test_spread_survives_cpu_offline() {
 	udp_seq_send $total &
 	send_pid=$!
 	sleep 0.3
+	end=$((SECONDS + SEQ_SEND_MAX))
 	while kill -0 "$send_pid" 2>/dev/null; do
+		[ $SECONDS -lt $end ] || fail "the sender still runs after $SEQ_SEND_MAX s ($flips offline cycles)"
 		echo 0 >"$cpu"
 		expect_eq "CPUs online" 1 "$(nproc)"
 		sleep 0.3

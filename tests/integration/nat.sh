@@ -201,7 +201,7 @@ test_four_ports_cost_to_wireguard() {
 			rm -f /tmp/cost.pcap
 			capture_start b /tmp/cost -n -i vb -s 96 -U -w /tmp/cost.pcap \
 				"src host 192.0.2.2 and dst host 192.0.2.1 and udp and udp[8] = 4"
-			n a iperf3 -c 10.0.0.2 -P 8 -t 5 -J >/tmp/cost.json || fail "iperf3 failed: $(head -c 300 /tmp/cost.json)"
+			iperf_client a 10.0.0.2 5 -P 8 -J >/tmp/cost.json || fail "iperf3 failed: $(head -c 300 /tmp/cost.json)"
 			capture_stop
 			tcpdump -n -r /tmp/cost.pcap 2>/dev/null | awk '{ n = split($5, a, "."); print a[n] + 0 }' >/tmp/cost-dports
 			sent=$(wc -l </tmp/cost-dports)

@@ -17,7 +17,7 @@ TEL_RTT_MAX_US_b=60000
 wait_http() {
 	local ns=$1 url=$2 secs=$3
 	for _ in $(seq $((secs * 5))); do
-		n "$ns" curl -sf -o /dev/null "$url" && return 0
+		n "$ns" curl -sf -m 10 -o /dev/null "$url" && return 0
 		sleep 0.2
 	done
 	fail "$url did not answer within $secs s"
@@ -25,7 +25,7 @@ wait_http() {
 
 # prom_query QUERY — the instant-query API's result vector (JSON) inside ns a.
 prom_query() {
-	n a curl -sf -G "http://$PROM_ADDR/api/v1/query" --data-urlencode "query=$1" |
+	n a curl -sf -m 10 -G "http://$PROM_ADDR/api/v1/query" --data-urlencode "query=$1" |
 		jq -c '.data.result'
 }
 
@@ -60,7 +60,7 @@ test_prometheus_scrapes_exporter() {
 	n a "$WGX_TOOL" exporter --listen "$EXPORTER_ADDR" wgt0 2>"$TEL_DIR/exporter.log" &
 	wait_http a "http://$EXPORTER_ADDR/metrics" 10
 	# The exporter's own output passes Prometheus's checker too.
-	n a curl -sf "http://$EXPORTER_ADDR/metrics" >"$TEL_DIR/scrape.txt"
+	n a curl -sf -m 10 "http://$EXPORTER_ADDR/metrics" >"$TEL_DIR/scrape.txt"
 	promtool_ok "$TEL_DIR/scrape.txt" "the exporter's output"
 
 	cat >"$TEL_DIR/prometheus.yml" <<-EOF
@@ -255,7 +255,7 @@ tcp_flow() {
 	srv=$([ "$ns" = a ] && echo b || echo a)
 	n "$srv" iperf3 -s -1 -D -I "/tmp/iperf3-$srv.pid" >/dev/null
 	sleep 0.3
-	out=$(n "$ns" iperf3 -c "$addr" -t "$secs" -J) || fail "iperf3 $ns -> $addr failed"
+	out=$(iperf_client "$ns" "$addr" "$secs" -J) || fail "iperf3 $ns -> $addr failed"
 	echo "$out" | jq -r '"iperf3: \(.end.sum_received.bytes) bytes, \(.end.sum_sent.retransmits) retransmits" ' >&2
 	echo "$out" | jq -r '.end.sum_sent.retransmits'
 }

@@ -199,13 +199,13 @@ LOAD_MIN_BYTES=1000000
 # load — iperf3 from a to b in the background for up to 20 s; returns once
 # the load demonstrably flows: b's wgt0 has received LOAD_MIN_BYTES more
 # than before it (at most 15 s), and the client still runs, so the teardown
-# step that follows happens under load.  The client's pid is LOAD_PID.
+# step that follows happens under load.  LOAD_PID ends with the client.
 load() {
 	local i rx
 	n b iperf3 -s -D >/dev/null
 	sleep 0.3
 	LOAD_RX0=$(wgt0_stat b rx_bytes)
-	ip netns exec a iperf3 -c 10.0.0.2 -P 4 -t 20 >/dev/null 2>&1 &
+	iperf_client a 10.0.0.2 20 -P 4 >/dev/null 2>&1 &
 	LOAD_PID=$!
 	for ((i = 0; i < 150; i++)); do
 		rx=$(wgt0_stat b rx_bytes)

@@ -3,13 +3,16 @@
 the receiver, that every flow arrived in order.
 
   udp_seq.py recv PORT FLOWS TOTAL TIMEOUT   print "received N reordered R lost L"
-  udp_seq.py send ADDR PORT FLOWS TOTAL [TOS [SIZE]]
+  udp_seq.py send ADDR PORT FLOWS TOTAL [TOS [SIZE [TIMEOUT]]]
 
 The sender sends TOTAL datagrams round robin over FLOWS source ports (one
 flow each: a socket per flow), each carrying (flow, sequence); TOS (an
 integer, default 0) is set on every second datagram of each flow, so one
 flow mixes marked and unmarked packets; SIZE is each datagram's payload in
-bytes (default 208, at least 8).  The receiver counts, per flow,
+bytes (default 208, at least 8).  The sender gives up, exiting 1 with a
+message on stderr, when it has not sent them all within TIMEOUT seconds
+(default 300) or one datagram could not be sent for 30 s: a broken path
+fails the caller instead of hanging it.  The receiver counts, per flow,
 datagrams whose sequence is lower than one already seen (reordered) and
 missing ones (lost), and exits 0 when it saw no reordering and at least half
 of TOTAL arrived (loss is the network's business; order is the tunnel's).
@@ -61,7 +64,13 @@ def recv(port, flows, total, timeout):
     return 0 if reordered == 0 and received * 2 >= total else 1
 
 
-def send(addr, port, flows, total, tos, size):
+# A datagram that cannot be sent for this long never will be.
+SEND_STALL = 30
+
+
+def send(addr, port, flows, total, tos, size, timeout):
+    start = time.monotonic()
+    deadline = start + timeout
     socks = []
     for _ in range(flows):
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -74,14 +83,28 @@ def send(addr, port, flows, total, tos, size):
         s = socks[flow]
         if tos:
             s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, tos if seq % 2 else 0)
+        # The clock read every 256 datagrams, not each: a TCG guest's
+        # Python is slow enough.
+        if i % 256 == 0 and time.monotonic() > deadline:
+            sys.stderr.write("udp_seq.py send: %d of %d datagrams sent in %g s, giving up\n"
+                             % (i, total, timeout))
+            return 1
+        stalled = None
         while True:
             try:
                 s.send(struct.pack(FMT, flow, seq) + pad)
                 break
-            except BlockingIOError:
-                time.sleep(0.001)
-            except OSError:
-                # ENOBUFS when the device queue is full: retry, order intact.
+            except OSError as e:
+                # ENOBUFS (or EAGAIN) when the device queue is full: retry,
+                # order intact; not for ever.
+                now = time.monotonic()
+                if stalled is None:
+                    stalled = now
+                if now - stalled > SEND_STALL or now > deadline:
+                    sys.stderr.write("udp_seq.py send: datagram %d of %d not sent for %.0f s"
+                                     " (%.0f s in all), giving up: %s\n"
+                                     % (i, total, now - stalled, now - start, e))
+                    return 1
                 time.sleep(0.001)
     return 0
 
@@ -91,7 +114,8 @@ def main(argv):
         return recv(int(argv[2]), int(argv[3]), int(argv[4]), float(argv[5]) if len(argv) > 5 else 60)
     if len(argv) >= 6 and argv[1] == "send":
         return send(argv[2], int(argv[3]), int(argv[4]), int(argv[5]),
-                    int(argv[6]) if len(argv) > 6 else 0, int(argv[7]) if len(argv) > 7 else 208)
+                    int(argv[6]) if len(argv) > 6 else 0, int(argv[7]) if len(argv) > 7 else 208,
+                    float(argv[8]) if len(argv) > 8 else 300)
     sys.stderr.write(__doc__)
     return 2
 
