@@ -112,11 +112,12 @@ mtu_hop() {
 }
 
 # wait_peer NS FIELD VALUE [CMD...] — until the peer's FIELD is VALUE (at
-# most 60 s), running CMD between looks.
+# most 120 s), running CMD between looks.
 wait_peer() {
-	local ns=$1 field=$2 value=$3 end=$((SECONDS + 60))
+	local ns=$1 field=$2 value=$3 end=$((SECONDS + 120))
 	shift 3
-	# By the clock, not by count: under TCG a look and CMD take seconds.
+	# By the clock, not by count: under TCG a look and CMD take seconds,
+	# and on a slow host 120 looks took minutes.
 	while [ $SECONDS -lt $end ]; do
 		[ "$(mtu_peer "$ns" "$field")" = "$value" ] && return 0
 		if [ $# -gt 0 ]; then "$@" || true; else sleep 0.5; fi
