@@ -325,6 +325,33 @@ static void wgx_sock_free(struct sock *sock)
 	udp_tunnel_sock_release(sock->sk_socket);
 }
 
+/*
+ * udp_tunnel_sock_release() in two halves, so that the sockets of a swap or
+ * a down share one grace period instead of one each (16 synchronize_rcu()
+ * per device down with 8 ports, 2 with one): first unhook @sock from
+ * receive (encap_rcv and the ICMP lookup see a NULL device and drop), then,
+ * after the caller's synchronize_net(), wgx_sock_release() shuts it down
+ * and frees it.  Process context, under the device update lock.
+ */
+static void wgx_sock_unhook(struct sock *sock)
+{
+	if (!sock)
+		return;
+	sk_clear_memalloc(sock);
+	rcu_assign_sk_user_data(sock, NULL);
+}
+
+static void wgx_sock_release(struct sock *sock)
+{
+	struct socket *s;
+
+	if (!sock)
+		return;
+	s = sock->sk_socket;
+	kernel_sock_shutdown(s, SHUT_RDWR);
+	sock_release(s);
+}
+
 static void wgx_set_sock_opts(struct socket *sock)
 {
 	sock->sk->sk_allocation = GFP_ATOMIC;
@@ -411,17 +438,22 @@ static void wgx_socket_install(struct wgx_device *wgx, struct sock **new4, struc
 					      lockdep_is_held(&wgx->device_update_lock));
 		old6[i] = rcu_replace_pointer(wgx->sock6[i], i < n ? new6[i] : NULL,
 					      lockdep_is_held(&wgx->device_update_lock));
+		/* A socket kept (same port, maybe another slot) is not old. */
+		if (wgx_sock_in(old4[i], new4, n))
+			old4[i] = NULL;
+		if (wgx_sock_in(old6[i], new6, n))
+			old6[i] = NULL;
+		wgx_sock_unhook(old4[i]);
+		wgx_sock_unhook(old6[i]);
 	}
 	WRITE_ONCE(wgx->bound_ports, n);
 	if (n)
 		WRITE_ONCE(wgx->incoming_port, ntohs(inet_sk(new4[0])->inet_sport));
+	/* One grace period for the senders that read a slot and the receivers of every old socket. */
 	synchronize_net();
 	for (i = 0; i < WGX_MAX_LISTEN_PORTS; ++i) {
-		/* A socket kept (same port, maybe another slot) is not old. */
-		if (!wgx_sock_in(old4[i], new4, n))
-			wgx_sock_free(old4[i]);
-		if (!wgx_sock_in(old6[i], new6, n))
-			wgx_sock_free(old6[i]);
+		wgx_sock_release(old4[i]);
+		wgx_sock_release(old6[i]);
 	}
 }
 
