@@ -706,6 +706,22 @@ udp_seq_recv() {
 # stuck elsewhere.
 SEQ_SEND_MAX=320
 
+# sender_runs PID WHAT — the condition of a loop that switches things while
+# the background sender PID runs: true while it runs, false once it ended.
+# SEQ_SEND_MAX seconds after its first call for PID, the case fails with
+# "the sender still runs after ... (WHAT)", WHAT saying what the loop did so
+# far.  It exits the case itself: `set -e` does not act in a loop's
+# condition, and a false would only end the loop and wait for the sender.
+sender_runs() {
+	if [ "${SEQ_SEND_PID:-}" != "$1" ]; then
+		SEQ_SEND_PID=$1
+		SEQ_SEND_END=$((SECONDS + SEQ_SEND_MAX))
+	fi
+	kill -0 "$1" 2>/dev/null || return 1
+	[ $SECONDS -ge "$SEQ_SEND_END" ] || return 0
+	fail "the sender still runs after $SEQ_SEND_MAX s ($2)" || exit 1
+}
+
 # udp_seq_send TOTAL — b sends a's receiver its TOTAL datagrams.
 udp_seq_send() {
 	n b python3 "$WGX_REPO/tests/lib/udp_seq.py" send 10.0.0.1 9000 8 "$1"
@@ -791,7 +807,7 @@ test_rx_spread_counts_arrival_order() {
 # flow.
 test_spread_start_keeps_order() {
 	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
-	local send_pid toggles=0 total=240000 end
+	local send_pid toggles=0 total=240000
 	tunnel_setup wgx 4 0
 	# One outer flow: b sends from one port, to one port of a's (b follows a's source port).
 	listen_ports a 1
@@ -802,9 +818,7 @@ test_spread_start_keeps_order() {
 	udp_seq_recv $total 120
 	udp_seq_send $total &
 	send_pid=$!
-	end=$((SECONDS + SEQ_SEND_MAX))
-	while kill -0 "$send_pid" 2>/dev/null; do
-		[ $SECONDS -lt $end ] || fail "the sender still runs after $SEQ_SEND_MAX s ($toggles switches)"
+	while sender_runs "$send_pid" "$toggles switches"; do
 		n a "$WGX_TOOL" set wgt0 rx-spread off
 		sleep 0.2
 		if [ $((toggles % 2)) = 0 ]; then
@@ -830,7 +844,7 @@ test_spread_start_keeps_order() {
 # rx-spread goes on and off again and again.
 test_spread_stop_keeps_order() {
 	[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
-	local send_pid toggles=0 total=80000 hook=/sys/module/wgx/parameters/rx_worker_delay_ms end
+	local send_pid toggles=0 total=80000 hook=/sys/module/wgx/parameters/rx_worker_delay_ms
 	tunnel_setup wgx 4 0
 	# One outer flow: b sends from one port, to one port of a's (b follows a's source port).
 	listen_ports a 1
@@ -842,9 +856,7 @@ test_spread_stop_keeps_order() {
 	udp_seq_recv $total 120
 	n b python3 "$WGX_REPO/tests/lib/udp_seq.py" send 10.0.0.1 9000 8 $total 0 600 &
 	send_pid=$!
-	end=$((SECONDS + SEQ_SEND_MAX))
-	while kill -0 "$send_pid" 2>/dev/null; do
-		[ $SECONDS -lt $end ] || fail "the sender still runs after $SEQ_SEND_MAX s ($toggles switches)"
+	while sender_runs "$send_pid" "$toggles switches"; do
 		n a "$WGX_TOOL" set wgt0 rx-spread on
 		sleep 0.3
 		n a "$WGX_TOOL" set wgt0 rx-spread off
@@ -952,7 +964,7 @@ test_spread_peer_removed_and_device_deleted_under_load() {
 # and both ways work after it, also with the CPU offline.
 test_spread_survives_cpu_offline() {
 	local cpu=/sys/devices/system/cpu/cpu1/online send_pid
-	local flips=0 total=60000 end
+	local flips=0 total=60000
 	trap 'echo 1 >'"$cpu"' 2>/dev/null || true' EXIT
 	[ "$(nproc)" -eq 2 ] || fail "needs exactly 2 CPUs, has $(nproc)"
 	[ -w "$cpu" ] || fail "$cpu cannot be written"
@@ -963,9 +975,7 @@ test_spread_survives_cpu_offline() {
 	udp_seq_send $total &
 	send_pid=$!
 	sleep 0.3
-	end=$((SECONDS + SEQ_SEND_MAX))
-	while kill -0 "$send_pid" 2>/dev/null; do
-		[ $SECONDS -lt $end ] || fail "the sender still runs after $SEQ_SEND_MAX s ($flips offline cycles)"
+	while sender_runs "$send_pid" "$flips offline cycles"; do
 		echo 0 >"$cpu"
 		expect_eq "CPUs online" 1 "$(nproc)"
 		sleep 0.3
