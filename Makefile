@@ -5,7 +5,8 @@
 #   make module     kmod/wgx.ko; WGX_DEBUG=1: the debug build, with the test
 #                   hooks (timer_scale, debugfs crypto_ceiling and
 #                   telemetry_cost); the test targets below build that one
-#   make tool       build/tools/wgx
+#   make tool       build/tools/wgx (and wgx-top, wgx-exporter: the programs
+#                   of `wgx top` and `wgx exporter`, which wgx runs)
 #   make host       the tool, the unit tests and the benchmark helpers in build/
 #   make demo       the main job: a real tunnel carrying traffic (in a VM here)
 #   make check      every test suite: unit, fuzz smoke, KUnit, integration
@@ -52,7 +53,8 @@ module:
 
 core-symbols: module
 
-# The tool alone (a fresh build/ is configured without the tests, WGX_TESTS=OFF).
+# The tool alone (a fresh build/ is configured without the tests, WGX_TESTS=OFF);
+# the target wgx builds wgx-top and wgx-exporter next to it as well.
 tool:
 	@scripts/deps --build tool
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
@@ -134,6 +136,11 @@ clean:
 VERSION := $(strip $(shell cat $(CURDIR)/VERSION))
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
+# wgx-top and wgx-exporter, the programs of `wgx top` and `wgx exporter`
+# (linked with ncurses and libmicrohttpd, which wgx itself is not): wgx looks
+# for them in ../libexec/wgx/ from its own directory, so the directory
+# follows BINDIR (/usr/bin: /usr/libexec/wgx, FHS 3.0 and Debian policy 9.1.1).
+LIBEXECDIR = $(dir $(patsubst %/,%,$(BINDIR)))libexec/wgx
 MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/wgx
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
@@ -147,11 +154,13 @@ INSTALL_STRIP ?= 1
 STRIP ?= strip
 
 # One line per installed file: MODE DESTINATION SOURCE; a source ending in .in
-# has @VERSION@, @BINDIR@, @SYSCONFDIR@ and @DOCDIR@ filled in.  install and
+# has @VERSION@, @BINDIR@, @LIBEXECDIR@, @SYSCONFDIR@ and @DOCDIR@ filled in.  install and
 # uninstall both walk this list.
 define INSTALL_LIST
 644 $(MODULEDIR)/wgx.ko kmod/wgx.ko
 755 $(BINDIR)/wgx $(BUILD)/tools/wgx
+755 $(LIBEXECDIR)/wgx-top $(BUILD)/tools/wgx-top
+755 $(LIBEXECDIR)/wgx-exporter $(BUILD)/tools/wgx-exporter
 755 $(BINDIR)/wgx-quick tools/wgx-quick/wgx-quick.in
 644 $(MANDIR)/man8/wgx.8 docs/man/wgx.8.in
 644 $(MANDIR)/man8/wgx-quick.8 docs/man/wgx-quick.8.in
@@ -196,13 +205,13 @@ UNINSTALL_KVERS = $(strip $(if $(filter 0,$(INSTALL_MODULE)),, \
 	$(patsubst /lib/modules/%/updates/wgx.ko,%,$(UNINSTALL_MODULES)))))
 UNINSTALL_DEPMOD = $(if $(DESTDIR),,$(if $(UNINSTALL_KVERS),$(strip depmod -a $(firstword $(UNINSTALL_KVERS)) $(foreach \
 	k,$(wordlist 2,$(words $(UNINSTALL_KVERS)),$(UNINSTALL_KVERS)),&& depmod -a $(k)))))
-# With INSTALL_STRIP=1, strip the installed $$dest of $$src: the tool to what it needs to run
+# With INSTALL_STRIP=1, strip the installed $$dest of $$src: the tool and its programs to what they need to run
 # (dh_strip's --strip-unneeded), the module of its debug info.
 STRIP_CMD = $(if $(filter 1,$(INSTALL_STRIP)),case "$$src" in \
 		(kmod/wgx.ko) $(STRIP) --strip-debug "$(DESTDIR)$$dest" ;; \
-		($(BUILD)/tools/wgx) $(STRIP) --strip-unneeded --remove-section=.comment --remove-section=.note "$(DESTDIR)$$dest" ;; \
+		($(BUILD)/tools/wgx | $(BUILD)/tools/wgx-top | $(BUILD)/tools/wgx-exporter) $(STRIP) --strip-unneeded --remove-section=.comment --remove-section=.note "$(DESTDIR)$$dest" ;; \
 		esac,:)
-SUBST = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
+SUBST = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' \
 	-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g'
 
 # INSTALL_MODULE=0 builds no module either (the module comes from DKMS).
@@ -235,7 +244,7 @@ uninstall:
 		for m in $(UNINSTALL_MODULES); do echo "644 $$m kmod/wgx.ko"; done; } | while read -r mode dest src; do \
 		if [ -e "$(DESTDIR)$$dest" ]; then rm -f "$(DESTDIR)$$dest" && echo "  REMOVE  $(DESTDIR)$$dest"; fi; \
 	done
-	@-rmdir "$(DESTDIR)$(DOCDIR)/examples" "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(SYSCONFDIR)/wgx" 2>/dev/null || true
+	@-rmdir "$(DESTDIR)$(DOCDIR)/examples" "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(LIBEXECDIR)" "$(DESTDIR)$(SYSCONFDIR)/wgx" 2>/dev/null || true
 	$(UNINSTALL_DEPMOD)
 
 # The DKMS source tree: dkms.conf, the top Kbuild, VERSION, kmod/ and include/

@@ -15,6 +15,8 @@ namespace wgx {
 
 /** Program name used in usage lines (basename of argv[0], default "wgx"). */
 extern const char *prog_name;
+/** set_prog_name - prog_name from @argv0 (its basename; unchanged when null or empty). */
+void set_prog_name(const char *argv0);
 
 int show_main(int argc, const char *argv[]);
 /** The options of `show`: "--json" and "--prometheus" (the fields are show_fields(), format.hpp). */
@@ -26,13 +28,15 @@ int setconf_main(int argc, const char *argv[]);
 /** genkey and genpsk, told apart by argv[0]. */
 int genkey_main(int argc, const char *argv[]);
 int pubkey_main(int argc, const char *argv[]);
+/** top and exporter: in the programs wgx-top and wgx-exporter only (helper.hpp), which run_cli() runs. */
 int top_main(int argc, const char *argv[]);
 int exporter_main(int argc, const char *argv[]);
 int reresolve_main(int argc, const char *argv[]);
 
 /**
  * run_cli - the whole command line (argv[0] is the program): dispatches to
- * a subcommand; no arguments means `show`; --help/-h/help print the overview
+ * a subcommand (top and exporter: replaces the process with their program,
+ * exec_helper()); no arguments means `show`; --help/-h/help print the overview
  * to stdout (exit 0); --version prints the version; an unknown subcommand
  * prints an error and the overview to stderr and returns 1.
  */

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "helper.hpp"
 #include "options.hpp"
 #include "subcommands.hpp"
 
@@ -17,7 +18,7 @@ namespace {
 
 struct Subcommand {
     const char *name;
-    int (*fn)(int, const char **);
+    int (*fn)(int, const char **);  // nullptr: a program of its own, wgx-NAME (helper.hpp)
     const char *description;
 };
 
@@ -33,8 +34,8 @@ constexpr Subcommand kSubcommands[] = {
     {"genkey", genkey_main, "Generates a new private key and writes it to stdout"},
     {"genpsk", genkey_main, "Generates a new preshared key and writes it to stdout"},
     {"pubkey", pubkey_main, "Reads a private key from stdin and writes a public key to stdout"},
-    {"top", top_main, "Live per-peer rates, RTT, loss, retransmits and drops (wgx extension)"},
-    {"exporter", exporter_main, "Serves per-peer metrics to Prometheus over HTTP (wgx extension)"},
+    {"top", nullptr, "Live per-peer rates, RTT, loss, retransmits and drops (wgx extension)"},
+    {"exporter", nullptr, "Serves per-peer metrics to Prometheus over HTTP (wgx extension)"},
     {"reresolve", reresolve_main,
      "Resolves again the host-name endpoints of a configuration file for peers without a recent handshake (wgx "
      "extension)"},
@@ -113,12 +114,18 @@ std::vector<std::string> subcommand_names()
     return names;
 }
 
+void set_prog_name(const char *argv0)
+{
+    if (argv0 && *argv0) {
+        const char *slash = strrchr(argv0, '/');
+        prog_name = slash ? slash + 1 : argv0;
+    }
+}
+
 int run_cli(int argc, const char *argv[])
 {
-    if (argc > 0 && argv[0] && *argv[0]) {
-        const char *slash = strrchr(argv[0], '/');
-        prog_name = slash ? slash + 1 : argv[0];
-    }
+    if (argc > 0)
+        set_prog_name(argv[0]);
     if (argc == 2 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))) {
         printf("wgx v%s - wg(8)-compatible configuration tool for wgx and WireGuard\n", WGX_VERSION);
         return 0;
@@ -133,7 +140,7 @@ int run_cli(int argc, const char *argv[])
     }
     for (const Subcommand &s : kSubcommands)
         if (!strcmp(argv[1], s.name))
-            return s.fn(argc - 1, argv + 1);
+            return s.fn ? s.fn(argc - 1, argv + 1) : exec_helper(argc, argv);
     fprintf(stderr, "Invalid subcommand: `%s'\n", argv[1]);
     usage(stderr);
     return 1;

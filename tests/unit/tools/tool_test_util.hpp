@@ -1,19 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 //
 // Shared helpers for the tools/wgx unit tests: golden files, a deterministic
-// endpoint resolver and fixed keys generated once with `wg genkey`.
+// endpoint resolver, fixed keys generated once with `wg genkey`, and running
+// a program of the build (the wgx binary) with its output captured.
 #pragma once
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -134,6 +139,54 @@ public:
 private:
     std::string path_;
 };
+
+// The exit status and output of a program run by run_program().
+struct ProgramRun {
+    int rc;  // the exit status; -1 if it did not exit (a signal)
+    std::string out, err;
+};
+
+inline std::string read_file(const std::string &path)
+{
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+// Runs @path with the command line @argv (argv[0] included, as the program
+// sees it), stdin /dev/null, and returns its exit status and output.
+inline ProgramRun run_program(const std::string &path, const std::vector<std::string> &argv)
+{
+    TempFile out(""), err("");
+    std::vector<char *> args;
+    for (const std::string &a : argv)
+        args.push_back(const_cast<char *>(a.c_str()));
+    args.push_back(nullptr);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int in = open("/dev/null", O_RDONLY);
+        int o = open(out.path().c_str(), O_WRONLY | O_TRUNC);
+        int e = open(err.path().c_str(), O_WRONLY | O_TRUNC);
+        if (in < 0 || o < 0 || e < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+            _exit(126);
+        execv(path.c_str(), args.data());
+        _exit(127);
+    }
+    EXPECT_GT(pid, 0) << "fork: " << strerror(errno);
+    int status = 0;
+    if (pid > 0)
+        EXPECT_EQ(waitpid(pid, &status, 0), pid);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out.path()), read_file(err.path())};
+}
+
+// The wgx of this build (its programs wgx-top and wgx-exporter next to it).
+inline std::string built_wgx()
+{
+    return std::string(WGX_BINARY_DIR) + "/tools/wgx";
+}
 
 inline AllowedIp prefix(const char *ip, unsigned cidr)
 {

@@ -250,6 +250,9 @@ CliResult run(std::vector<const char *> args)
     return {rc, testing::internal::GetCapturedStdout(), testing::internal::GetCapturedStderr()};
 }
 
+// top and exporter are the programs wgx-top and wgx-exporter, which wgx runs
+// in its place (helper.hpp): their command line is checked through the wgx
+// binary of this build.
 TEST(ToolTop, CommandLineRefusesBadInputClearly)
 {
     struct Case {
@@ -277,15 +280,18 @@ TEST(ToolTop, CommandLineRefusesBadInputClearly)
              Case{{"show", "--prometheus", "--json"}, "Usage: wgx show"},
              Case{{"show", "--prometheus", "a", "b"}, "Usage: wgx show"},
          }) {
-        CliResult r = run(c.args);
+        std::vector<std::string> argv = {"wgx"};
+        argv.insert(argv.end(), c.args.begin(), c.args.end());
+        test::ProgramRun r = test::run_program(test::built_wgx(), argv);
         EXPECT_EQ(r.rc, 1) << c.args[0] << " " << c.args[1];
         EXPECT_EQ(r.err.rfind(c.err, 0), 0u) << r.err;
         EXPECT_TRUE(r.out.empty()) << r.out;
     }
     for (const char *sub : {"top", "exporter"}) {
-        CliResult r = run({sub, "--help"});
+        test::ProgramRun r = test::run_program(test::built_wgx(), {"wgx", sub, "--help"});
         EXPECT_EQ(r.rc, 0);
         EXPECT_EQ(r.out.rfind(std::string("Usage: wgx ") + sub, 0), 0u) << r.out;
+        EXPECT_TRUE(r.err.empty()) << r.err;
     }
     CliResult r = run({"--help"});
     EXPECT_NE(r.out.find("  top: "), std::string::npos);
