@@ -76,7 +76,7 @@ namespace {
 
 [[noreturn]] void usage(const char *why)
 {
-    std::fprintf(stderr, "wgx-adversary: %s (see the header of tests/adversary/adversary.cpp)\n", why);
+    std::fprintf(stderr, "wgx-adversary: %s (see the header of tests/integration/adversary.cpp)\n", why);
     std::exit(2);
 }
 
