@@ -62,7 +62,7 @@
 //       The responder alone: make COUNT genuine initiations, one for each
 //       of the first COUNT devices of FILE (setup's format: its private
 //       key, its peer's public key and endpoint), with the host build of
-//       the core (kmod/core over tests/host) before the clock starts; then
+//       the core (kmod/core over host/) before the clock starts; then
 //       send them back to back from one UDP socket to the first line's
 //       endpoint (the storm's files give every line the same one), and
 //       time, from the first send, the response to each (matched by its

@@ -5,8 +5,9 @@
  * Two backends implement this interface:
  *   kernel: kmod/platform.c over lib/crypto (chacha20poly1305, xchacha20poly1305,
  *           curve25519, blake2s), get_random_bytes, kzalloc/kfree, call_rcu;
- *   host:   tests/host/platform.cpp over libsodium (AEADs, X25519) and OpenSSL
- *           (BLAKE2s, keyed BLAKE2s), for GoogleTest and the fuzzers.
+ *   host:   host/platform.cpp over libsodium (AEADs, X25519) and OpenSSL
+ *           (BLAKE2s, keyed BLAKE2s), for GoogleTest, the fuzzers and the host
+ *           tools (bench/nl.cpp, the adversary).
  *
  * Every function here may be called in any context the core is called in
  * (process or softirq, with spinlocks held) and never sleeps, with the single

@@ -5,8 +5,8 @@
 # any kernel report (KASAN, lockdep, WARNING, ...; exit 125), which is what
 # the debug-kernel run (scripts/integration-debug) is for.
 #
-# Hostile input comes from build/tests/wgx-adversary (tests/adversary/
-# adversary.cpp), built from the project's host core and tool library:
+# Hostile input comes from build/tests/wgx-adversary (adversary.cpp beside
+# this file), built from the project's host core and tool library:
 #   garbage  random UDP payloads of every size class and type byte
 #   flood    genuine initiations (valid MAC1) from thousands of sources
 #   nlfuzz   mutated SET_DEVICE / GET_DEVICE requests

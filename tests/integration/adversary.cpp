@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //
 // wgx-adversary - hostile input for tests/integration/adversarial.sh, built
-// from the project's own host core (kmod/core + tests/host) and tool library
+// from the project's own host core (kmod/core + host/) and tool library
 // (tools/wgx), never with hand-made crypto:
 //
 //   wgx-adversary garbage --to ADDR:PORT [--to ADDR:PORT...] --count N [--seed S] [--pps N]
@@ -76,7 +76,7 @@ namespace {
 
 [[noreturn]] void usage(const char *why)
 {
-    std::fprintf(stderr, "wgx-adversary: %s (see the header of tests/adversary/adversary.cpp)\n", why);
+    std::fprintf(stderr, "wgx-adversary: %s (see the header of tests/integration/adversary.cpp)\n", why);
     std::exit(2);
 }
 
